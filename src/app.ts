@@ -1,0 +1,67 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import multipart from '@fastify/multipart';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.js';
+import type { AppContext } from './context.js';
+import { openAndMigrate, type DbHandle } from './db/index.js';
+import { auth } from './http/auth.js';
+import { installErrorHandling } from './http/error-handler.js';
+import { API_PREFIX, registerOpenApi } from './http/openapi.js';
+import { FileMediaStore, type MediaStore } from './media/store.js';
+import { healthRoutes } from './modules/health/routes.js';
+import { productionRoutes } from './modules/production/routes.js';
+import { departmentRoutes } from './modules/departments/routes.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+  }
+}
+
+export interface AppOptions {
+  config: Config;
+  /** An open, migrated database; when omitted the app opens `config.db` and closes it on close. */
+  database?: DbHandle;
+  store?: MediaStore;
+  /** false silences request logs (tests). */
+  logger?: boolean;
+}
+
+export type App = FastifyInstance;
+
+/** Capability modules, each a Fastify plugin mounted under /api/v1. */
+const apiModules = [productionRoutes, departmentRoutes];
+
+export async function buildApp(options: AppOptions): Promise<App> {
+  const { config } = options;
+  const owned = options.database === undefined;
+  const database = options.database ?? (await openAndMigrate(config.db));
+  const store = options.store ?? new FileMediaStore(config.mediaDir);
+
+  const app = Fastify({
+    logger: options.logger === false ? false : { level: config.logLevel },
+    // ids in paths are integers; trailing slashes are the same route
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+    bodyLimit: 1024 * 1024,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate('ctx', { config, db: database.db, dialect: database.dialect, store });
+  installErrorHandling(app);
+  await registerOpenApi(app);
+  await app.register(multipart, {
+    limits: { fileSize: config.limits.uploadBytes, files: config.limits.submissionFiles, fields: 20 },
+  });
+  await app.register(auth, { db: database.db });
+
+  await app.register(healthRoutes);
+  await app.register(
+    async (api) => {
+      for (const mod of apiModules) await api.register(mod);
+    },
+    { prefix: API_PREFIX },
+  );
+
+  if (owned) app.addHook('onClose', async () => database.close());
+  return app;
+}

@@ -1,0 +1,27 @@
+import type { Scope } from '../domain/vocabulary.js';
+
+/**
+ * Who is calling, resolved from an API key. Services take this and nothing from HTTP, so
+ * REST and MCP apply the very same rules.
+ */
+export interface Principal {
+  keyId: number;
+  productionId: number;
+  label: string;
+  scopes: ReadonlySet<Scope>;
+  /** Set for an engagement-bound (vendor) key: every answer is clamped to this engagement. */
+  engagementId: number | null;
+  personId: number | null;
+  personName: string | null;
+}
+
+/** Which requests a route accepts: production-wide keys only, or the round-trip surface too. */
+export type Surface = 'production' | 'round-trip';
+
+export interface RouteAuth {
+  scopes: readonly Scope[];
+  surface: Surface;
+}
+
+/** The name a write is recorded under: the key's person when bound to one, else its label. */
+export const actorName = (p: Principal): string => p.personName ?? p.label;

@@ -1,0 +1,61 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Config } from '../config.js';
+import type { Db } from '../db/index.js';
+import { importDocument } from '../document/import.js';
+import { readDocument } from '../document/parse.js';
+import { mintKey } from '../keys/service.js';
+import { FileMediaStore } from '../media/store.js';
+import { findProductionByCode } from '../modules/production/repository.js';
+
+/** The shipped demo documents, found beside the package (from src/ and from dist/ alike). */
+export const DEMO_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'demo');
+export const DEMO_FILES = [join(DEMO_DIR, 'episodic', 'production.yaml'), join(DEMO_DIR, 'single', 'production.yaml')];
+
+/** Loads the demo productions that are absent and mints a fresh pair of demo keys on the series. */
+export async function loadDemo(db: Db, config: Config): Promise<string[]> {
+  const store = new FileMediaStore(config.mediaDir);
+  const lines: string[] = [];
+  const docs = [];
+  for (const file of DEMO_FILES) {
+    const doc = await readDocument(file);
+    docs.push(doc);
+    const existing = await findProductionByCode(db, doc.production.code);
+    if (existing) {
+      lines.push(`demo production "${doc.production.code}" is already loaded (id ${existing.id})`);
+      continue;
+    }
+    const result = await importDocument(db, doc, { store, baseDir: dirname(file) });
+    lines.push(`loaded demo production "${doc.production.code}" (${doc.production.format ?? 'single'}, id ${result.production.id})`);
+  }
+  const series = docs[0]!;
+  const code = series.production.code;
+  const wide = await mintKey(db, {
+    production: code,
+    label: 'demo: production-wide',
+    scopes: ['read', 'write', 'submit:turnover', 'read:money'],
+  });
+  const engagement = series.engagements?.[0]?.ref;
+  const vendor = engagement
+    ? await mintKey(db, {
+        production: code,
+        label: `demo: vendor ${engagement}`,
+        scopes: ['read', 'submit:turnover', 'read:money'],
+        engagement,
+      })
+    : null;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const base = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${config.port}`;
+  lines.push(
+    '',
+    `Demo keys for "${code}" (shown once; mint more with: prodgraph keys mint --production ${code} --label NAME):`,
+    `  production-wide (read, write, submit:turnover, read:money): ${wide.token}`,
+    ...(vendor ? [`  vendor, bound to engagement "${engagement}" (round-trip endpoints only): ${vendor.token}`] : []),
+    '',
+    'Try:',
+    `  curl -H "Authorization: Bearer ${wide.token}" ${base}/api/v1/production`,
+    `API reference: ${base}/docs`,
+    '',
+  );
+  return lines;
+}

@@ -1,0 +1,11 @@
+import type { Config } from './config.js';
+import type { Db, Dialect } from './db/index.js';
+import type { MediaStore } from './media/store.js';
+
+/** What every service may use. Nothing here knows about HTTP. */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  dialect: Dialect;
+  store: MediaStore;
+}

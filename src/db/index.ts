@@ -1,0 +1,74 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
+import type { DbTarget } from '../config.js';
+import type { Database } from './schema.js';
+import { migrations } from './migrations/index.js';
+
+export type Db = Kysely<Database>;
+export type Dialect = DbTarget['dialect'];
+
+export interface DbHandle {
+  db: Db;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+export interface DbOptions {
+  /** Every executed query is reported here (tests count them). */
+  onQuery?: (event: LogEvent) => void;
+  /** PostgreSQL only: the schema to work in (tests isolate each file in its own). */
+  schema?: string;
+  poolSize?: number;
+}
+
+const INT8 = 20;
+
+export function openDatabase(target: DbTarget, options: DbOptions = {}): DbHandle {
+  const log = options.onQuery ? (e: LogEvent) => options.onQuery!(e) : undefined;
+  if (target.dialect === 'sqlite') {
+    if (target.path !== ':memory:') mkdirSync(dirname(target.path), { recursive: true });
+    const sqlite = new SQLite(target.path);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('synchronous = NORMAL');
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log });
+    return { db, dialect: 'sqlite', close: () => db.destroy() };
+  }
+  const pool = new pg.Pool({
+    connectionString: target.url,
+    max: options.poolSize ?? 10,
+    options: options.schema ? `-c search_path=${options.schema}` : undefined,
+    // counts and sizes come back as int8; every value we store fits a JS number
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+export async function migrate(db: Db): Promise<void> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${reason}`.replace('  ', ' '));
+  }
+}
+
+export async function openAndMigrate(target: DbTarget, options: DbOptions = {}): Promise<DbHandle> {
+  const handle = openDatabase(target, options);
+  try {
+    await migrate(handle.db);
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+  return handle;
+}

@@ -1,0 +1,445 @@
+import type { Generated } from 'kysely';
+
+/*
+ * Row types as stored. Timestamps are ISO-8601 UTC text, booleans 0/1, objects JSON text
+ * (see migration 0001); rows are mapped to API shapes at the service edge, never returned raw.
+ */
+
+type Id = Generated<number>;
+type Bool = number;
+
+export interface ProductionsTable {
+  id: Id;
+  code: string;
+  title: string;
+  logline: string;
+  status: string;
+  phase: string;
+  accent: string;
+  format: string;
+  season_number: number | null;
+  current_episode_id: number | null;
+  filespace: string | null;
+  created_at: string;
+}
+
+export interface EpisodesTable {
+  id: Id;
+  production_id: number;
+  ref: string | null;
+  code: string;
+  title: string;
+  position: number;
+}
+
+export interface OrganisationsTable {
+  id: Id;
+  production_id: number;
+  ref: string | null;
+  name: string;
+}
+
+export interface DepartmentsTable {
+  id: Id;
+  production_id: number;
+  slug: string;
+  name: string;
+  cluster: string;
+  phases: string;
+  mission: string;
+  key_roles: string;
+  privacy: string;
+  unveiled: Bool;
+  registry: string;
+  position: number;
+}
+
+export interface DepartmentAccountsTable {
+  production_id: number;
+  department_id: number;
+  account: string;
+}
+
+export interface PeopleTable {
+  id: Id;
+  production_id: number;
+  ref: string | null;
+  name: string;
+  role: string;
+  department_id: number | null;
+  is_hod: Bool;
+  is_admin: Bool;
+  email: string | null;
+  phone: string | null;
+  position: number;
+}
+
+export interface NodesTable {
+  id: Id;
+  production_id: number;
+  ref: string | null;
+  kind: string;
+  label: string;
+  status: string;
+  department_id: number | null;
+  position: number;
+  number: string | null;
+  slugline: string | null;
+  synopsis: string | null;
+  revision_color: string | null;
+  elements: string | null;
+  episode_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EdgesTable {
+  id: Id;
+  production_id: number;
+  from_node_id: number;
+  to_node_id: number;
+  kind: 'uses' | 'wears';
+  position: number;
+}
+
+export interface MediaTable {
+  id: Id;
+  production_id: number;
+  ref: string | null;
+  storage_key: string;
+  kind: string;
+  label: string;
+  content_type: string;
+  size: number | string;
+  sha256: string;
+  node_id: number | null;
+  delivery_id: number | null;
+  work_item_id: number | null;
+  uploader_engagement_id: number | null;
+  created_by: string | null;
+  created_at: string;
+}
+
+export interface VersionsTable {
+  id: Id;
+  production_id: number;
+  ref: string | null;
+  node_id: number;
+  version: number;
+  variant: string;
+  status: string;
+  released: Bool;
+  archived: Bool;
+  note: string | null;
+  media_id: number | null;
+  created_by: string | null;
+  created_by_person_id: number | null;
+  created_at: string | null;
+}
+
+export interface VersionNotesTable {
+  id: Id;
+  production_id: number;
+  version_id: number;
+  text: string;
+  author: string | null;
+  created_at: string;
+}
+
+export interface IngredientsTable {
+  id: Id;
+  production_id: number;
+  ref: string | null;
+  version_id: number;
+  kind: string;
+  label: string;
+  relation: string | null;
+  media_id: number | null;
+  position: number;
+}
+
+export interface ShootDaysTable {
+  id: Id;
+  production_id: number;
+  ref: string | null;
+  day_number: number;
+  date: string;
+  general_call: string | null;
+  status: string;
+}
+
+export interface ShootStripsTable {
+  id: Id;
+  production_id: number;
+  shoot_day_id: number;
+  scene_node_id: number;
+  position: number;
+}
+
+export interface ApprovalsTable {
+  id: Id;
+  production_id: number;
+  ref: string | null;
+  title: string;
+  mode: string;
+  status: string;
+  due: string | null;
+  department_id: number | null;
+  subject_node_id: number | null;
+  subject_version_id: number | null;
+  current_step: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApprovalStepsTable {
+  id: Id;
+  production_id: number;
+  approval_id: number;
+  position: number;
+  person_id: number | null;
+  decision: string | null;
+  decided_by: string | null;
+  note: string | null;
+  decided_at: string | null;
+}
+
+export interface DepartmentNotesTable {
+  id: Id;
+  production_id: number;
+  ref: string | null;
+  department_id: number | null;
+  node_id: number | null;
+  summary: string;
+  created_at: string | null;
+}
+
+export interface DeliveriesTable {
+  id: Id;
+  production_id: number;
+  ref: string | null;
+  title: string;
+  kind: string;
+  status: string;
+  due: string | null;
+  from_department_id: number | null;
+  to_department_id: number | null;
+  external_to: string | null;
+  spec: string;
+  sent_at: string | null;
+  gating_approval_id: number | null;
+  position: number;
+}
+
+export interface EngagementsTable {
+  id: Id;
+  production_id: number;
+  ref: string | null;
+  organisation_id: number;
+  created_at: string;
+}
+
+export interface EngagementDepartmentsTable {
+  engagement_id: number;
+  department_id: number;
+}
+
+export interface GrantsTable {
+  id: Id;
+  production_id: number;
+  engagement_id: number;
+  kind: string;
+  node_id: number | null;
+  delivery_id: number | null;
+  access: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+  created_at: string;
+}
+
+export interface WorkItemsTable {
+  id: Id;
+  production_id: number;
+  delivery_id: number;
+  engagement_id: number | null;
+  title: string;
+  note: string;
+  status: string;
+  created_by: string | null;
+  created_at: string;
+}
+
+export interface PurchaseOrdersTable {
+  id: Id;
+  production_id: number;
+  ref: string | null;
+  vendor_organisation_id: number | null;
+  department_id: number | null;
+  account: string;
+  description: string;
+  amount: number;
+  status: string;
+  date: string;
+}
+
+export interface CostReportsTable {
+  id: Id;
+  production_id: number;
+  week_of: string;
+  active: Bool;
+}
+
+export interface CostReportLinesTable {
+  id: Id;
+  production_id: number;
+  cost_report_id: number;
+  account: string;
+  description: string | null;
+  budget: number | null;
+  actual: number | null;
+  committed: number | null;
+  position: number;
+}
+
+export interface ScriptChangesTable {
+  id: Id;
+  production_id: number;
+  ref: string | null;
+  scene_node_id: number | null;
+  episode_id: number | null;
+  change: string;
+  summary: string;
+  status: string;
+  detected_at: string;
+}
+
+export interface ActivityTable {
+  id: Id;
+  production_id: number;
+  at: string;
+  actor: string;
+  verb: string;
+  summary: string;
+  node_id: number | null;
+  api_key_id: number | null;
+  person_id: number | null;
+}
+
+export interface GenerationJobsTable {
+  id: Id;
+  production_id: number;
+  ref: string | null;
+  kind: string;
+  model: string;
+  prompt: string;
+  status: string;
+  media_id: number | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
+export interface LibraryFilesTable {
+  id: Id;
+  production_id: number;
+  path: string;
+  size: number | string | null;
+  detected_at: string;
+  updated_at: string;
+  retired_at: string | null;
+  proxy_media_id: number | null;
+}
+
+export interface StorageEventsTable {
+  id: Id;
+  production_id: number;
+  dedupe_key: string;
+  event_type: string;
+  source: string;
+  path: string;
+  to_path: string | null;
+  detected_at: string;
+  received_at: string;
+}
+
+export interface StorageTasksTable {
+  id: Id;
+  production_id: number;
+  op: string;
+  from_path: string;
+  to_path: string;
+  approved_by: string;
+  approved_at: string;
+  status: string;
+  note: string | null;
+  settled_at: string | null;
+}
+
+export interface ApiKeysTable {
+  id: Id;
+  production_id: number;
+  prefix: string;
+  hash: string;
+  label: string;
+  scopes: string;
+  engagement_id: number | null;
+  person_id: number | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface IdempotencyKeysTable {
+  id: Id;
+  api_key_id: number;
+  key: string;
+  request_hash: string;
+  status_code: number | null;
+  response_body: string | null;
+  created_at: string;
+}
+
+export interface VisionLookBriefsTable {
+  id: Id;
+  production_id: number;
+  version_id: number;
+  brief: string;
+  source_sha256: string;
+  created_at: string;
+}
+
+export interface Database {
+  productions: ProductionsTable;
+  episodes: EpisodesTable;
+  organisations: OrganisationsTable;
+  departments: DepartmentsTable;
+  department_accounts: DepartmentAccountsTable;
+  people: PeopleTable;
+  nodes: NodesTable;
+  edges: EdgesTable;
+  media: MediaTable;
+  versions: VersionsTable;
+  version_notes: VersionNotesTable;
+  ingredients: IngredientsTable;
+  shoot_days: ShootDaysTable;
+  shoot_strips: ShootStripsTable;
+  approvals: ApprovalsTable;
+  approval_steps: ApprovalStepsTable;
+  department_notes: DepartmentNotesTable;
+  deliveries: DeliveriesTable;
+  engagements: EngagementsTable;
+  engagement_departments: EngagementDepartmentsTable;
+  grants: GrantsTable;
+  work_items: WorkItemsTable;
+  purchase_orders: PurchaseOrdersTable;
+  cost_reports: CostReportsTable;
+  cost_report_lines: CostReportLinesTable;
+  script_changes: ScriptChangesTable;
+  activity: ActivityTable;
+  generation_jobs: GenerationJobsTable;
+  library_files: LibraryFilesTable;
+  storage_events: StorageEventsTable;
+  storage_tasks: StorageTasksTable;
+  api_keys: ApiKeysTable;
+  idempotency_keys: IdempotencyKeysTable;
+  vision_look_briefs: VisionLookBriefsTable;
+}

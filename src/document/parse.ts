@@ -1,0 +1,52 @@
+import { readFile } from 'node:fs/promises';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { describeValidation } from '../validation.js';
+import { ProductionDocument } from './schema.js';
+
+/** A document that cannot be imported; the message names the path of the problem. */
+export class DocumentError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DocumentError';
+  }
+}
+
+const ajv = new Ajv({ allErrors: false, strict: false });
+// ajv-formats is CommonJS: its default export arrives wrapped under ESM
+const formats = ((addFormats as unknown as { default?: typeof addFormats }).default ?? addFormats) as unknown as (
+  a: Ajv,
+  f: string[],
+) => void;
+formats(ajv, ['date', 'date-time']);
+const validate = ajv.compile(ProductionDocument);
+
+/** YAML is a superset of JSON, so one parser reads both. */
+export function parseDocument(text: string, source = 'document'): ProductionDocument {
+  let data: unknown;
+  try {
+    data = parseYaml(text, { uniqueKeys: true, prettyErrors: true });
+  } catch (err) {
+    if (err instanceof YAMLParseError) {
+      const where = err.linePos?.[0] ? ` at line ${err.linePos[0].line}, column ${err.linePos[0].col}` : '';
+      throw new DocumentError(`${source}: not valid YAML/JSON${where}: ${err.message.split('\n')[0]}`);
+    }
+    throw err;
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    throw new DocumentError(`${source}: the document must be a mapping with a "production" key`);
+  }
+  if (!validate(data)) throw new DocumentError(describeValidation(validate.errors ?? [], 'document'));
+  return data as ProductionDocument;
+}
+
+export async function readDocument(file: string): Promise<ProductionDocument> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new DocumentError(`${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  return parseDocument(text, file);
+}

@@ -1,0 +1,82 @@
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Principal, RouteAuth } from '../auth/principal.js';
+import type { Db } from '../db/index.js';
+import { errors } from '../errors.js';
+import { authenticate, KeyUsage } from '../keys/service.js';
+import { ErrorBody } from './schemas.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Every /api/v1 route declares this; `public` routes take no key. */
+    auth?: RouteAuth | 'public';
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
+
+/** The caller of a route that declared an auth requirement (the hook has already checked it). */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw errors.unauthorized();
+  return request.principal;
+}
+
+const describe = (auth: RouteAuth): string => {
+  const scopes = auth.scopes.map((s) => `\`${s}\``).join(' and ');
+  return auth.surface === 'round-trip'
+    ? `Scope ${scopes}. Round-trip surface: production-wide keys get the whole answer; engagement-bound keys get their engagement's slice.`
+    : `Scope ${scopes}. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.`;
+};
+
+function documentRoute(route: RouteOptions, auth: RouteAuth): void {
+  const schema = (route.schema ?? {}) as Record<string, unknown>;
+  const responses = { ...((schema.response as Record<string, unknown>) ?? {}) };
+  for (const code of [401, 403]) responses[code] ??= ErrorBody;
+  const note = describe(auth);
+  route.schema = {
+    ...schema,
+    description: schema.description ? `${String(schema.description)}\n\n${note}` : note,
+    security: [{ bearerAuth: [] }],
+    response: responses,
+  };
+}
+
+async function authPlugin(app: FastifyInstance, opts: { db: Db }) {
+  const usage = new KeyUsage(opts.db, 60_000, (err) => app.log.warn({ err }, 'could not record key use'));
+  app.decorateRequest('principal', null);
+
+  app.addHook('onRoute', (route) => {
+    const auth = route.config?.auth;
+    if (route.url.startsWith('/api/v1') && auth === undefined) {
+      throw new Error(`route ${route.method} ${route.url} declares no auth (scope and surface)`);
+    }
+    if (auth && auth !== 'public') documentRoute(route, auth);
+  });
+
+  // onRequest runs before the body is read or validated: 401/403 come before any 422.
+  app.addHook('onRequest', async (request) => {
+    const auth = request.routeOptions.config?.auth;
+    if (!auth || auth === 'public') return;
+    const header = request.headers.authorization;
+    const token = header ? BEARER.exec(header)?.[1] : undefined;
+    if (!token) throw errors.unauthorized(header ? 'malformed Authorization header (expected "Bearer <key>")' : undefined);
+    const principal = await authenticate(opts.db, token);
+    if (!principal) throw errors.unauthorized('unknown or revoked API key');
+    if (principal.engagementId !== null && auth.surface !== 'round-trip') {
+      throw errors.forbidden(
+        'this key is bound to a vendor engagement and reaches only the bundle, turnover, media and purchase-order endpoints',
+      );
+    }
+    const missing = auth.scopes.filter((s) => !principal.scopes.has(s));
+    if (missing.length > 0) throw errors.forbidden(`this key lacks the ${missing.map((s) => `"${s}"`).join(' and ')} scope`);
+    request.principal = principal;
+    usage.used(principal.keyId);
+  });
+
+  app.addHook('onClose', async () => usage.flush());
+}
+
+export const auth = fp(authPlugin, { name: 'prodgraph-auth' });

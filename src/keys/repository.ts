@@ -1,0 +1,67 @@
+import type { Db } from '../db/index.js';
+
+export function findKeyByPrefix(db: Db, prefix: string) {
+  return db
+    .selectFrom('api_keys')
+    .leftJoin('people', 'people.id', 'api_keys.person_id')
+    .where('api_keys.prefix', '=', prefix)
+    .select([
+      'api_keys.id',
+      'api_keys.production_id',
+      'api_keys.hash',
+      'api_keys.label',
+      'api_keys.scopes',
+      'api_keys.engagement_id',
+      'api_keys.person_id',
+      'api_keys.revoked_at',
+      'people.name as person_name',
+    ])
+    .executeTakeFirst();
+}
+
+export function listKeys(db: Db, productionId: number) {
+  return db
+    .selectFrom('api_keys')
+    .leftJoin('engagements', 'engagements.id', 'api_keys.engagement_id')
+    .leftJoin('people', 'people.id', 'api_keys.person_id')
+    .where('api_keys.production_id', '=', productionId)
+    .select([
+      'api_keys.id',
+      'api_keys.prefix',
+      'api_keys.label',
+      'api_keys.scopes',
+      'api_keys.created_at',
+      'api_keys.last_used_at',
+      'api_keys.revoked_at',
+      'engagements.ref as engagement',
+      'people.ref as person',
+    ])
+    .orderBy('api_keys.id')
+    .execute();
+}
+
+export async function insertKey(
+  db: Db,
+  row: {
+    production_id: number;
+    prefix: string;
+    hash: string;
+    label: string;
+    scopes: string;
+    engagement_id: number | null;
+    person_id: number | null;
+    created_at: string;
+  },
+): Promise<number> {
+  const out = await db.insertInto('api_keys').values(row).returning('id').executeTakeFirstOrThrow();
+  return out.id;
+}
+
+export async function revokeKey(db: Db, keyId: number, at: string): Promise<void> {
+  await db.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', keyId).where('revoked_at', 'is', null).execute();
+}
+
+export async function touchKeys(db: Db, ids: number[], at: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('api_keys').set({ last_used_at: at }).where('id', 'in', ids).execute();
+}

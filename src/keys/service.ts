@@ -1,0 +1,159 @@
+import type { Db } from '../db/index.js';
+import { nowIso, parseJson } from '../db/values.js';
+import type { Principal } from '../auth/principal.js';
+import { SCOPES, type Scope } from '../domain/vocabulary.js';
+import * as repo from './repository.js';
+import { hashMatches, newToken, prefixOf } from './tokens.js';
+
+export class KeyError extends Error {}
+
+export const DEFAULT_SCOPES: readonly Scope[] = ['read', 'write'];
+
+export function parseScopes(raw: string | undefined): Scope[] {
+  if (raw === undefined || raw.trim() === '') return [...DEFAULT_SCOPES];
+  const scopes = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const s of scopes) {
+    if (!(SCOPES as readonly string[]).includes(s)) {
+      throw new KeyError(`unknown scope "${s}" (scopes: ${SCOPES.join(', ')})`);
+    }
+  }
+  return [...new Set(scopes)] as Scope[];
+}
+
+export interface MintInput {
+  production: string;
+  label: string;
+  scopes?: Scope[];
+  engagement?: string;
+  person?: string;
+}
+
+export interface MintedKey {
+  id: number;
+  token: string;
+  prefix: string;
+  scopes: Scope[];
+  engagement: string | null;
+}
+
+async function productionIdOf(db: Db, code: string): Promise<number> {
+  const row = await db.selectFrom('productions').where('code', '=', code).select('id').executeTakeFirst();
+  if (!row) throw new KeyError(`no production with code "${code}"`);
+  return row.id;
+}
+
+/** Mints a key; the token exists only in the return value, never in the database. */
+export async function mintKey(db: Db, input: MintInput): Promise<MintedKey> {
+  const label = input.label.trim();
+  if (label === '') throw new KeyError('a key needs a non-empty --label');
+  const productionId = await productionIdOf(db, input.production);
+  let engagementId: number | null = null;
+  if (input.engagement) {
+    const e = await db
+      .selectFrom('engagements')
+      .where('production_id', '=', productionId)
+      .where('ref', '=', input.engagement)
+      .select('id')
+      .executeTakeFirst();
+    if (!e) throw new KeyError(`no engagement "${input.engagement}" in production "${input.production}"`);
+    engagementId = e.id;
+  }
+  let personId: number | null = null;
+  if (input.person) {
+    const p = await db
+      .selectFrom('people')
+      .where('production_id', '=', productionId)
+      .where('ref', '=', input.person)
+      .select('id')
+      .executeTakeFirst();
+    if (!p) throw new KeyError(`no person "${input.person}" in production "${input.production}"`);
+    personId = p.id;
+  }
+  const scopes = input.scopes ?? [...DEFAULT_SCOPES];
+  const { token, prefix, hash } = newToken();
+  const id = await repo.insertKey(db, {
+    production_id: productionId,
+    prefix,
+    hash,
+    label,
+    scopes: JSON.stringify(scopes),
+    engagement_id: engagementId,
+    person_id: personId,
+    created_at: nowIso(),
+  });
+  return { id, token, prefix, scopes, engagement: input.engagement ?? null };
+}
+
+export async function listKeys(db: Db, productionCode: string) {
+  const rows = await repo.listKeys(db, await productionIdOf(db, productionCode));
+  return rows.map((r) => ({
+    id: r.id,
+    prefix: r.prefix,
+    label: r.label,
+    scopes: parseJson<Scope[]>(r.scopes, []),
+    engagement: r.engagement ?? null,
+    person: r.person ?? null,
+    created_at: r.created_at,
+    last_used_at: r.last_used_at,
+    revoked_at: r.revoked_at,
+  }));
+}
+
+/** Revokes by numeric id, by prefix, or by the whole token; effective on the very next request. */
+export async function revokeKey(db: Db, idOrPrefix: string): Promise<{ id: number; prefix: string }> {
+  const query = db.selectFrom('api_keys').select(['id', 'prefix']);
+  const row = /^\d+$/.test(idOrPrefix)
+    ? await query.where('id', '=', Number(idOrPrefix)).executeTakeFirst()
+    : await query.where('prefix', '=', prefixOf(idOrPrefix) ?? idOrPrefix).executeTakeFirst();
+  if (!row) throw new KeyError(`no key "${idOrPrefix}"`);
+  await repo.revokeKey(db, row.id, nowIso());
+  return row;
+}
+
+/** The principal behind a bearer token, or null for an unknown, malformed or revoked key. */
+export async function authenticate(db: Db, token: string): Promise<Principal | null> {
+  const prefix = prefixOf(token);
+  if (!prefix) return null;
+  const row = await repo.findKeyByPrefix(db, prefix);
+  if (!row || row.revoked_at !== null || !hashMatches(token, row.hash)) return null;
+  return {
+    keyId: row.id,
+    productionId: row.production_id,
+    label: row.label,
+    scopes: new Set(parseJson<Scope[]>(row.scopes, [])),
+    engagementId: row.engagement_id,
+    personId: row.person_id,
+    personName: row.person_name ?? null,
+  };
+}
+
+/**
+ * Keeps `last_used_at` roughly right (to the minute) without a write on every request:
+ * a key's use is written at most once per interval.
+ */
+export class KeyUsage {
+  private readonly written = new Map<number, number>();
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly intervalMs = 60_000,
+    private readonly onError: (err: unknown) => void = () => {},
+  ) {}
+
+  used(keyId: number): void {
+    const now = Date.now();
+    const last = this.written.get(keyId) ?? 0;
+    if (now - last < this.intervalMs) return;
+    this.written.set(keyId, now);
+    const write = repo
+      .touchKeys(this.db, [keyId], new Date(now).toISOString())
+      .catch(this.onError)
+      .finally(() => this.pending.delete(write));
+    this.pending.add(write);
+  }
+
+  async flush(): Promise<void> {
+    await Promise.allSettled([...this.pending]);
+  }
+}

@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { principalOf } from '../../http/auth.js';
+import { errorResponses } from '../../http/schemas.js';
+import { DepartmentDetail, DepartmentParams, DepartmentRow } from './schemas.js';
+import { getDepartment, listDepartments } from './service.js';
+
+const read = { auth: { scopes: ['read'], surface: 'production' } } as const;
+
+export async function departmentRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(
+    '/departments',
+    {
+      config: read,
+      schema: {
+        summary: 'Every department of the production, in the order the production lists them',
+        tags: ['departments'],
+        response: { 200: Type.Array(DepartmentRow) },
+      },
+    },
+    async (request) => listDepartments(app.ctx, principalOf(request)),
+  );
+  app.get(
+    '/departments/:slug',
+    {
+      config: read,
+      schema: {
+        summary: 'One department with its people and asset count',
+        tags: ['departments'],
+        params: DepartmentParams,
+        response: { 200: DepartmentDetail, ...errorResponses(404, 422) },
+      },
+    },
+    async (request) => getDepartment(app.ctx, principalOf(request), request.params.slug),
+  );
+}

@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { Type } from 'typebox';
+import { errors } from '../../errors.js';
+import { errorResponses } from '../../http/schemas.js';
+
+export async function healthRoutes(app: FastifyInstance): Promise<void> {
+  app.get(
+    '/healthz',
+    {
+      config: { auth: 'public' },
+      schema: {
+        summary: 'Liveness and database readiness',
+        tags: ['service'],
+        response: { 200: Type.Object({ status: Type.Literal('ok') }), ...errorResponses(503) },
+      },
+    },
+    async () => {
+      try {
+        await sql`select 1`.execute(app.ctx.db);
+      } catch {
+        throw errors.unavailable('database is not answering');
+      }
+      return { status: 'ok' as const };
+    },
+  );
+}

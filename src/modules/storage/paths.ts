@@ -1,0 +1,17 @@
+import { posix } from 'node:path';
+
+/**
+ * A filespace path as the library keeps it: relative, forward slashes, normalised, inside the
+ * filespace. Returns the normal form, or the reason it is refused.
+ */
+export function normaliseLibraryPath(raw: unknown): { path: string } | { reason: string } {
+  if (typeof raw !== 'string' || raw.trim() === '') return { reason: 'path must be a non-empty string' };
+  if (raw.includes('\0')) return { reason: 'path must not contain NUL' };
+  const slashed = raw.replace(/\\/g, '/');
+  if (slashed.startsWith('/') || /^[A-Za-z]:/.test(slashed)) return { reason: 'path must be relative' };
+  if (slashed.split('/').includes('..')) return { reason: 'path must not contain ".."' };
+  const path = posix.normalize(slashed).replace(/\/+$/, '');
+  if (path === '' || path === '.' || path.startsWith('../')) return { reason: 'path must name a file inside the filespace' };
+  if (path.length > 4096) return { reason: 'path is longer than 4096 characters' };
+  return { path: path.replace(/^\.\//, '') };
+}

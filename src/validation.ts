@@ -1,0 +1,56 @@
+/** Turning Ajv's complaints into one line that names the field, the same way everywhere. */
+
+export interface ValidationItem {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** `/scenes/3/assets/1` → `scenes[3].assets[1]` */
+export function pathOf(segments: Array<string | number>): string {
+  let out = '';
+  for (const p of segments) {
+    const s = String(p);
+    out += /^\d+$/.test(s) ? `[${s}]` : out === '' ? s : `.${s}`;
+  }
+  return out;
+}
+
+function fieldOf(item: ValidationItem, fallback: string): string {
+  const parts = item.instancePath
+    .split('/')
+    .filter(Boolean)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (item.keyword === 'required' && typeof item.params.missingProperty === 'string') {
+    parts.push(item.params.missingProperty);
+  }
+  if (item.keyword === 'additionalProperties' && typeof item.params.additionalProperty === 'string') {
+    parts.push(item.params.additionalProperty);
+  }
+  return pathOf(parts) || fallback;
+}
+
+function problemOf(item: ValidationItem): string {
+  switch (item.keyword) {
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+      return 'unknown field';
+    case 'enum':
+      return `must be one of ${(item.params.allowedValues as unknown[]).map(String).join(', ')}`;
+    case 'const':
+      return `must be ${String(item.params.allowedValue)}`;
+    case 'format':
+      return `must be a valid ${String(item.params.format)}`;
+    default:
+      return item.message ?? 'is invalid';
+  }
+}
+
+export function describeValidation(items: readonly ValidationItem[], fallback: string): string {
+  // Union branches report noisily; the first concrete complaint is the useful one.
+  const item = items.find((i) => i.keyword !== 'anyOf' && i.keyword !== 'oneOf') ?? items[0];
+  if (!item) return `${fallback}: is invalid`;
+  return `${fieldOf(item, fallback)}: ${problemOf(item)}`;
+}

@@ -1,0 +1,91 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { buildApp, type App } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { openAndMigrate, type DbHandle, type Dialect } from '../../src/db/index.js';
+import { importDocument, type ImportResult } from '../../src/document/import.js';
+import { parseDocument } from '../../src/document/parse.js';
+import type { ProductionDocument } from '../../src/document/schema.js';
+import { mintKey, type MintInput } from '../../src/keys/service.js';
+import { FileMediaStore } from '../../src/media/store.js';
+
+/** SQLite always; PostgreSQL as well when PRODGRAPH_TEST_PG holds a URL (CI sets it). */
+export const DIALECTS: Dialect[] = process.env.PRODGRAPH_TEST_PG ? ['sqlite', 'postgres'] : ['sqlite'];
+
+export interface TestEnv {
+  dialect: Dialect;
+  handle: DbHandle;
+  store: FileMediaStore;
+  config: Config;
+  dir: string;
+  /** Queries executed since the counter was last reset. */
+  queries: { count: number; sql: string[] };
+  app: App;
+  import(doc: ProductionDocument | string, baseDir?: string): Promise<ImportResult>;
+  mint(input: Partial<MintInput> & { production: string }): Promise<string>;
+  close(): Promise<void>;
+}
+
+async function withAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: process.env.PRODGRAPH_TEST_PG });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A fresh, migrated database (a temp SQLite file, or a PostgreSQL schema of its own), a temp
+ * media folder and an app on top. Every test builds its own fixture into it.
+ */
+export async function createEnv(dialect: Dialect, env: NodeJS.ProcessEnv = {}): Promise<TestEnv> {
+  const dir = await mkdtemp(join(tmpdir(), 'prodgraph-test-'));
+  const queries = { count: 0, sql: [] as string[] };
+  const onQuery = (e: { query: { sql: string } }) => {
+    queries.count++;
+    queries.sql.push(e.query.sql);
+  };
+  let schema: string | undefined;
+  let config: Config;
+  if (dialect === 'postgres') {
+    schema = `t_${randomBytes(6).toString('hex')}`;
+    await withAdmin((c) => c.query(`create schema ${schema}`));
+    config = loadConfig({ db: process.env.PRODGRAPH_TEST_PG!, media: join(dir, 'media') }, env);
+  } else {
+    config = loadConfig({ db: join(dir, 'test.db'), media: join(dir, 'media') }, env);
+  }
+  const handle = await openAndMigrate(config.db, { onQuery, schema, poolSize: 5 });
+  const store = new FileMediaStore(config.mediaDir);
+  const app = await buildApp({ config, database: handle, store, logger: false });
+  await app.ready();
+  queries.count = 0;
+  queries.sql.length = 0;
+  return {
+    dialect,
+    handle,
+    store,
+    config,
+    dir,
+    queries,
+    app,
+    async import(doc, baseDir = dir) {
+      const parsed = typeof doc === 'string' ? parseDocument(doc) : parseDocument(JSON.stringify(doc));
+      return importDocument(handle.db, parsed, { store, baseDir });
+    },
+    async mint(input) {
+      const key = await mintKey(handle.db, { label: 'test key', ...input });
+      return key.token;
+    },
+    async close() {
+      await app.close();
+      await handle.close();
+      if (schema) await withAdmin((c) => c.query(`drop schema ${schema} cascade`));
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
