@@ -40,14 +40,21 @@ export function parseDbTarget(raw: string): DbTarget {
     return { dialect: 'postgres', url: value };
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
-    throw new ConfigError(`database: unsupported URL scheme in "${value}" (use postgres:// or a SQLite path)`);
+    throw new ConfigError(
+      `database: unsupported URL scheme in "${value}" (use postgres:// or a SQLite path)`,
+    );
   }
   const path = value.startsWith('sqlite:') ? value.slice('sqlite:'.length) : value;
   if (path === '') throw new ConfigError('database: "sqlite:" needs a file path');
   return { dialect: 'sqlite', path: path === ':memory:' ? path : resolve(path) };
 }
 
-function positiveInt(name: string, raw: string | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+function positiveInt(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name}: "${raw}" is not a whole number`);
   const n = Number(raw);
@@ -84,7 +91,11 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     ticketSecret: secret ?? null,
     logLevel,
     limits: {
-      uploadBytes: positiveInt('PRODGRAPH_MAX_UPLOAD_BYTES', env.PRODGRAPH_MAX_UPLOAD_BYTES, 512 * 1024 * 1024),
+      uploadBytes: positiveInt(
+        'PRODGRAPH_MAX_UPLOAD_BYTES',
+        env.PRODGRAPH_MAX_UPLOAD_BYTES,
+        512 * 1024 * 1024,
+      ),
       submissionFiles: positiveInt('PRODGRAPH_MAX_SUBMISSION_FILES', env.PRODGRAPH_MAX_SUBMISSION_FILES, 50),
       eventBatch: positiveInt('PRODGRAPH_MAX_EVENT_BATCH', env.PRODGRAPH_MAX_EVENT_BATCH, 10_000),
     },

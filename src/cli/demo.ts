@@ -10,7 +10,10 @@ import { findProductionByCode } from '../modules/production/repository.js';
 
 /** The shipped demo documents, found beside the package (from src/ and from dist/ alike). */
 export const DEMO_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'demo');
-export const DEMO_FILES = [join(DEMO_DIR, 'episodic', 'production.yaml'), join(DEMO_DIR, 'single', 'production.yaml')];
+export const DEMO_FILES = [
+  join(DEMO_DIR, 'episodic', 'production.yaml'),
+  join(DEMO_DIR, 'single', 'production.yaml'),
+];
 
 /** Loads the demo productions that are absent and mints a fresh pair of demo keys on the series. */
 export async function loadDemo(db: Db, config: Config): Promise<string[]> {
@@ -26,7 +29,9 @@ export async function loadDemo(db: Db, config: Config): Promise<string[]> {
       continue;
     }
     const result = await importDocument(db, doc, { store, baseDir: dirname(file) });
-    lines.push(`loaded demo production "${doc.production.code}" (${doc.production.format ?? 'single'}, id ${result.production.id})`);
+    lines.push(
+      `loaded demo production "${doc.production.code}" (${doc.production.format ?? 'single'}, id ${result.production.id})`,
+    );
   }
   const series = docs[0]!;
   const code = series.production.code;
@@ -50,7 +55,9 @@ export async function loadDemo(db: Db, config: Config): Promise<string[]> {
     '',
     `Demo keys for "${code}" (shown once; mint more with: prodgraph keys mint --production ${code} --label NAME):`,
     `  production-wide (read, write, submit:turnover, read:money): ${wide.token}`,
-    ...(vendor ? [`  vendor, bound to engagement "${engagement}" (round-trip endpoints only): ${vendor.token}`] : []),
+    ...(vendor
+      ? [`  vendor, bound to engagement "${engagement}" (round-trip endpoints only): ${vendor.token}`]
+      : []),
     '',
     'Try:',
     `  curl -H "Authorization: Bearer ${wide.token}" ${base}/api/v1/production`,

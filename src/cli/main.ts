@@ -33,10 +33,19 @@ const common = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
-function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O, positionals = 0) {
+function parse<O extends NonNullable<ParseArgsConfig['options']>>(
+  args: string[],
+  options: O,
+  positionals = 0,
+) {
   let parsed;
   try {
-    parsed = parseArgs({ args, options: { ...common, ...options }, allowPositionals: positionals > 0, strict: true });
+    parsed = parseArgs({
+      args,
+      options: { ...common, ...options },
+      allowPositionals: positionals > 0,
+      strict: true,
+    });
   } catch (err) {
     throw new CliError((err as Error).message);
   }
@@ -81,7 +90,11 @@ export async function run(argv: string[]): Promise<void> {
       return;
     }
     case 'import': {
-      const { values, positionals } = parse(rest, { json: { type: 'boolean' }, replace: { type: 'boolean' } }, 1);
+      const { values, positionals } = parse(
+        rest,
+        { json: { type: 'boolean' }, replace: { type: 'boolean' } },
+        1,
+      );
       const file = positionals[0];
       if (!file) throw new CliError('import needs a FILE');
       const config = loadConfig(values);
@@ -104,7 +117,8 @@ export async function run(argv: string[]): Promise<void> {
       return keys(rest);
     case 'storage': {
       const [sub, ...args] = rest;
-      if (sub !== 'task') throw new CliError('usage: prodgraph storage task --production CODE --from PATH --to PATH');
+      if (sub !== 'task')
+        throw new CliError('usage: prodgraph storage task --production CODE --from PATH --to PATH');
       const { values } = parse(args, {
         production: { type: 'string' },
         from: { type: 'string' },
@@ -174,7 +188,16 @@ async function keys(rest: string[]): Promise<void> {
       out(['ID', 'PREFIX', 'LABEL', 'SCOPES', 'ENGAGEMENT', 'CREATED', 'LAST USED', 'REVOKED'].join('\t'));
       for (const r of rows) {
         out(
-          [r.id, r.prefix, r.label, r.scopes.join(','), r.engagement ?? '-', r.created_at, r.last_used_at ?? '-', r.revoked_at ?? '-'].join('\t'),
+          [
+            r.id,
+            r.prefix,
+            r.label,
+            r.scopes.join(','),
+            r.engagement ?? '-',
+            r.created_at,
+            r.last_used_at ?? '-',
+            r.revoked_at ?? '-',
+          ].join('\t'),
         );
       }
       return;

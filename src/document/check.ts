@@ -50,7 +50,10 @@ export function checkDocument(doc: ProductionDocument): Map<string, RefEntry> {
     const entry = refs.get(ref);
     if (!entry) return fail(path, `unknown ref "${ref}"`);
     if (!kinds.includes(entry.kind)) {
-      fail(path, `"${ref}" is ${article(entry.kind.replace('_', ' '))}, not ${kinds.map((k) => article(k.replace('_', ' '))).join(' or ')}`);
+      fail(
+        path,
+        `"${ref}" is ${article(entry.kind.replace('_', ' '))}, not ${kinds.map((k) => article(k.replace('_', ' '))).join(' or ')}`,
+      );
     }
     return entry;
   };
@@ -85,7 +88,8 @@ export function checkDocument(doc: ProductionDocument): Map<string, RefEntry> {
     if (p.season_number !== undefined && p.season_number !== null) {
       fail(['production', 'season_number'], 'only an episodic production has a season number');
     }
-    if (p.current_episode) fail(['production', 'current_episode'], 'only an episodic production has episodes');
+    if (p.current_episode)
+      fail(['production', 'current_episode'], 'only an episodic production has episodes');
     if (doc.episodes?.length) fail(['episodes'], 'only an episodic production has episodes');
   }
   expect(p.current_episode, ['episode'], ['production', 'current_episode']);
@@ -117,12 +121,15 @@ export function checkDocument(doc: ProductionDocument): Map<string, RefEntry> {
     });
     const numbers = new Set<number>();
     a.versions?.forEach((v, j) => {
-      if (numbers.has(v.version)) fail(['assets', i, 'versions', j, 'version'], `version ${v.version} appears twice`);
+      if (numbers.has(v.version))
+        fail(['assets', i, 'versions', j, 'version'], `version ${v.version} appears twice`);
       numbers.add(v.version);
     });
   });
 
-  doc.shoot_days?.forEach((d, i) => d.scenes?.forEach((s, j) => expect(s, ['scene'], ['shoot_days', i, 'scenes', j])));
+  doc.shoot_days?.forEach((d, i) =>
+    d.scenes?.forEach((s, j) => expect(s, ['scene'], ['shoot_days', i, 'scenes', j])),
+  );
 
   doc.approvals?.forEach((a, i) => {
     expect(a.department, ['department'], ['approvals', i, 'department']);
@@ -137,7 +144,10 @@ export function checkDocument(doc: ProductionDocument): Map<string, RefEntry> {
       expect(a.subject.node, ['scene', 'asset'], ['approvals', i, 'subject', 'node']);
       const v = expect(a.subject.version, ['version'], ['approvals', i, 'subject', 'version']);
       if (v && v.detail !== a.subject.node) {
-        fail(['approvals', i, 'subject', 'version'], `"${a.subject.version}" is not a version of "${a.subject.node}"`);
+        fail(
+          ['approvals', i, 'subject', 'version'],
+          `"${a.subject.version}" is not a version of "${a.subject.node}"`,
+        );
       }
     }
   });

@@ -53,7 +53,10 @@ async function insertAll(trx: Trx, table: keyof Database, rows: Row[]): Promise<
   if (rows.length === 0) return;
   const per = Math.max(1, Math.floor(MAX_PARAMS / Object.keys(rows[0]!).length));
   for (let i = 0; i < rows.length; i += per) {
-    await trx.insertInto(table).values(rows.slice(i, i + per) as never).execute();
+    await trx
+      .insertInto(table)
+      .values(rows.slice(i, i + per) as never)
+      .execute();
   }
 }
 
@@ -100,7 +103,10 @@ interface KeyLink {
   personRef: string | null;
 }
 
-async function clearProduction(trx: Trx, productionId: number): Promise<{ keys: KeyLink[]; oldMedia: string[] }> {
+async function clearProduction(
+  trx: Trx,
+  productionId: number,
+): Promise<{ keys: KeyLink[]; oldMedia: string[] }> {
   const keys = await trx
     .selectFrom('api_keys')
     .leftJoin('engagements', 'engagements.id', 'api_keys.engagement_id')
@@ -108,22 +114,38 @@ async function clearProduction(trx: Trx, productionId: number): Promise<{ keys: 
     .where('api_keys.production_id', '=', productionId)
     .select(['api_keys.id', 'engagements.ref as engagementRef', 'people.ref as personRef'])
     .execute();
-  const oldMedia = await trx.selectFrom('media').where('production_id', '=', productionId).select('storage_key').execute();
+  const oldMedia = await trx
+    .selectFrom('media')
+    .where('production_id', '=', productionId)
+    .select('storage_key')
+    .execute();
   await trx
     .updateTable('api_keys')
     .set({ engagement_id: null, person_id: null })
     .where('production_id', '=', productionId)
     .execute();
-  await trx.updateTable('productions').set({ current_episode_id: null }).where('id', '=', productionId).execute();
+  await trx
+    .updateTable('productions')
+    .set({ current_episode_id: null })
+    .where('id', '=', productionId)
+    .execute();
   await trx
     .deleteFrom('engagement_departments')
-    .where('engagement_id', 'in', trx.selectFrom('engagements').select('id').where('production_id', '=', productionId))
+    .where(
+      'engagement_id',
+      'in',
+      trx.selectFrom('engagements').select('id').where('production_id', '=', productionId),
+    )
     .execute();
   for (const table of CHILD_TABLES) {
     await trx.deleteFrom(table).where('production_id', '=', productionId).execute();
   }
   return {
-    keys: keys.map((k) => ({ id: k.id, engagementRef: k.engagementRef ?? null, personRef: k.personRef ?? null })),
+    keys: keys.map((k) => ({
+      id: k.id,
+      engagementRef: k.engagementRef ?? null,
+      personRef: k.personRef ?? null,
+    })),
     oldMedia: oldMedia.map((m) => m.storage_key),
   };
 }
@@ -150,7 +172,11 @@ async function collectMedia(doc: ProductionDocument, baseDir: string): Promise<M
   return files;
 }
 
-export async function importDocument(db: Db, doc: ProductionDocument, options: ImportOptions): Promise<ImportResult> {
+export async function importDocument(
+  db: Db,
+  doc: ProductionDocument,
+  options: ImportOptions,
+): Promise<ImportResult> {
   checkDocument(doc);
   const mediaFiles = await collectMedia(doc, options.baseDir);
   const staged: StagedObject[] = [];
@@ -194,13 +220,19 @@ async function writeDocument(
     season_number: p.format === 'episodic' ? (p.season_number ?? null) : null,
     filespace: p.filespace ?? null,
   };
-  const existing = await trx.selectFrom('productions').where('code', '=', p.code).select('id').executeTakeFirst();
+  const existing = await trx
+    .selectFrom('productions')
+    .where('code', '=', p.code)
+    .select('id')
+    .executeTakeFirst();
   let productionId: number;
   let relink: KeyLink[] = [];
   let oldMedia: string[] = [];
   if (existing) {
     if (!options.replace) {
-      throw new DocumentError(`production.code: a production "${p.code}" exists already (import with --replace to rebuild it)`);
+      throw new DocumentError(
+        `production.code: a production "${p.code}" exists already (import with --replace to rebuild it)`,
+      );
     }
     productionId = existing.id;
     ({ keys: relink, oldMedia } = await clearProduction(trx, productionId));
@@ -225,15 +257,32 @@ async function writeDocument(
     await insertIds(
       trx,
       'episodes',
-      episodes.map((e, i) => ({ production_id: pid, ref: e.ref, code: e.code, title: e.title ?? '', position: i })),
+      episodes.map((e, i) => ({
+        production_id: pid,
+        ref: e.ref,
+        code: e.code,
+        title: e.title ?? '',
+        position: i,
+      })),
     ),
   );
   if (p.current_episode) {
-    await trx.updateTable('productions').set({ current_episode_id: need(p.current_episode) }).where('id', '=', pid).execute();
+    await trx
+      .updateTable('productions')
+      .set({ current_episode_id: need(p.current_episode) })
+      .where('id', '=', pid)
+      .execute();
   }
 
   const orgs = doc.organisations ?? [];
-  assign(orgs, await insertIds(trx, 'organisations', orgs.map((o) => ({ production_id: pid, ref: o.ref, name: o.name }))));
+  assign(
+    orgs,
+    await insertIds(
+      trx,
+      'organisations',
+      orgs.map((o) => ({ production_id: pid, ref: o.ref, name: o.name })),
+    ),
+  );
 
   const depts = doc.departments ?? [];
   const deptIds = await insertIds(
@@ -258,7 +307,11 @@ async function writeDocument(
     trx,
     'department_accounts',
     depts.flatMap((d, i) =>
-      [...new Set(d.accounts ?? [])].map((account) => ({ production_id: pid, department_id: deptIds[i]!, account })),
+      [...new Set(d.accounts ?? [])].map((account) => ({
+        production_id: pid,
+        department_id: deptIds[i]!,
+        account,
+      })),
     ),
   );
 
@@ -349,7 +402,8 @@ async function writeDocument(
   const mediaOwner = new Map<string, { node: string; label: string }>();
   for (const a of assets) {
     for (const v of a.versions ?? []) {
-      if (v.media && !mediaOwner.has(v.media)) mediaOwner.set(v.media, { node: a.ref, label: `${a.label} v${v.version}` });
+      if (v.media && !mediaOwner.has(v.media))
+        mediaOwner.set(v.media, { node: a.ref, label: `${a.label} v${v.version}` });
       for (const g of v.ingredients ?? []) {
         if (g.media && !mediaOwner.has(g.media)) mediaOwner.set(g.media, { node: a.ref, label: g.label });
       }
@@ -449,7 +503,12 @@ async function writeDocument(
     trx,
     'shoot_strips',
     days.flatMap((d, i) =>
-      (d.scenes ?? []).map((s, j) => ({ production_id: pid, shoot_day_id: dayIds[i]!, scene_node_id: need(s), position: j })),
+      (d.scenes ?? []).map((s, j) => ({
+        production_id: pid,
+        shoot_day_id: dayIds[i]!,
+        scene_node_id: need(s),
+        position: j,
+      })),
     ),
   );
 
@@ -539,14 +598,22 @@ async function writeDocument(
   const engagementIds = await insertIds(
     trx,
     'engagements',
-    engagements.map((e) => ({ production_id: pid, ref: e.ref, organisation_id: need(e.organisation), created_at: now })),
+    engagements.map((e) => ({
+      production_id: pid,
+      ref: e.ref,
+      organisation_id: need(e.organisation),
+      created_at: now,
+    })),
   );
   assign(engagements, engagementIds);
   await insertAll(
     trx,
     'engagement_departments',
     engagements.flatMap((e, i) =>
-      [...new Set(e.departments ?? [])].map((d) => ({ engagement_id: engagementIds[i]!, department_id: need(d) })),
+      [...new Set(e.departments ?? [])].map((d) => ({
+        engagement_id: engagementIds[i]!,
+        department_id: need(d),
+      })),
     ),
   );
   await insertAll(

@@ -15,10 +15,8 @@ export class DocumentError extends Error {
 
 const ajv = new Ajv({ allErrors: false, strict: false });
 // ajv-formats is CommonJS: its default export arrives wrapped under ESM
-const formats = ((addFormats as unknown as { default?: typeof addFormats }).default ?? addFormats) as unknown as (
-  a: Ajv,
-  f: string[],
-) => void;
+const formats = ((addFormats as unknown as { default?: typeof addFormats }).default ??
+  addFormats) as unknown as (a: Ajv, f: string[]) => void;
 formats(ajv, ['date', 'date-time']);
 const validate = ajv.compile(ProductionDocument);
 

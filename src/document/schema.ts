@@ -288,7 +288,11 @@ export const ProductionDocument = Type.Object(
     jobs: Opt(Type.Array(Job)),
     library: Opt(Type.Array(LibraryFile)),
   },
-  { ...strict, $id: 'https://prodgraph.dev/schemas/production-document.json', title: 'prodgraph production document' },
+  {
+    ...strict,
+    $id: 'https://prodgraph.dev/schemas/production-document.json',
+    title: 'prodgraph production document',
+  },
 );
 
 export type ProductionDocument = Static<typeof ProductionDocument>;

@@ -62,7 +62,10 @@ async function authPlugin(app: FastifyInstance, opts: { db: Db }) {
     if (!auth || auth === 'public') return;
     const header = request.headers.authorization;
     const token = header ? BEARER.exec(header)?.[1] : undefined;
-    if (!token) throw errors.unauthorized(header ? 'malformed Authorization header (expected "Bearer <key>")' : undefined);
+    if (!token)
+      throw errors.unauthorized(
+        header ? 'malformed Authorization header (expected "Bearer <key>")' : undefined,
+      );
     const principal = await authenticate(opts.db, token);
     if (!principal) throw errors.unauthorized('unknown or revoked API key');
     if (principal.engagementId !== null && auth.surface !== 'round-trip') {
@@ -71,7 +74,8 @@ async function authPlugin(app: FastifyInstance, opts: { db: Db }) {
       );
     }
     const missing = auth.scopes.filter((s) => !principal.scopes.has(s));
-    if (missing.length > 0) throw errors.forbidden(`this key lacks the ${missing.map((s) => `"${s}"`).join(' and ')} scope`);
+    if (missing.length > 0)
+      throw errors.forbidden(`this key lacks the ${missing.map((s) => `"${s}"`).join(' and ')} scope`);
     request.principal = principal;
     usage.used(principal.keyId);
   });

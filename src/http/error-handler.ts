@@ -10,7 +10,11 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (isAppError(err)) return send(reply, err.status, err.detail, err.headers);
     if (err.validation) {
-      return send(reply, 422, describeValidation(err.validation as ValidationItem[], err.validationContext ?? 'request'));
+      return send(
+        reply,
+        422,
+        describeValidation(err.validation as ValidationItem[], err.validationContext ?? 'request'),
+      );
     }
     const status = err.statusCode ?? 500;
     if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (status === 400 && err instanceof SyntaxError)) {

@@ -27,11 +27,19 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'prodgraph — Production Graph Service', version: '1.0.0', description: DESCRIPTION.trim() },
+      info: {
+        title: 'prodgraph — Production Graph Service',
+        version: '1.0.0',
+        description: DESCRIPTION.trim(),
+      },
       servers: [{ url: '/' }],
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key minted with `prodgraph keys mint`' },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An API key minted with `prodgraph keys mint`',
+          },
         },
       },
     },
@@ -40,9 +48,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     refResolver: { buildLocalReference: (json, _base, _frag, i) => String(json.$id ?? `def-${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
-  app.get(
-    `${API_PREFIX}/openapi.json`,
-    { schema: { hide: true }, config: { auth: 'public' } },
-    async () => app.swagger(),
+  app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true }, config: { auth: 'public' } }, async () =>
+    app.swagger(),
   );
 }

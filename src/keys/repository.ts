@@ -58,7 +58,12 @@ export async function insertKey(
 }
 
 export async function revokeKey(db: Db, keyId: number, at: string): Promise<void> {
-  await db.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', keyId).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('api_keys')
+    .set({ revoked_at: at })
+    .where('id', '=', keyId)
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 export async function touchKeys(db: Db, ids: number[], at: string): Promise<void> {

@@ -11,7 +11,10 @@ export const DEFAULT_SCOPES: readonly Scope[] = ['read', 'write'];
 
 export function parseScopes(raw: string | undefined): Scope[] {
   if (raw === undefined || raw.trim() === '') return [...DEFAULT_SCOPES];
-  const scopes = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const scopes = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const s of scopes) {
     if (!(SCOPES as readonly string[]).includes(s)) {
       throw new KeyError(`unknown scope "${s}" (scopes: ${SCOPES.join(', ')})`);

@@ -18,7 +18,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       .createTable(name)
       .addColumn('id', idType, (c) => (pg ? c.primaryKey() : c.primaryKey().autoIncrement())) as Builder;
   const prod = (b: Builder): Builder =>
-    b.addColumn('production_id', 'integer', (c) => c.notNull().references('productions.id').onDelete('cascade'));
+    b.addColumn('production_id', 'integer', (c) =>
+      c.notNull().references('productions.id').onDelete('cascade'),
+    );
   const ref = (b: Builder): Builder => b.addColumn('ref', 'text');
   const bool = (b: Builder, name: string, dflt: 0 | 1): Builder =>
     b.addColumn(name, 'integer', (c) => c.notNull().defaultTo(dflt));
@@ -68,8 +70,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('department_accounts')
-    .addColumn('production_id', 'integer', (c) => c.notNull().references('productions.id').onDelete('cascade'))
-    .addColumn('department_id', 'integer', (c) => c.notNull().references('departments.id').onDelete('cascade'))
+    .addColumn('production_id', 'integer', (c) =>
+      c.notNull().references('productions.id').onDelete('cascade'),
+    )
+    .addColumn('department_id', 'integer', (c) =>
+      c.notNull().references('departments.id').onDelete('cascade'),
+    )
     .addColumn('account', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('department_accounts_pk', ['department_id', 'account'])
     .execute();
@@ -233,20 +239,28 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await index('deliveries_production', 'deliveries', ['production_id']);
 
   await ref(prod(table('engagements')))
-    .addColumn('organisation_id', 'integer', (c) => c.notNull().references('organisations.id').onDelete('cascade'))
+    .addColumn('organisation_id', 'integer', (c) =>
+      c.notNull().references('organisations.id').onDelete('cascade'),
+    )
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
 
   await db.schema
     .createTable('engagement_departments')
-    .addColumn('engagement_id', 'integer', (c) => c.notNull().references('engagements.id').onDelete('cascade'))
-    .addColumn('department_id', 'integer', (c) => c.notNull().references('departments.id').onDelete('cascade'))
+    .addColumn('engagement_id', 'integer', (c) =>
+      c.notNull().references('engagements.id').onDelete('cascade'),
+    )
+    .addColumn('department_id', 'integer', (c) =>
+      c.notNull().references('departments.id').onDelete('cascade'),
+    )
     .addPrimaryKeyConstraint('engagement_departments_pk', ['engagement_id', 'department_id'])
     .execute();
 
   // Live = revoked_at is null and (expires_at is null or in the future), judged at request time.
   await prod(table('grants'))
-    .addColumn('engagement_id', 'integer', (c) => c.notNull().references('engagements.id').onDelete('cascade'))
+    .addColumn('engagement_id', 'integer', (c) =>
+      c.notNull().references('engagements.id').onDelete('cascade'),
+    )
     .addColumn('kind', 'text', (c) => c.notNull())
     .addColumn('node_id', 'integer', (c) => c.references('nodes.id').onDelete('cascade'))
     .addColumn('delivery_id', 'integer', (c) => c.references('deliveries.id').onDelete('cascade'))
@@ -269,7 +283,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await index('work_items_delivery', 'work_items', ['delivery_id']);
 
   await ref(prod(table('purchase_orders')))
-    .addColumn('vendor_organisation_id', 'integer', (c) => c.references('organisations.id').onDelete('set null'))
+    .addColumn('vendor_organisation_id', 'integer', (c) =>
+      c.references('organisations.id').onDelete('set null'),
+    )
     .addColumn('department_id', 'integer', (c) => c.references('departments.id').onDelete('set null'))
     .addColumn('account', 'text', (c) => c.notNull())
     .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
@@ -284,7 +300,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
 
   await prod(table('cost_report_lines'))
-    .addColumn('cost_report_id', 'integer', (c) => c.notNull().references('cost_reports.id').onDelete('cascade'))
+    .addColumn('cost_report_id', 'integer', (c) =>
+      c.notNull().references('cost_reports.id').onDelete('cascade'),
+    )
     .addColumn('account', 'text', (c) => c.notNull())
     .addColumn('description', 'text')
     .addColumn('budget', 'double precision')

@@ -23,12 +23,17 @@ export const DepartmentDetail = Type.Object(
     slug: Type.String(),
     name: Type.String(),
     cluster: Type.String(),
-    registry: Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form, as the production keeps it' }),
+    registry: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'Free-form, as the production keeps it',
+    }),
     people: Type.Array(
       Type.Object({ id: Type.Integer(), name: Type.String(), role: Type.String(), is_hod: Type.Boolean() }),
       { description: 'Crew of the department, heads first; never contact details' },
     ),
-    assets: Type.Integer({ minimum: 0, description: 'Number of assets (graph nodes other than scenes) of the department' }),
+    assets: Type.Integer({
+      minimum: 0,
+      description: 'Number of assets (graph nodes other than scenes) of the department',
+    }),
   },
   { $id: 'DepartmentDetail', title: 'Department (detail)' },
 );

@@ -20,7 +20,11 @@ export async function listDepartments(ctx: AppContext, principal: Principal): Pr
   }));
 }
 
-export async function getDepartment(ctx: AppContext, principal: Principal, slug: string): Promise<DepartmentDetail> {
+export async function getDepartment(
+  ctx: AppContext,
+  principal: Principal,
+  slug: string,
+): Promise<DepartmentDetail> {
   const d = await repo.findDepartmentBySlug(ctx.db, principal.productionId, slug);
   if (!d) throw errors.notFound('department');
   const people = await repo.listDepartmentPeople(ctx.db, d.id);

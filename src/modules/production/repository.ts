@@ -13,7 +13,11 @@ export function findProduction(db: Db, productionId: number) {
       'p.accent',
       'p.format',
       'p.season_number',
-      eb.selectFrom('departments').whereRef('production_id', '=', 'p.id').select(eb.fn.countAll().as('n')).as('departments'),
+      eb
+        .selectFrom('departments')
+        .whereRef('production_id', '=', 'p.id')
+        .select(eb.fn.countAll().as('n'))
+        .as('departments'),
       eb
         .selectFrom('approvals')
         .whereRef('production_id', '=', 'p.id')
@@ -32,7 +36,11 @@ export function findProduction(db: Db, productionId: number) {
         .where('kind', '=', 'scene')
         .select(eb.fn.countAll().as('n'))
         .as('scenes'),
-      eb.selectFrom('nodes').whereRef('production_id', '=', 'p.id').select(eb.fn.countAll().as('n')).as('nodes'),
+      eb
+        .selectFrom('nodes')
+        .whereRef('production_id', '=', 'p.id')
+        .select(eb.fn.countAll().as('n'))
+        .as('nodes'),
     ])
     .executeTakeFirst();
 }

@@ -11,7 +11,8 @@ export function normaliseLibraryPath(raw: unknown): { path: string } | { reason:
   if (slashed.startsWith('/') || /^[A-Za-z]:/.test(slashed)) return { reason: 'path must be relative' };
   if (slashed.split('/').includes('..')) return { reason: 'path must not contain ".."' };
   const path = posix.normalize(slashed).replace(/\/+$/, '');
-  if (path === '' || path === '.' || path.startsWith('../')) return { reason: 'path must name a file inside the filespace' };
+  if (path === '' || path === '.' || path.startsWith('../'))
+    return { reason: 'path must name a file inside the filespace' };
   if (path.length > 4096) return { reason: 'path is longer than 4096 characters' };
   return { path: path.replace(/^\.\//, '') };
 }

@@ -1,0 +1,74 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errors } from '../errors.js';
+import type { MediaStore } from '../media/store.js';
+
+export interface ServedMedia {
+  storageKey: string;
+  contentType: string;
+  sha256: string;
+}
+
+type Range = { start: number; end: number } | 'unsatisfiable' | null;
+
+/** One `bytes=` range (the form video players send); several ranges are answered whole. */
+export function parseRange(header: string | undefined, size: number): Range {
+  if (!header) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return null;
+  let start: number;
+  let end: number;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0) return 'unsatisfiable';
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  }
+  if (start >= size || start > end) return 'unsatisfiable';
+  return { start, end };
+}
+
+/**
+ * Streams a stored file with Content-Type, Content-Length, ETag, Last-Modified and Range
+ * (206/416) support; If-None-Match on the strong sha256 tag answers 304.
+ */
+export async function sendMedia(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  store: MediaStore,
+  media: ServedMedia,
+  notFound = () => errors.notFound('media'),
+): Promise<FastifyReply> {
+  const stat = await store.stat(media.storageKey);
+  if (!stat) throw notFound();
+  const etag = `"${media.sha256}"`;
+  reply.header('etag', etag);
+  reply.header('last-modified', stat.mtime.toUTCString());
+  reply.header('accept-ranges', 'bytes');
+  reply.header('cache-control', 'private, max-age=0, must-revalidate');
+  reply.header('x-content-type-options', 'nosniff');
+  const inm = request.headers['if-none-match'];
+  if (inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*')) {
+    return reply.code(304).send();
+  }
+  const ifRange = request.headers['if-range'];
+  const range = ifRange && ifRange !== etag ? null : parseRange(request.headers.range, stat.size);
+  if (range === 'unsatisfiable') {
+    return reply
+      .code(416)
+      .header('content-range', `bytes */${stat.size}`)
+      .type('application/json; charset=utf-8')
+      .send({ detail: 'requested range is not satisfiable' });
+  }
+  reply.type(media.contentType);
+  if (range) {
+    reply.code(206);
+    reply.header('content-range', `bytes ${range.start}-${range.end}/${stat.size}`);
+    reply.header('content-length', range.end - range.start + 1);
+    return reply.send(await store.open(media.storageKey, range));
+  }
+  reply.header('content-length', stat.size);
+  return reply.send(await store.open(media.storageKey));
+}

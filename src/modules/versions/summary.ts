@@ -1,0 +1,85 @@
+import { Type, type Static } from 'typebox';
+import type { Db } from '../../db/index.js';
+import { toBool } from '../../db/values.js';
+import { Nullable } from '../../http/schemas.js';
+import { mediaPathOf } from '../../media/paths.js';
+
+/** "Asset version summary" of api-v1.md: the released version as bundles and records show it. */
+export const VersionSummary = Type.Object(
+  {
+    id: Type.Integer(),
+    version: Type.Integer({ description: 'Numbered per asset from 1' }),
+    variant: Type.String(),
+    status: Type.String({ description: 'Open set: wip, review, approved, rejected, …' }),
+    released: Type.Boolean({ description: 'Always true in a bundle' }),
+    note: Type.Optional(Nullable(Type.String())),
+    media_path: Type.Optional(
+      Nullable(
+        Type.String({ description: 'Served by GET /media/{path}?t=<ticket> (see GET /media-ticket)' }),
+      ),
+    ),
+    created_by: Type.Optional(Nullable(Type.String())),
+    created_by_person_id: Type.Optional(Nullable(Type.Integer())),
+    archived: Type.Optional(Type.Boolean()),
+    created_at: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+  },
+  { $id: 'VersionSummary', title: 'Asset version summary' },
+);
+export type VersionSummary = Static<typeof VersionSummary>;
+
+/** Released versions of many nodes in one query, oldest version first within a node. */
+export function releasedVersionsOf(db: Db, productionId: number, nodeIds: readonly number[]) {
+  return db
+    .selectFrom('versions as v')
+    .leftJoin('media as m', 'm.id', 'v.media_id')
+    .where('v.production_id', '=', productionId)
+    .where('v.released', '=', 1)
+    .where('v.node_id', 'in', nodeIds.length ? [...nodeIds] : [-1])
+    .select([
+      'v.id',
+      'v.node_id',
+      'v.version',
+      'v.variant',
+      'v.status',
+      'v.released',
+      'v.note',
+      'v.created_by',
+      'v.created_by_person_id',
+      'v.archived',
+      'v.created_at',
+      'm.storage_key',
+    ])
+    .orderBy('v.node_id')
+    .orderBy('v.version')
+    .execute();
+}
+
+export type VersionRow = Awaited<ReturnType<typeof releasedVersionsOf>>[number];
+
+export function toVersionSummary(row: VersionRow): VersionSummary {
+  return {
+    id: row.id,
+    version: row.version,
+    variant: row.variant,
+    status: row.status,
+    released: toBool(row.released),
+    note: row.note,
+    media_path: mediaPathOf(row.storage_key),
+    created_by: row.created_by,
+    created_by_person_id: row.created_by_person_id,
+    archived: toBool(row.archived),
+    created_at: row.created_at,
+  };
+}
+
+/** Groups rows by a key, keeping row order; the usual step after one set-based query. */
+export function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {
+  const out = new Map<K, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const list = out.get(k);
+    if (list) list.push(row);
+    else out.set(k, [row]);
+  }
+  return out;
+}
