@@ -20,7 +20,12 @@ describe('OpenAPI document and docs page', () => {
     assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
     const routes = env.app.printRoutes({ commonPrefix: false });
     assert.ok(routes.includes('/api/v1/production'));
-    for (const [path, ops] of Object.entries(r.body.paths as Record<string, Record<string, any>>)) {
+    for (const [path, ops] of Object.entries(
+      r.body.paths as Record<
+        string,
+        Record<string, { security: unknown; responses: Record<string, unknown>; description: string }>
+      >,
+    )) {
       if (!path.startsWith('/api/v1')) continue;
       for (const [method, op] of Object.entries(ops)) {
         assert.deepEqual(op.security, [{ bearerAuth: [] }], `${method} ${path} declares bearer auth`);
