@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type LogEvent } from 'kysely';
 import type { DbTarget } from '../config.js';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
@@ -54,8 +54,18 @@ export function openDatabase(target: DbTarget, options: DbOptions = {}): DbHandl
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 
-export async function migrate(db: Db): Promise<void> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+export async function migrate(db: Db, dialect: Dialect): Promise<void> {
+  // Kysely looks for its bookkeeping tables across every schema it can see; pin them to ours
+  // so another schema's migrations (a second install, a parallel test) are never mistaken for ours.
+  const schema =
+    dialect === 'postgres'
+      ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s
+      : undefined;
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
@@ -67,7 +77,7 @@ export async function migrate(db: Db): Promise<void> {
 export async function openAndMigrate(target: DbTarget, options: DbOptions = {}): Promise<DbHandle> {
   const handle = openDatabase(target, options);
   try {
-    await migrate(handle.db);
+    await migrate(handle.db, handle.dialect);
   } catch (err) {
     await handle.close();
     throw err;
