@@ -30,8 +30,12 @@ for (const dialect of DIALECTS) {
         .executeTakeFirstOrThrow();
       return Number(r.n);
     };
-    const post = (url: string, body: unknown, t: string | undefined = token, headers?: Record<string, string>) =>
-      call(env.app, 'POST', `/api/v1${url}`, { token: t, body, headers });
+    const post = (
+      url: string,
+      body: unknown,
+      t: string | undefined = token,
+      headers?: Record<string, string>,
+    ) => call(env.app, 'POST', `/api/v1${url}`, { token: t, body, headers });
 
     before(async () => {
       env = await createEnv(dialect);
@@ -112,7 +116,11 @@ for (const dialect of DIALECTS) {
         ['kind scene', { label: 'Sc 9', kind: 'scene' }, 'kind'],
         ['kind Scene (any case)', { label: 'Sc 9', kind: 'Scene' }, 'kind'],
         ['unknown department', { label: 'X', department: 'catering' }, 'department'],
-        ["another production's department slug that does not exist here", { label: 'X', department: 'sound' }, 'department'],
+        [
+          "another production's department slug that does not exist here",
+          { label: 'X', department: 'sound' },
+          'department',
+        ],
         ['status outside the vocabulary', { label: 'X', status: 'omitted' }, 'status'],
         ['label not a string', { label: { text: 'X' } }, 'label'],
         ['unknown field', { label: 'X', departmnet: 'vfx' }, 'departmnet'],

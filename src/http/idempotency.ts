@@ -69,7 +69,12 @@ export function requestHashOf(request: FastifyRequest, body: unknown = request.b
 }
 
 /** The bookkeeping of one keyed request, run inside the write's own transaction. */
-function idempotencyHooks<T>(apiKeyId: number, key: string, requestHash: string, status: number): WriteHooks<T> {
+function idempotencyHooks<T>(
+  apiKeyId: number,
+  key: string,
+  requestHash: string,
+  status: number,
+): WriteHooks<T> {
   let claimed: number | null = null;
   return {
     async begin(trx: Db) {
@@ -157,9 +162,7 @@ export async function respondToWrite<T>(
   } catch (err) {
     if (!(err instanceof IdempotentReplay)) throw err;
     const body = err.body as T;
-    reply
-      .code(err.status)
-      .headers({ ...(response.headers?.(body) ?? {}), 'idempotent-replayed': 'true' });
+    reply.code(err.status).headers({ ...(response.headers?.(body) ?? {}), 'idempotent-replayed': 'true' });
     return body;
   }
 }

@@ -24,7 +24,11 @@ export async function upload(
   const form = new FormData();
   for (const [k, v] of Object.entries(options.fields ?? {})) form.append(k, v);
   for (const f of options.files ?? []) {
-    form.append(f.field ?? 'file', new Blob([f.bytes], { type: f.type ?? 'application/octet-stream' }), f.name);
+    form.append(
+      f.field ?? 'file',
+      new Blob([f.bytes], { type: f.type ?? 'application/octet-stream' }),
+      f.name,
+    );
   }
   const encoded = new Response(form);
   const payload = Buffer.from(await encoded.arrayBuffer());
@@ -35,7 +39,8 @@ export async function upload(
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   const res = await app.inject({ method: 'POST', url, headers, payload });
   let body: unknown = undefined;
-  if (res.body !== '' && String(res.headers['content-type'] ?? '').includes('json')) body = JSON.parse(res.body);
+  if (res.body !== '' && String(res.headers['content-type'] ?? '').includes('json'))
+    body = JSON.parse(res.body);
   return { status: res.statusCode, body, headers: res.headers, text: res.body };
 }
 

@@ -19,10 +19,10 @@ export async function approvalDecideRoutes(fastify: FastifyInstance): Promise<vo
           'subject is a version, that version is released: status `approved`, `released: true`, so it ' +
           'appears in bundles); on an earlier step → stays `pending` and `current_step` moves to the next ' +
           'step. `changes` → `changes_requested`. Refusals record nothing: 403 when `decided_by` is not the ' +
-          'current step\'s person; 422 when a `decision`-mode approval gets no `decided_by`; 409 when the ' +
+          "current step's person; 422 when a `decision`-mode approval gets no `decided_by`; 409 when the " +
           'approval is not pending, or another decision on the same step won (or `step` no longer matches). ' +
           'Order of checks: 404, 409 (settled), 409 (`step`), 422, 403. Answers 200 with the approval chain ' +
-          'after the decision. Appends an activity entry and bumps the subject node\'s updated_at, in the ' +
+          "after the decision. Appends an activity entry and bumps the subject node's updated_at, in the " +
           'same transaction.',
         tags: ['approvals'],
         params: ApprovalParams,

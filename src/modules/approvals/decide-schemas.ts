@@ -10,7 +10,8 @@ export const ApprovalParams = Type.Object({ approval_id: Type.Integer({ minimum:
 export const DecideBody = Type.Object(
   {
     decision: StringEnum(DECISIONS, {
-      description: '`approved` passes the current step; `changes` sends the approval back (`changes_requested`)',
+      description:
+        '`approved` passes the current step; `changes` sends the approval back (`changes_requested`)',
     }),
     decided_by: Type.Optional(
       Nullable(

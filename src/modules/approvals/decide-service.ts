@@ -50,7 +50,10 @@ export async function decideApproval(
     let decidedBy: string;
     if (named === null) {
       if (approval.mode === 'decision') {
-        throw errors.invalid('decided_by', 'is required on a decision-mode approval (no anonymous decisions)');
+        throw errors.invalid(
+          'decided_by',
+          'is required on a decision-mode approval (no anonymous decisions)',
+        );
       }
       decidedBy = principal.label;
     } else {
@@ -67,8 +70,15 @@ export async function decideApproval(
     const next = steps.find((s) => s.position > position);
     const status = decision === 'changes' ? 'changes_requested' : position >= last ? 'approved' : 'pending';
     const nextStep = decision === 'approved' && next ? next.position : position;
-    const moved = await repo.moveApproval(trx, pid, approvalId, { step: position }, { status, step: nextStep, at });
-    if (!moved) throw errors.conflict('approval was decided by another request meanwhile; nothing was recorded');
+    const moved = await repo.moveApproval(
+      trx,
+      pid,
+      approvalId,
+      { step: position },
+      { status, step: nextStep, at },
+    );
+    if (!moved)
+      throw errors.conflict('approval was decided by another request meanwhile; nothing was recorded');
     await repo.recordStep(trx, approvalId, position, { decision, decidedBy, note, at });
 
     let released: { node_id: number; version: number } | undefined;

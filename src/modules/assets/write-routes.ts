@@ -66,7 +66,7 @@ export async function assetWriteRoutes(fastify: FastifyInstance): Promise<void> 
           'shows in its full record; when the asset has no version yet it lands as an activity entry ' +
           '(`landed_on: "activity"`, summary `<author>: <text>` when an author was given). `author` is free ' +
           "text; when omitted the note is attributed to the key's person, else the key's label. " +
-          'A scene, an unknown node or another production\'s node: 404. No `Location` (a note has no URL). ' +
+          "A scene, an unknown node or another production's node: 404. No `Location` (a note has no URL). " +
           ACTIVITY_NOTE,
         tags: ['assets'],
         params: AssetParams,
@@ -94,7 +94,7 @@ export async function assetWriteRoutes(fastify: FastifyInstance): Promise<void> 
           "asset's highest (two concurrent uploads always get two numbers), not released: it shows as a " +
           'locked stub in the full asset record and never in a bundle until a final approval releases it. ' +
           'The bytes are streamed to the media store and kept only if the write commits; the content ' +
-          'type is sniffed from the bytes. `created_by` is the key\'s person, else the key\'s label. ' +
+          "type is sniffed from the bytes. `created_by` is the key's person, else the key's label. " +
           'Answers 201 with the version and a `Location` header naming the asset. 413 beyond the ' +
           'configured upload limit, 415 when the request is not multipart. ' +
           ACTIVITY_NOTE,
@@ -151,7 +151,13 @@ export async function assetWriteRoutes(fastify: FastifyInstance): Promise<void> 
         reply,
         { status: 201, headers: (v) => ({ location: assetUrl(v.node_id) }) },
         (hooks) =>
-          landVersion(app.ctx, principal, nodeId, { file, note: fields.note, variant: fields.variant }, hooks),
+          landVersion(
+            app.ctx,
+            principal,
+            nodeId,
+            { file, note: fields.note, variant: fields.variant },
+            hooks,
+          ),
         hash,
       );
     },

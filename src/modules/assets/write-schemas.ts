@@ -28,7 +28,9 @@ export const NewAsset = Type.Object(
         }),
       ),
     ),
-    status: Type.Optional(StringEnum(NODE_STATUSES, { default: 'planned', description: 'Default `planned`' })),
+    status: Type.Optional(
+      StringEnum(NODE_STATUSES, { default: 'planned', description: 'Default `planned`' }),
+    ),
   },
   {
     $id: 'NewAsset',
@@ -53,7 +55,8 @@ export const CreatedAsset = Type.Object(
   {
     $id: 'CreatedAsset',
     title: 'Created asset',
-    description: 'The asset list row of the new node (plus created_at); its full record is at the Location header.',
+    description:
+      'The asset list row of the new node (plus created_at); its full record is at the Location header.',
   },
 );
 export type CreatedAsset = Static<typeof CreatedAsset>;
@@ -130,7 +133,9 @@ export const CreatedVersion = Type.Object(
     }),
     note: Nullable(Type.String()),
     media_path: Nullable(Type.String({ description: 'Always null until the version is released' })),
-    content_type: Type.String({ description: 'Sniffed from the bytes; application/octet-stream when unknown' }),
+    content_type: Type.String({
+      description: 'Sniffed from the bytes; application/octet-stream when unknown',
+    }),
     size: Type.Integer({ description: 'Bytes stored' }),
     sha256: Type.String({ description: 'Hex SHA-256 of the stored bytes, for the client to verify' }),
     created_by: Type.String(),

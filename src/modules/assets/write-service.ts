@@ -166,7 +166,8 @@ export async function landVersion(
     const note = optionalText(upload.note);
     const variant = optionalText(upload.variant) ?? DEFAULT_VARIANT;
     if (variant.length > 100) throw errors.invalid('variant', 'must be at most 100 characters');
-    if (note !== null && note.length > 10_000) throw errors.invalid('note', 'must be at most 10000 characters');
+    if (note !== null && note.length > 10_000)
+      throw errors.invalid('note', 'must be at most 10000 characters');
 
     landed = await inWriteTransaction(ctx.db, hooks, async (trx) => {
       const at = nowIso();
