@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { smallProduction } from './support/fixtures.js';
 import { call, get } from './support/http.js';
@@ -212,6 +213,7 @@ for (const dialect of DIALECTS) {
 
     it('OpenAPI documents the four write routes, their header and their refusals', async () => {
       const doc = (await get(env.app, '/api/v1/openapi.json')).body;
+      assert.deepEqual(await new Validator().validate(doc), { valid: true });
       const routes = [
         ['/api/v1/assets', '201'],
         ['/api/v1/assets/{node_id}/notes', '201'],
