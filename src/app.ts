@@ -11,6 +11,9 @@ import { FileMediaStore, type MediaStore } from './media/store.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { productionRoutes } from './modules/production/routes.js';
 import { departmentRoutes } from './modules/departments/routes.js';
+import { assetWriteRoutes } from './modules/assets/write-routes.js';
+import { approvalDecideRoutes } from './modules/approvals/decide-routes.js';
+import { idempotency } from './http/idempotency.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -30,7 +33,7 @@ export interface AppOptions {
 export type App = FastifyInstance;
 
 /** Capability modules, each a Fastify plugin mounted under /api/v1. */
-const apiModules = [productionRoutes, departmentRoutes];
+const apiModules = [productionRoutes, departmentRoutes, assetWriteRoutes, approvalDecideRoutes];
 
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
@@ -53,6 +56,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     limits: { fileSize: config.limits.uploadBytes, files: config.limits.submissionFiles, fields: 20 },
   });
   await app.register(auth, { db: database.db });
+  await app.register(idempotency);
 
   await app.register(healthRoutes);
   await app.register(

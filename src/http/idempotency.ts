@@ -1,0 +1,185 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { Type } from 'typebox';
+import type { Db } from '../db/index.js';
+import { nowIso } from '../db/values.js';
+import type { WriteHooks } from '../db/write-hooks.js';
+import { errors } from '../errors.js';
+import { principalOf } from './auth.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route accepts an `Idempotency-Key` header (write POSTs); see respondToWrite. */
+    idempotent?: boolean;
+  }
+}
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
+
+const HEADER_DESCRIPTION =
+  'Optional retry safety (additive in v1). A unique string per logical write, chosen by the ' +
+  'client (a UUID is ideal). Repeating the request with the same key and the same body from ' +
+  'the same API key within 24 hours returns the original status and body, with the header ' +
+  '`Idempotent-Replayed: true`, and writes nothing again; reusing the key with a different body ' +
+  'or on another route answers 422. Concurrent repeats wait for the first and then replay it. ' +
+  'Only successful writes are remembered: a refused request (4xx) writes nothing, so it can be ' +
+  'retried with the same key. For multipart uploads the body is the fields plus the SHA-256 of ' +
+  'the file bytes.';
+
+const IdempotencyHeaders = Type.Object({
+  [IDEMPOTENCY_HEADER]: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 255, description: HEADER_DESCRIPTION }),
+  ),
+});
+
+/** Thrown inside the write's transaction when the key was already used for this very request. */
+class IdempotentReplay extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {
+    super('idempotent replay');
+  }
+}
+
+/** Object keys sorted at every level, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are one request. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * What makes two requests "the same": route, path parameters and body. `body` defaults to the
+ * parsed JSON body; multipart routes pass their fields and the file's SHA-256 instead.
+ */
+export function requestHashOf(request: FastifyRequest, body: unknown = request.body): string {
+  return createHash('sha256')
+    .update(`${request.method} ${request.routeOptions.url ?? ''}\n`)
+    .update(`${canonicalJson(request.params ?? {})}\n`)
+    .update(canonicalJson(body ?? null))
+    .digest('hex');
+}
+
+/** The bookkeeping of one keyed request, run inside the write's own transaction. */
+function idempotencyHooks<T>(
+  apiKeyId: number,
+  key: string,
+  requestHash: string,
+  status: number,
+): WriteHooks<T> {
+  let claimed: number | null = null;
+  return {
+    async begin(trx: Db) {
+      // Expired records of this API key go first, so an old key may be reused after 24 hours.
+      const cutoff = new Date(Date.now() - IDEMPOTENCY_WINDOW_MS).toISOString();
+      await trx
+        .deleteFrom('idempotency_keys')
+        .where('api_key_id', '=', apiKeyId)
+        .where('created_at', '<', cutoff)
+        .execute();
+      // On PostgreSQL a concurrent twin blocks here until the first commits or rolls back.
+      const row = await trx
+        .insertInto('idempotency_keys')
+        .values({
+          api_key_id: apiKeyId,
+          key,
+          request_hash: requestHash,
+          status_code: null,
+          response_body: null,
+          created_at: nowIso(),
+        })
+        .onConflict((oc) => oc.columns(['api_key_id', 'key']).doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      if (row) {
+        claimed = row.id;
+        return;
+      }
+      const seen = await trx
+        .selectFrom('idempotency_keys')
+        .where('api_key_id', '=', apiKeyId)
+        .where('key', '=', key)
+        .select(['request_hash', 'status_code', 'response_body'])
+        .executeTakeFirstOrThrow();
+      if (seen.request_hash !== requestHash) {
+        throw errors.invalid(
+          'Idempotency-Key',
+          'was already used for a different request in the last 24 hours; use a new key',
+        );
+      }
+      throw new IdempotentReplay(seen.status_code ?? status, JSON.parse(seen.response_body ?? 'null'));
+    },
+    async end(trx: Db, result: T) {
+      if (claimed === null) return;
+      await trx
+        .updateTable('idempotency_keys')
+        .set({ status_code: status, response_body: JSON.stringify(result) })
+        .where('id', '=', claimed)
+        .execute();
+    },
+  };
+}
+
+export interface WriteResponse<T> {
+  status: number;
+  /** Response headers derived from the body (a replay derives them again from the stored body). */
+  headers?: (body: T) => Record<string, string>;
+}
+
+/**
+ * Runs a write route's service call with retry safety when the request carries an
+ * `Idempotency-Key`, and answers with the write's status and headers (or the replayed ones).
+ */
+export async function respondToWrite<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  response: WriteResponse<T>,
+  write: (hooks: WriteHooks<T> | undefined) => Promise<T>,
+  requestHash?: string,
+): Promise<T> {
+  const key = request.headers[IDEMPOTENCY_HEADER];
+  const hooks =
+    typeof key === 'string' && request.routeOptions.config.idempotent
+      ? idempotencyHooks<T>(
+          principalOf(request).keyId,
+          key,
+          requestHash ?? requestHashOf(request),
+          response.status,
+        )
+      : undefined;
+  try {
+    const result = await write(hooks);
+    reply.code(response.status).headers(response.headers?.(result) ?? {});
+    return result;
+  } catch (err) {
+    if (!(err instanceof IdempotentReplay)) throw err;
+    const body = err.body as T;
+    reply.code(err.status).headers({ ...(response.headers?.(body) ?? {}), 'idempotent-replayed': 'true' });
+    return body;
+  }
+}
+
+/** Documents the header on every route that declares `config: { idempotent: true }`. */
+async function idempotencyPlugin(app: FastifyInstance) {
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.idempotent) return;
+    const schema = (route.schema ?? {}) as Record<string, unknown>;
+    const own = schema.headers as { properties?: Record<string, unknown> } | undefined;
+    route.schema = {
+      ...schema,
+      headers: own
+        ? { ...own, properties: { ...own.properties, ...IdempotencyHeaders.properties } }
+        : IdempotencyHeaders,
+    };
+  });
+}
+
+export const idempotency = fp(idempotencyPlugin, { name: 'prodgraph-idempotency' });

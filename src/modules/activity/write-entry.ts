@@ -1,0 +1,51 @@
+import type { Principal } from '../../auth/principal.js';
+import type { Db } from '../../db/index.js';
+import type { ActivityEntry } from './repository.js';
+
+/**
+ * How the feed names whoever made a write through the API: the key's person and the key
+ * (`Ana Ruiz via Nuke publish`) when the key is bound to a person, else the key's label.
+ */
+export const activityActor = (p: Principal): string =>
+  p.personName ? `${p.personName} via ${p.label}` : p.label;
+
+/** The activity entry of a write made by `principal`. */
+export const entryFor = (
+  p: Principal,
+  verb: string,
+  summary: string,
+  nodeId: number | null,
+  at: string,
+): ActivityEntry => ({
+  productionId: p.productionId,
+  actor: activityActor(p),
+  verb,
+  summary,
+  nodeId,
+  apiKeyId: p.keyId,
+  personId: p.personId,
+  at,
+});
+
+/** appendActivity, returning the new entry's id (a note with no version to land on is one). */
+export async function appendActivityReturningId(db: Db, entry: ActivityEntry): Promise<number> {
+  const row = await db
+    .insertInto('activity')
+    .values({
+      production_id: entry.productionId,
+      at: entry.at!,
+      actor: entry.actor,
+      verb: entry.verb,
+      summary: entry.summary,
+      node_id: entry.nodeId ?? null,
+      api_key_id: entry.apiKeyId ?? null,
+      person_id: entry.personId ?? null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Long free text shortened for a one-line feed summary. */
+export const clip = (text: string, max = 120): string =>
+  text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;

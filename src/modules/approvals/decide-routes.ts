@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { principalOf } from '../../http/auth.js';
+import { respondToWrite } from '../../http/idempotency.js';
+import { errorResponses } from '../../http/schemas.js';
+import { ApprovalChain, ApprovalParams, DecideBody } from './decide-schemas.js';
+import { decideApproval } from './decide-service.js';
+
+export async function approvalDecideRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.post(
+    '/approvals/:approval_id/decide',
+    {
+      config: { auth: { scopes: ['write'], surface: 'production' }, idempotent: true },
+      schema: {
+        summary: 'Decide the current step of an approval',
+        description:
+          'Acts on the current step only. `approved` on the last step → status `approved` (and, when the ' +
+          'subject is a version, that version is released: status `approved`, `released: true`, so it ' +
+          'appears in bundles); on an earlier step → stays `pending` and `current_step` moves to the next ' +
+          'step. `changes` → `changes_requested`. Refusals record nothing: 403 when `decided_by` is not the ' +
+          "current step's person; 422 when a `decision`-mode approval gets no `decided_by`; 409 when the " +
+          'approval is not pending, or another decision on the same step won (or `step` no longer matches). ' +
+          'Order of checks: 404, 409 (settled), 409 (`step`), 422, 403. Answers 200 with the approval chain ' +
+          "after the decision. Appends an activity entry and bumps the subject node's updated_at, in the " +
+          'same transaction.',
+        tags: ['approvals'],
+        params: ApprovalParams,
+        body: DecideBody,
+        response: { 200: ApprovalChain, ...errorResponses(400, 404, 409, 422) },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      return respondToWrite(request, reply, { status: 200 }, (hooks) =>
+        decideApproval(app.ctx, principal, request.params.approval_id, request.body, hooks),
+      );
+    },
+  );
+}

@@ -1,0 +1,187 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/index.js';
+
+export function findDepartmentId(db: Db, productionId: number, slug: string) {
+  return db
+    .selectFrom('departments')
+    .where('production_id', '=', productionId)
+    .where('slug', '=', slug)
+    .select(['id', 'slug'])
+    .executeTakeFirst();
+}
+
+/** Position after the production's last asset, so a new asset lists last. */
+export async function nextAssetPosition(db: Db, productionId: number): Promise<number> {
+  const row = await db
+    .selectFrom('nodes')
+    .where('production_id', '=', productionId)
+    .where('kind', '<>', 'scene')
+    .select((eb) => eb.fn.max('position').as('last'))
+    .executeTakeFirst();
+  return row?.last === null || row?.last === undefined ? 0 : Number(row.last) + 1;
+}
+
+export function insertAsset(
+  db: Db,
+  row: {
+    productionId: number;
+    label: string;
+    kind: string;
+    status: string;
+    departmentId: number | null;
+    position: number;
+    at: string;
+  },
+) {
+  return db
+    .insertInto('nodes')
+    .values({
+      production_id: row.productionId,
+      ref: null,
+      kind: row.kind,
+      label: row.label,
+      status: row.status,
+      department_id: row.departmentId,
+      position: row.position,
+      created_at: row.at,
+      updated_at: row.at,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Bumps an asset's updated_at and returns it, or undefined for a scene, an unknown node or
+ * another production's. Being an UPDATE, it is also the write's lock on the node: PostgreSQL
+ * holds the row lock to commit, so concurrent writes to one asset (two uploads numbering
+ * their versions) queue here; SQLite takes its write lock here.
+ */
+export function touchAsset(db: Db, productionId: number, nodeId: number, at: string) {
+  return db
+    .updateTable('nodes')
+    .set({ updated_at: at })
+    .where('id', '=', nodeId)
+    .where('production_id', '=', productionId)
+    .where('kind', '<>', 'scene')
+    .returning(['id', 'label', 'kind'])
+    .executeTakeFirst();
+}
+
+/** Existence check without a lock, to refuse an upload before its bytes are streamed. */
+export function findAsset(db: Db, productionId: number, nodeId: number) {
+  return db
+    .selectFrom('nodes')
+    .where('id', '=', nodeId)
+    .where('production_id', '=', productionId)
+    .where('kind', '<>', 'scene')
+    .select(['id'])
+    .executeTakeFirst();
+}
+
+export function newestVersion(db: Db, nodeId: number) {
+  return db
+    .selectFrom('versions')
+    .where('node_id', '=', nodeId)
+    .select(['id', 'version'])
+    .orderBy('version', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export async function nextVersionNumber(db: Db, nodeId: number): Promise<number> {
+  const row = await db
+    .selectFrom('versions')
+    .where('node_id', '=', nodeId)
+    .select(sql<number | string | null>`max(version)`.as('last'))
+    .executeTakeFirst();
+  return Number(row?.last ?? 0) + 1;
+}
+
+export function insertVersionNote(
+  db: Db,
+  row: { productionId: number; versionId: number; text: string; author: string; at: string },
+) {
+  return db
+    .insertInto('version_notes')
+    .values({
+      production_id: row.productionId,
+      version_id: row.versionId,
+      text: row.text,
+      author: row.author,
+      created_at: row.at,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+}
+
+export function insertMedia(
+  db: Db,
+  row: {
+    productionId: number;
+    storageKey: string;
+    kind: string;
+    label: string;
+    contentType: string;
+    size: number;
+    sha256: string;
+    nodeId: number;
+    createdBy: string;
+    at: string;
+  },
+) {
+  return db
+    .insertInto('media')
+    .values({
+      production_id: row.productionId,
+      ref: null,
+      storage_key: row.storageKey,
+      kind: row.kind,
+      label: row.label,
+      content_type: row.contentType,
+      size: row.size,
+      sha256: row.sha256,
+      node_id: row.nodeId,
+      delivery_id: null,
+      work_item_id: null,
+      uploader_engagement_id: null,
+      created_by: row.createdBy,
+      created_at: row.at,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+}
+
+export function insertVersion(
+  db: Db,
+  row: {
+    productionId: number;
+    nodeId: number;
+    version: number;
+    variant: string;
+    note: string | null;
+    mediaId: number;
+    createdBy: string;
+    createdByPersonId: number | null;
+    at: string;
+  },
+) {
+  return db
+    .insertInto('versions')
+    .values({
+      production_id: row.productionId,
+      ref: null,
+      node_id: row.nodeId,
+      version: row.version,
+      variant: row.variant,
+      status: 'wip',
+      released: 0,
+      archived: 0,
+      note: row.note,
+      media_id: row.mediaId,
+      created_by: row.createdBy,
+      created_by_person_id: row.createdByPersonId,
+      created_at: row.at,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+}

@@ -1,0 +1,229 @@
+import type { Readable } from 'node:stream';
+import { actorName, type Principal } from '../../auth/principal.js';
+import type { AppContext } from '../../context.js';
+import { nowIso } from '../../db/values.js';
+import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
+import { errors } from '../../errors.js';
+import { mediaKindOf, type StagedObject } from '../../media/store.js';
+import { appendActivity } from '../activity/repository.js';
+import { appendActivityReturningId, clip, entryFor } from '../activity/write-entry.js';
+import * as repo from './write-repository.js';
+import type { CreatedAsset, CreatedNote, CreatedVersion, NewAsset, NewNote } from './write-schemas.js';
+
+export const DEFAULT_VARIANT = 'On-Set';
+
+const nonBlank = (field: string, value: string): string => {
+  const trimmed = value.trim();
+  if (trimmed === '') throw errors.invalid(field, 'must not be blank');
+  return trimmed;
+};
+
+/** Blank optional text means "not given". */
+const optionalText = (value: string | null | undefined): string | null => {
+  const trimmed = value?.trim() ?? '';
+  return trimmed === '' ? null : trimmed;
+};
+
+export async function createAsset(
+  ctx: AppContext,
+  principal: Principal,
+  input: NewAsset,
+  hooks?: WriteHooks<CreatedAsset>,
+): Promise<CreatedAsset> {
+  const label = nonBlank('label', input.label);
+  const kind = nonBlank('kind', input.kind ?? 'asset');
+  if (kind.toLowerCase() === 'scene') {
+    throw errors.invalid('kind', 'scenes come from the script and cannot be created through the API');
+  }
+  const status = input.status ?? 'planned';
+  const slug = optionalText(input.department);
+  const pid = principal.productionId;
+
+  return inWriteTransaction(ctx.db, hooks, async (trx) => {
+    const department = slug === null ? null : await repo.findDepartmentId(trx, pid, slug);
+    if (slug !== null && !department) {
+      throw errors.invalid('department', `no department "${slug}" in this production`);
+    }
+    const at = nowIso();
+    const position = await repo.nextAssetPosition(trx, pid);
+    const { id } = await repo.insertAsset(trx, {
+      productionId: pid,
+      label,
+      kind,
+      status,
+      departmentId: department?.id ?? null,
+      position,
+      at,
+    });
+    const where = department ? ` in ${department.slug}` : '';
+    await appendActivity(trx, entryFor(principal, 'created', `${kind} "${label}"${where}`, id, at));
+    return {
+      node_id: id,
+      label,
+      kind,
+      status,
+      department: department?.slug ?? null,
+      versions: 0,
+      created_at: at,
+      updated_at: at,
+    };
+  });
+}
+
+export async function addNote(
+  ctx: AppContext,
+  principal: Principal,
+  nodeId: number,
+  input: NewNote,
+  hooks?: WriteHooks<CreatedNote>,
+): Promise<CreatedNote> {
+  const text = nonBlank('text', input.text);
+  const givenAuthor = optionalText(input.author);
+  const author = givenAuthor ?? actorName(principal);
+  const pid = principal.productionId;
+
+  return inWriteTransaction(ctx.db, hooks, async (trx) => {
+    const at = nowIso();
+    const asset = await repo.touchAsset(trx, pid, nodeId, at);
+    if (!asset) throw errors.notFound('asset');
+    const newest = await repo.newestVersion(trx, nodeId);
+    if (!newest) {
+      // No version to hold it: the note is the activity entry itself.
+      const summary = givenAuthor ? `${givenAuthor}: ${text}` : text;
+      const id = await appendActivityReturningId(trx, entryFor(principal, 'noted', summary, nodeId, at));
+      return {
+        id,
+        node_id: nodeId,
+        landed_on: 'activity',
+        version_id: null,
+        version: null,
+        text,
+        author,
+        created_at: at,
+      };
+    }
+    const { id } = await repo.insertVersionNote(trx, {
+      productionId: pid,
+      versionId: newest.id,
+      text,
+      author,
+      at,
+    });
+    await appendActivity(
+      trx,
+      entryFor(principal, 'noted', `"${asset.label}" v${newest.version}: ${clip(text)}`, nodeId, at),
+    );
+    return {
+      id,
+      node_id: nodeId,
+      landed_on: 'version',
+      version_id: newest.id,
+      version: newest.version,
+      text,
+      author,
+      created_at: at,
+    };
+  });
+}
+
+/** Refuses an upload to an unknown asset before its bytes are read. */
+export async function assertAsset(ctx: AppContext, principal: Principal, nodeId: number): Promise<void> {
+  if (!(await repo.findAsset(ctx.db, principal.productionId, nodeId))) throw errors.notFound('asset');
+}
+
+/** Streams an upload into the media store's staging area, within the configured size limit. */
+export function stageUpload(
+  ctx: AppContext,
+  principal: Principal,
+  source: Readable,
+  filename?: string,
+): Promise<StagedObject> {
+  return ctx.store.stage(principal.productionId, source, {
+    maxBytes: ctx.config.limits.uploadBytes,
+    filename,
+  });
+}
+
+export interface VersionUpload {
+  /** Staged bytes; landVersion commits them after the transaction, or discards them on any failure. */
+  file: StagedObject;
+  note?: string | null;
+  variant?: string | null;
+}
+
+export async function landVersion(
+  ctx: AppContext,
+  principal: Principal,
+  nodeId: number,
+  upload: VersionUpload,
+  hooks?: WriteHooks<CreatedVersion>,
+): Promise<CreatedVersion> {
+  const { file } = upload;
+  const pid = principal.productionId;
+  const createdBy = actorName(principal);
+  let landed: CreatedVersion;
+  try {
+    const note = optionalText(upload.note);
+    const variant = optionalText(upload.variant) ?? DEFAULT_VARIANT;
+    if (variant.length > 100) throw errors.invalid('variant', 'must be at most 100 characters');
+    if (note !== null && note.length > 10_000)
+      throw errors.invalid('note', 'must be at most 10000 characters');
+
+    landed = await inWriteTransaction(ctx.db, hooks, async (trx) => {
+      const at = nowIso();
+      // touchAsset locks the node first, so the number read next cannot be taken concurrently
+      const asset = await repo.touchAsset(trx, pid, nodeId, at);
+      if (!asset) throw errors.notFound('asset');
+      const number = await repo.nextVersionNumber(trx, nodeId);
+      const media = await repo.insertMedia(trx, {
+        productionId: pid,
+        storageKey: file.key,
+        kind: mediaKindOf(file.contentType),
+        label: `${asset.label} v${number}`,
+        contentType: file.contentType,
+        size: file.size,
+        sha256: file.sha256,
+        nodeId,
+        createdBy,
+        at,
+      });
+      const { id } = await repo.insertVersion(trx, {
+        productionId: pid,
+        nodeId,
+        version: number,
+        variant,
+        note,
+        mediaId: media.id,
+        createdBy,
+        createdByPersonId: principal.personId,
+        at,
+      });
+      await appendActivity(
+        trx,
+        entryFor(principal, 'uploaded', `"${asset.label}" v${number} (${variant}), wip`, nodeId, at),
+      );
+      return {
+        id,
+        node_id: nodeId,
+        version: number,
+        variant,
+        status: 'wip',
+        released: false,
+        locked: true,
+        note,
+        media_path: null,
+        content_type: file.contentType,
+        size: file.size,
+        sha256: file.sha256,
+        created_by: createdBy,
+        created_by_person_id: principal.personId,
+        created_at: at,
+      };
+    });
+  } catch (err) {
+    await file.discard();
+    throw err;
+  }
+  await file.commit();
+  return landed;
+}
