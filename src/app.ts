@@ -11,6 +11,7 @@ import { FileMediaStore, type MediaStore } from './media/store.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { productionRoutes } from './modules/production/routes.js';
 import { departmentRoutes } from './modules/departments/routes.js';
+import { storageRoutes } from './modules/storage/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -30,7 +31,7 @@ export interface AppOptions {
 export type App = FastifyInstance;
 
 /** Capability modules, each a Fastify plugin mounted under /api/v1. */
-const apiModules = [productionRoutes, departmentRoutes];
+const apiModules = [productionRoutes, departmentRoutes, storageRoutes];
 
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
