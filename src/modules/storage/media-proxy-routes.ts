@@ -4,7 +4,7 @@ import { principalOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
 import { errors } from '../../errors.js';
 import { MAX_PROXY_BYTES, storeProxy, type ProxyUpload } from './media-proxy-service.js';
-import { MediaProxyJson, MediaProxyMultipart, MediaProxyResult } from './schemas.js';
+import { MediaProxyJson, MediaProxyResult } from './schemas.js';
 
 /** 8 MiB of JPEG as base64 (11,184,812 characters) plus room for the rest of the JSON. */
 const JSON_BODY_LIMIT = Math.ceil(MAX_PROXY_BYTES / 3) * 4 + 64 * 1024;
@@ -59,13 +59,9 @@ export async function mediaProxyRoutes(fastify: FastifyInstance): Promise<void> 
         ].join('\n\n'),
         tags: ['storage'],
         consumes: ['application/json', 'multipart/form-data'],
-        body: {
-          content: {
-            'application/json': { schema: MediaProxyJson },
-            // documented only: the multipart parts are read and checked by the handler as they stream
-            'multipart/form-data': { schema: MediaProxyMultipart },
-          },
-        },
+        // Only the JSON form has a body schema: a multipart body is not parsed before the
+        // handler, which reads its parts as they stream (fields `filespace`, `path`, file `file`).
+        body: { content: { 'application/json': { schema: MediaProxyJson } } },
         response: { 200: MediaProxyResult, ...errorResponses(400, 404, 413, 415, 422) },
       },
     },

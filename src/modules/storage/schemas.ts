@@ -73,15 +73,6 @@ export const MediaProxyJson = Type.Object(
 );
 export type MediaProxyJson = Static<typeof MediaProxyJson>;
 
-export const MediaProxyMultipart = Type.Object(
-  {
-    filespace: Filespace,
-    path: Type.String({ description: 'Library path of the file the image stands in for' }),
-    file: Type.String({ format: 'binary', description: 'The JPEG, at most 8 MiB' }),
-  },
-  { title: 'Media proxy (multipart form)' },
-);
-
 export const MediaProxyResult = Type.Object(
   {
     ok: Type.Boolean(),
