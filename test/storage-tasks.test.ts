@@ -62,6 +62,8 @@ for (const dialect of DIALECTS) {
       const bad: Array<[unknown, RegExp]> = [
         [{ ok: true }, /^task_id: is required/],
         [{ task_id: 'x', ok: true }, /^task_id/],
+        [{ task_id: 2 ** 31, ok: true }, /^task_id/],
+        [{ task_id: 0, ok: true }, /^task_id/],
         [{ task_id: t.id }, /^ok: is required/],
         [{ task_id: t.id, ok: 'maybe' }, /^ok/],
         [{ task_id: t.id, ok: false, note: 'n'.repeat(2001) }, /^note/],

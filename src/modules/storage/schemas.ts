@@ -107,7 +107,7 @@ export type StorageTask = Static<typeof StorageTask>;
 
 export const TaskAckBody = Type.Object(
   {
-    task_id: Type.Integer({ minimum: 1 }),
+    task_id: Type.Integer({ minimum: 1, maximum: 2147483647, description: 'id from GET /storage/tasks' }),
     ok: Type.Boolean({
       description: 'true: the agent made the move (`done`); false: it could not (`failed`)',
     }),
