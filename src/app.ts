@@ -14,6 +14,7 @@ import { departmentRoutes } from './modules/departments/routes.js';
 import { assetWriteRoutes } from './modules/assets/write-routes.js';
 import { approvalDecideRoutes } from './modules/approvals/decide-routes.js';
 import { idempotency } from './http/idempotency.js';
+import { storageRoutes } from './modules/storage/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -33,7 +34,13 @@ export interface AppOptions {
 export type App = FastifyInstance;
 
 /** Capability modules, each a Fastify plugin mounted under /api/v1. */
-const apiModules = [productionRoutes, departmentRoutes, assetWriteRoutes, approvalDecideRoutes];
+const apiModules = [
+  productionRoutes,
+  departmentRoutes,
+  assetWriteRoutes,
+  approvalDecideRoutes,
+  storageRoutes,
+];
 
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;

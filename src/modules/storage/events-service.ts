@@ -1,0 +1,98 @@
+import { actorName, type Principal } from '../../auth/principal.js';
+import type { AppContext } from '../../context.js';
+import { nowIso } from '../../db/values.js';
+import { errors } from '../../errors.js';
+import type { ActivityEntry } from '../activity/repository.js';
+import { isRefused, validateEvent, type RefusedEvent, type ValidEvent } from './event-validation.js';
+import { assertActiveFilespace } from './filespace.js';
+import { applyToLibrary } from './library.js';
+import { appendActivities, insertNewEvents, lockLibrary } from './repository.js';
+import type { StorageEventsBody, StorageEventsResult } from './schemas.js';
+
+/**
+ * Records a batch of storage events and applies the new ones to the library, in one
+ * transaction. A dedupe key already recorded (earlier, concurrently, or earlier in the same
+ * batch) is a duplicate and changes nothing; a bad event is refused on its own.
+ */
+export async function ingestEvents(
+  ctx: AppContext,
+  principal: Principal,
+  body: StorageEventsBody,
+): Promise<StorageEventsResult> {
+  await assertActiveFilespace(ctx.db, principal.productionId, body.filespace);
+  const limit = ctx.config.limits.eventBatch;
+  if (body.events.length > limit)
+    throw errors.tooLarge(`events: a batch holds at most ${limit} events (got ${body.events.length})`);
+
+  const refused: RefusedEvent[] = [];
+  const fresh: ValidEvent[] = [];
+  const seen = new Set<string>();
+  let duplicates = 0;
+  body.events.forEach((raw, index) => {
+    const v = validateEvent(raw, index);
+    if (isRefused(v)) refused.push(v);
+    else if (seen.has(v.dedupeKey)) duplicates++;
+    else {
+      seen.add(v.dedupeKey);
+      fresh.push(v);
+    }
+  });
+  if (fresh.length === 0) return { accepted: 0, duplicates, refused };
+
+  const receivedAt = nowIso();
+  const accepted = await ctx.db.transaction().execute(async (trx) => {
+    await lockLibrary(trx, ctx.dialect, principal.productionId);
+    const inserted = await insertNewEvents(
+      trx,
+      fresh.map((e) => ({
+        production_id: principal.productionId,
+        dedupe_key: e.dedupeKey,
+        event_type: e.eventType,
+        source: e.source,
+        path: e.path,
+        to_path: e.toPath,
+        detected_at: e.detectedAt,
+        received_at: receivedAt,
+      })),
+    );
+    const applied = fresh.filter((e) => inserted.has(e.dedupeKey));
+    const { created } = await applyToLibrary(
+      trx,
+      principal.productionId,
+      applied.map((e) => ({
+        eventType: e.eventType,
+        path: e.path,
+        toPath: e.toPath,
+        at: e.detectedAt,
+        size: e.size,
+      })),
+    );
+    await appendActivities(trx, filingEntries(principal, created, body.filespace, receivedAt));
+    return applied.length;
+  });
+  return { accepted, duplicates: duplicates + fresh.length - accepted, refused };
+}
+
+/** One entry per top-level folder per batch: crew want "40 new files under plates", not 40 lines. */
+function filingEntries(
+  principal: Principal,
+  created: string[],
+  filespace: string,
+  at: string,
+): ActivityEntry[] {
+  const byFolder = new Map<string, number>();
+  for (const path of created) {
+    const slash = path.indexOf('/');
+    const folder = slash < 0 ? '' : path.slice(0, slash);
+    byFolder.set(folder, (byFolder.get(folder) ?? 0) + 1);
+  }
+  return [...byFolder].map(([folder, n]) => ({
+    productionId: principal.productionId,
+    actor: actorName(principal),
+    verb: 'filed',
+    summary: `${n} new ${n === 1 ? 'file' : 'files'} ${folder ? `under ${folder}/` : 'at the root'} of filespace ${filespace}`,
+    apiKeyId: principal.keyId,
+    personId: principal.personId,
+    at,
+  }));
+}

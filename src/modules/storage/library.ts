@@ -1,0 +1,133 @@
+import type { Db } from '../../db/index.js';
+import type { StorageEventType } from './event-validation.js';
+import {
+  detachFiles,
+  insertFiles,
+  liveFilesAt,
+  retireFiles,
+  rewriteFiles,
+  type FileRewrite,
+  type NewFile,
+} from './repository.js';
+
+/** What the library needs from an event (a storage event, or a move task the agent has done). */
+export interface LibraryChange {
+  eventType: StorageEventType;
+  path: string;
+  toPath: string | null;
+  at: string;
+  size: number | null;
+}
+
+interface FileState {
+  id: number | null;
+  originalPath: string | null;
+  path: string;
+  size: number | null;
+  detectedAt: string;
+  updatedAt: string;
+  dirty: boolean;
+}
+
+/**
+ * Applies changes, in order, to the library (one row per live path) with a bounded number of
+ * statements: the touched live rows are read once, the sequence is played in memory, and the
+ * end state is written set-wise. Answers the paths that `create` events brought into the
+ * library as new files, for the activity feed.
+ *
+ * - create / modify: upsert the live row at `path` (size kept when the event has none);
+ * - delete: retire the live row (it stays as history); unknown path: nothing to do;
+ * - move: rename the live row, retiring any live row it lands on; when `path` is not known
+ *   the file is simply recorded at `to_path` (the agent saw it arrive there).
+ */
+export async function applyToLibrary(
+  trx: Db,
+  productionId: number,
+  changes: readonly LibraryChange[],
+): Promise<{ created: string[] }> {
+  if (changes.length === 0) return { created: [] };
+  const touched = new Set<string>();
+  for (const c of changes) {
+    touched.add(c.path);
+    if (c.toPath) touched.add(c.toPath);
+  }
+  const live = new Map<string, FileState>();
+  for (const f of await liveFilesAt(trx, productionId, [...touched])) {
+    live.set(f.path, {
+      id: f.id,
+      originalPath: f.path,
+      path: f.path,
+      size: f.size,
+      detectedAt: f.detected_at,
+      updatedAt: f.updated_at,
+      dirty: false,
+    });
+  }
+  const retired = new Map<number, string>();
+  const created: string[] = [];
+
+  const upsert = (path: string, c: LibraryChange) => {
+    const s = live.get(path);
+    if (s) {
+      s.size = c.size ?? s.size;
+      s.updatedAt = c.at;
+      s.dirty = true;
+      return;
+    }
+    const fresh = {
+      id: null,
+      originalPath: null,
+      path,
+      size: c.size,
+      detectedAt: c.at,
+      updatedAt: c.at,
+      dirty: true,
+    };
+    live.set(path, fresh);
+    if (c.eventType === 'create') created.push(path);
+  };
+  const remove = (path: string, at: string) => {
+    const s = live.get(path);
+    if (!s) return;
+    live.delete(path);
+    if (s.id !== null) retired.set(s.id, at);
+  };
+
+  for (const c of changes) {
+    if (c.eventType === 'create' || c.eventType === 'modify') upsert(c.path, c);
+    else if (c.eventType === 'delete') remove(c.path, c.at);
+    else if (c.toPath) {
+      const s = live.get(c.path);
+      if (!s) {
+        upsert(c.toPath, c);
+        continue;
+      }
+      live.delete(c.path);
+      remove(c.toPath, c.at);
+      s.path = c.toPath;
+      s.size = c.size ?? s.size;
+      s.updatedAt = c.at;
+      s.dirty = true;
+      live.set(c.toPath, s);
+    }
+  }
+
+  const finals = [...live.values()].filter((s) => s.dirty);
+  const inserts: NewFile[] = finals
+    .filter((s) => s.id === null)
+    .map((s) => ({ path: s.path, size: s.size, detected_at: s.detectedAt, updated_at: s.updatedAt }));
+  const rewrites: FileRewrite[] = finals
+    .filter((s) => s.id !== null)
+    .map((s) => ({ id: s.id!, path: s.path, size: s.size, updated_at: s.updatedAt }));
+  const renamed = finals.filter((s) => s.id !== null && s.path !== s.originalPath).map((s) => s.id!);
+
+  // Order matters for the unique live-path index: free paths before anything lands on them.
+  await retireFiles(
+    trx,
+    [...retired].map(([id, at]) => ({ id, at })),
+  );
+  await detachFiles(trx, renamed);
+  await insertFiles(trx, productionId, inserts);
+  await rewriteFiles(trx, rewrites);
+  return { created };
+}

@@ -1,0 +1,78 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { principalOf } from '../../http/auth.js';
+import { errorResponses } from '../../http/schemas.js';
+import { errors } from '../../errors.js';
+import { MAX_PROXY_BYTES, storeProxy, type ProxyUpload } from './media-proxy-service.js';
+import { MediaProxyJson, MediaProxyResult } from './schemas.js';
+
+/** 8 MiB of JPEG as base64 (11,184,812 characters) plus room for the rest of the JSON. */
+const JSON_BODY_LIMIT = Math.ceil(MAX_PROXY_BYTES / 3) * 4 + 64 * 1024;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function decodeBase64(text: string): Buffer {
+  const compact = text.replace(/\s+/g, '');
+  if (compact.length % 4 !== 0 || !BASE64.test(compact)) throw errors.invalid('bytes', 'must be base64');
+  const padding = compact.endsWith('==') ? 2 : compact.endsWith('=') ? 1 : 0;
+  // refuse on the announced size, before decoding anything
+  if ((compact.length / 4) * 3 - padding > MAX_PROXY_BYTES)
+    throw errors.tooLarge(`bytes: the JPEG is larger than ${MAX_PROXY_BYTES} bytes`);
+  return Buffer.from(compact, 'base64');
+}
+
+/** Multipart form: the file is read up to the limit and no further (busboy stops at fileSize). */
+async function readMultipart(request: FastifyRequest): Promise<ProxyUpload> {
+  const fields: Record<string, string> = {};
+  let bytes: Buffer | null = null;
+  const parts = request.parts({
+    limits: { fileSize: MAX_PROXY_BYTES, files: 1, fields: 10, fieldSize: 16 * 1024 },
+  });
+  for await (const part of parts) {
+    if (part.type === 'file') {
+      if (part.fieldname !== 'file')
+        throw errors.invalid(part.fieldname, 'unexpected file; send the JPEG as "file"');
+      bytes = await part.toBuffer();
+    } else {
+      fields[part.fieldname] = String(part.value);
+    }
+  }
+  for (const name of ['filespace', 'path'] as const)
+    if (fields[name] === undefined) throw errors.invalid(name, 'is required');
+  if (bytes === null) throw errors.invalid('file', 'is required');
+  return { filespace: fields.filespace!, path: fields.path!, bytes };
+}
+
+export async function mediaProxyRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.post(
+    '/storage/media-proxy',
+    {
+      config: { auth: { scopes: ['write'], surface: 'production' } },
+      bodyLimit: JSON_BODY_LIMIT,
+      schema: {
+        summary: "Replace a library file's stand-in image with a bounded JPEG",
+        description: [
+          'Send either JSON `{filespace, path, bytes}` (bytes base64) or `multipart/form-data` with the fields `filespace`, `path` and the file part `file`.',
+          'The bytes must be a JPEG (checked on the bytes, 415 otherwise) of at most 8 MiB (8,388,608 bytes; 413 otherwise, refused while reading, and a JSON body over about 11.2 MB is refused before it is read whole).',
+          'The image is decoded and re-encoded to a JPEG whose long edge is at most 2048 px, with its metadata stripped (EXIF orientation applied first), and replaces the previous stand-in image of that file, whose stored bytes are removed. The library row itself does not change.',
+          '`path` must name a live library row (404 otherwise); `filespace` must be the production’s active install (403 otherwise). `media_path` is served by the off-plane file route `/media/{path}?t=<ticket>` (ticket from GET /media-ticket); `bytes` is the size of the stored JPEG.',
+        ].join('\n\n'),
+        tags: ['storage'],
+        consumes: ['application/json', 'multipart/form-data'],
+        // Only the JSON form has a body schema: a multipart body is not parsed before the
+        // handler, which reads its parts as they stream (fields `filespace`, `path`, file `file`).
+        body: { content: { 'application/json': { schema: MediaProxyJson } } },
+        response: { 200: MediaProxyResult, ...errorResponses(400, 404, 413, 415, 422) },
+      },
+    },
+    async (request) => {
+      const upload: ProxyUpload = request.isMultipart()
+        ? await readMultipart(request)
+        : (() => {
+            const body = request.body as MediaProxyJson;
+            return { filespace: body.filespace, path: body.path, bytes: decodeBase64(body.bytes) };
+          })();
+      return storeProxy(app.ctx, principalOf(request), upload);
+    },
+  );
+}

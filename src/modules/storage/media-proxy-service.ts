@@ -1,0 +1,98 @@
+import { Readable } from 'node:stream';
+import sharp from 'sharp';
+import { actorName, type Principal } from '../../auth/principal.js';
+import type { AppContext } from '../../context.js';
+import { nowIso } from '../../db/values.js';
+import { errors } from '../../errors.js';
+import { mediaPathOf } from '../../media/paths.js';
+import { assertActiveFilespace } from './filespace.js';
+import { normaliseLibraryPath } from './paths.js';
+import { deleteMedia, insertMedia, liveFileByPath, setProxy } from './proxy-repository.js';
+import { lockLibrary } from './repository.js';
+import type { MediaProxyResult } from './schemas.js';
+
+/** Largest JPEG accepted (decisions.md: 8 MiB of JPEG). */
+export const MAX_PROXY_BYTES = 8 * 1024 * 1024;
+/** Long edge of the stored stand-in image. */
+export const PROXY_EDGE = 2048;
+
+export interface ProxyUpload {
+  filespace: string;
+  path: string;
+  bytes: Buffer;
+}
+
+export const isJpeg = (b: Buffer): boolean =>
+  b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff;
+
+/** Decoded and re-encoded, so whatever the agent sent, what we serve is a bounded, metadata-free JPEG. */
+async function boundedJpeg(bytes: Buffer): Promise<Buffer> {
+  try {
+    const image = sharp(bytes, { failOn: 'error' });
+    const { format } = await image.metadata();
+    if (format !== 'jpeg') throw new Error(`not a JPEG (${format})`);
+    return await image
+      .rotate() // bake the EXIF orientation in before the metadata goes
+      .resize({ width: PROXY_EDGE, height: PROXY_EDGE, fit: 'inside', withoutEnlargement: true })
+      .jpeg({ quality: 85, mozjpeg: true })
+      .toBuffer();
+  } catch {
+    throw errors.unsupportedMedia('bytes: could not be decoded as a JPEG');
+  }
+}
+
+/**
+ * Replaces the stand-in image of one library file. The library row itself (path, size) does
+ * not change; the previous proxy's stored file is removed once the new one is committed.
+ */
+export async function storeProxy(
+  ctx: AppContext,
+  principal: Principal,
+  upload: ProxyUpload,
+): Promise<MediaProxyResult> {
+  const pid = principal.productionId;
+  await assertActiveFilespace(ctx.db, pid, upload.filespace);
+  const normal = normaliseLibraryPath(upload.path);
+  if ('reason' in normal) throw errors.invalid('path', normal.reason.replace(/^path /, ''));
+  if (upload.bytes.length > MAX_PROXY_BYTES)
+    throw errors.tooLarge(`bytes: the JPEG is larger than ${MAX_PROXY_BYTES} bytes`);
+  if (!isJpeg(upload.bytes)) throw errors.unsupportedMedia('bytes: must be a JPEG image');
+  if (!(await liveFileByPath(ctx.db, pid, normal.path))) throw errors.notFound('library file');
+
+  const jpeg = await boundedJpeg(upload.bytes);
+  const staged = await ctx.store.stage(pid, Readable.from([jpeg]), { filename: 'proxy.jpg' });
+  let previousKey: string | null;
+  try {
+    previousKey = await ctx.db.transaction().execute(async (trx) => {
+      await lockLibrary(trx, ctx.dialect, pid);
+      const file = await liveFileByPath(trx, pid, normal.path);
+      if (!file) throw errors.notFound('library file');
+      const mediaId = await insertMedia(trx, {
+        production_id: pid,
+        ref: null,
+        storage_key: staged.key,
+        kind: 'image',
+        label: `Proxy of ${normal.path}`,
+        content_type: staged.contentType,
+        size: staged.size,
+        sha256: staged.sha256,
+        node_id: null,
+        delivery_id: null,
+        work_item_id: null,
+        uploader_engagement_id: null,
+        created_by: actorName(principal),
+        created_at: nowIso(),
+      });
+      await setProxy(trx, file.id, mediaId);
+      if (file.proxy_media_id !== null) await deleteMedia(trx, pid, file.proxy_media_id);
+      return file.proxy_key ?? null;
+    });
+  } catch (err) {
+    await staged.discard();
+    throw err;
+  }
+  await staged.commit();
+  // the old bytes are unreferenced now; failing to remove them only leaves an orphan file
+  if (previousKey) await ctx.store.delete(previousKey).catch(() => undefined);
+  return { ok: true, media_path: mediaPathOf(staged.key)!, bytes: staged.size };
+}

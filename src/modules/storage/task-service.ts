@@ -1,0 +1,72 @@
+import { actorName, type Principal } from '../../auth/principal.js';
+import type { AppContext } from '../../context.js';
+import { nowIso } from '../../db/values.js';
+import { errors } from '../../errors.js';
+import { appendActivity } from '../activity/repository.js';
+import { applyToLibrary } from './library.js';
+import { lockLibrary } from './repository.js';
+import type { StorageTask, TaskAckBody, TaskAckResult } from './schemas.js';
+import { findTask, pendingTasks, settleTask, type TaskRow } from './task-repository.js';
+
+const toTask = (row: TaskRow): StorageTask => ({
+  id: row.id,
+  op: row.op as StorageTask['op'],
+  from_path: row.from_path,
+  to_path: row.to_path,
+  approved_by: row.approved_by,
+  approved_at: row.approved_at,
+  status: row.status as StorageTask['status'],
+  note: row.note,
+  settled_at: row.settled_at,
+});
+
+/** The agent's work list: approved moves not yet acknowledged, oldest first. */
+export async function listPendingTasks(ctx: AppContext, principal: Principal): Promise<StorageTask[]> {
+  return (await pendingTasks(ctx.db, principal.productionId)).map(toTask);
+}
+
+/**
+ * Settles a task as the agent reports it. A done move renames the library row in the same
+ * transaction. Acknowledging a settled task again answers ok and changes nothing, so an agent
+ * that lost the first answer can simply retry.
+ */
+export async function acknowledgeTask(
+  ctx: AppContext,
+  principal: Principal,
+  ack: TaskAckBody,
+): Promise<TaskAckResult> {
+  const pid = principal.productionId;
+  return ctx.db.transaction().execute(async (trx) => {
+    await lockLibrary(trx, ctx.dialect, pid);
+    const task = await findTask(trx, pid, ack.task_id);
+    if (!task) throw errors.notFound('storage task');
+    const at = nowIso();
+    const settled =
+      task.status === 'pending'
+        ? await settleTask(trx, pid, task.id, {
+            status: ack.ok ? 'done' : 'failed',
+            note: ack.note ?? null,
+            at,
+          })
+        : undefined;
+    if (!settled) return { ok: true, already_settled: true, task: toTask(task) };
+
+    if (ack.ok) {
+      await applyToLibrary(trx, pid, [
+        { eventType: 'move', path: task.from_path, toPath: task.to_path, at, size: null },
+      ]);
+    }
+    await appendActivity(trx, {
+      productionId: pid,
+      actor: actorName(principal),
+      verb: ack.ok ? 'moved' : 'move_failed',
+      summary: ack.ok
+        ? `Moved ${task.from_path} to ${task.to_path} (approved by ${task.approved_by})`
+        : `Could not move ${task.from_path} to ${task.to_path}${ack.note ? `: ${ack.note}` : ''}`,
+      apiKeyId: principal.keyId,
+      personId: principal.personId,
+      at,
+    });
+    return { ok: true, already_settled: false, task: toTask(settled) };
+  });
+}
