@@ -11,6 +11,10 @@ import { FileMediaStore, type MediaStore } from './media/store.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { productionRoutes } from './modules/production/routes.js';
 import { departmentRoutes } from './modules/departments/routes.js';
+import { bundleRoutes } from './modules/bundles/routes.js';
+import { turnoverRoutes } from './modules/turnovers/routes.js';
+import { mediaRoutes } from './modules/media/routes.js';
+import { purchaseOrderRoutes } from './modules/purchase-orders/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -30,7 +34,14 @@ export interface AppOptions {
 export type App = FastifyInstance;
 
 /** Capability modules, each a Fastify plugin mounted under /api/v1. */
-const apiModules = [productionRoutes, departmentRoutes];
+const apiModules = [
+  productionRoutes,
+  departmentRoutes,
+  bundleRoutes,
+  turnoverRoutes,
+  mediaRoutes,
+  purchaseOrderRoutes,
+];
 
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
