@@ -37,10 +37,19 @@ function bigScene(code: string, n: number): ProductionDocument {
       subject: { node: a.ref },
       steps: ['p-ben'],
     })),
-    department_notes: assets.map((a) => ({ department: a.department, node: a.ref, summary: `Note ${a.ref}` })),
+    department_notes: assets.map((a) => ({
+      department: a.department,
+      node: a.ref,
+      summary: `Note ${a.ref}`,
+    })),
     deliveries: [],
     engagements: [
-      { ref: 'eng-big', organisation: 'org-pix', departments: ['vfx'], grants: [{ kind: 'scene', node: 'big' }] },
+      {
+        ref: 'eng-big',
+        organisation: 'org-pix',
+        departments: ['vfx'],
+        grants: [{ kind: 'scene', node: 'big' }],
+      },
     ],
     script_changes: [],
     activity: [],
@@ -222,21 +231,49 @@ for (const dialect of DIALECTS) {
       const before = (await scene(pix)).body.etag;
       const charBefore = (await character(pix)).body.etag;
       // irrelevant: another scene, money, activity, an approval of another department
-      await env.handle.db.updateTable('nodes').set({ slugline: 'INT. VAULT - NIGHT' }).where('id', '=', refs.sc3!).execute();
-      await env.handle.db.updateTable('purchase_orders').set({ amount: 1 }).where('id', '=', refs.po1!).execute();
-      await env.handle.db.updateTable('approvals').set({ title: 'Mara look v2' }).where('id', '=', refs['ap-mara']!).execute();
-      await env.handle.db.updateTable('versions').set({ note: 'wip note' }).where('id', '=', refs['v-ward-2']!).execute();
+      await env.handle.db
+        .updateTable('nodes')
+        .set({ slugline: 'INT. VAULT - NIGHT' })
+        .where('id', '=', refs.sc3!)
+        .execute();
+      await env.handle.db
+        .updateTable('purchase_orders')
+        .set({ amount: 1 })
+        .where('id', '=', refs.po1!)
+        .execute();
+      await env.handle.db
+        .updateTable('approvals')
+        .set({ title: 'Mara look v2' })
+        .where('id', '=', refs['ap-mara']!)
+        .execute();
+      await env.handle.db
+        .updateTable('versions')
+        .set({ note: 'wip note' })
+        .where('id', '=', refs['v-ward-2']!)
+        .execute();
       assert.equal((await scene(pix)).body.etag, before, 'nothing this key sees changed');
       assert.equal((await character(pix)).body.etag, charBefore);
       // relevant: a version of a used asset is released
-      await env.handle.db.updateTable('versions').set({ released: 1 }).where('id', '=', refs['v-ward-2']!).execute();
+      await env.handle.db
+        .updateTable('versions')
+        .set({ released: 1 })
+        .where('id', '=', refs['v-ward-2']!)
+        .execute();
       const after = await scene(pix, { 'if-none-match': before });
       assert.equal(after.status, 200);
       assert.notEqual(after.body.etag, before);
       assert.equal(after.body.assets[1].released_versions.length, 2);
-      await env.handle.db.updateTable('versions').set({ released: 0 }).where('id', '=', refs['v-ward-2']!).execute();
+      await env.handle.db
+        .updateTable('versions')
+        .set({ released: 0 })
+        .where('id', '=', refs['v-ward-2']!)
+        .execute();
       assert.equal((await scene(pix)).body.etag, before, 'same document, same tag');
-      await env.handle.db.updateTable('ingredients').set({ label: 'Oiled wax' }).where('id', '=', refs['ing-wax']!).execute();
+      await env.handle.db
+        .updateTable('ingredients')
+        .set({ label: 'Oiled wax' })
+        .where('id', '=', refs['ing-wax']!)
+        .execute();
       assert.notEqual((await character(pix)).body.etag, charBefore);
     });
 
@@ -250,12 +287,24 @@ for (const dialect of DIALECTS) {
         .select('id')
         .executeTakeFirstOrThrow();
       const past = new Date(Date.now() - 1000).toISOString();
-      await env.handle.db.updateTable('grants').set({ expires_at: past }).where('id', '=', grant.id).execute();
+      await env.handle.db
+        .updateTable('grants')
+        .set({ expires_at: past })
+        .where('id', '=', grant.id)
+        .execute();
       assert.equal((await scene(key)).status, 404);
       const future = new Date(Date.now() + 3600_000).toISOString();
-      await env.handle.db.updateTable('grants').set({ expires_at: future }).where('id', '=', grant.id).execute();
+      await env.handle.db
+        .updateTable('grants')
+        .set({ expires_at: future })
+        .where('id', '=', grant.id)
+        .execute();
       assert.equal((await scene(key)).status, 200);
-      await env.handle.db.updateTable('grants').set({ revoked_at: past }).where('id', '=', grant.id).execute();
+      await env.handle.db
+        .updateTable('grants')
+        .set({ revoked_at: past })
+        .where('id', '=', grant.id)
+        .execute();
       assert.equal((await scene(key)).status, 404);
       assert.equal((await character(key)).status, 200, 'only the revoked grant stops working');
     });
@@ -300,7 +349,11 @@ for (const dialect of DIALECTS) {
           ['pw', undefined],
           ['eng', 'eng-big'],
         ] as const) {
-          const key = await env.mint({ production: code, scopes: ['read'], ...(engagement ? { engagement } : {}) });
+          const key = await env.mint({
+            production: code,
+            scopes: ['read'],
+            ...(engagement ? { engagement } : {}),
+          });
           const url = `/api/v1/bundles/scene/${refs.big}`;
           await get(env.app, url, key); // warm-up: the key's first use is recorded once
           await new Promise((r) => setTimeout(r, 20));

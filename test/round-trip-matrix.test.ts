@@ -136,7 +136,8 @@ const submission: ItemRoute = {
   name: 'POST /turnovers/{id}/submissions',
   scope: 'submit:turnover',
   notFound: 'delivery not found',
-  target: (w, o) => ({ own: w.a['dl-plates']!, others: w.a['dl-other']!, foreign: w.b['dl-plates']!, missing: 999999 })[o],
+  target: (w, o) =>
+    ({ own: w.a['dl-plates']!, others: w.a['dl-other']!, foreign: w.b['dl-plates']!, missing: 999999 })[o],
   request: async (w, token, id) =>
     submit(w.env, token, id, [{ name: 'files', filename: 'frame.png', content: await png('#0a0') }]),
   ok: (r, id) => {
@@ -300,11 +301,15 @@ for (const dialect of DIALECTS) {
           assert.ok(notFoundReplies.length > 10);
           const first = notFoundReplies[0]!;
           for (const r of notFoundReplies) {
-            assert.deepEqual({ body: r.body, type: r.type, length: r.length }, {
-              body: first.body,
-              type: first.type,
-              length: first.length,
-            }, r.cell);
+            assert.deepEqual(
+              { body: r.body, type: r.type, length: r.length },
+              {
+                body: first.body,
+                type: first.type,
+                length: first.length,
+              },
+              r.cell,
+            );
           }
         });
       });
@@ -326,13 +331,20 @@ for (const dialect of DIALECTS) {
             const want = route.body(w, p);
             if (route.url.endsWith('/turnovers')) {
               assert.deepEqual(
-                body.map((t: { id: number; can_submit: boolean }) => ({ id: t.id, can_submit: t.can_submit })),
+                body.map((t: { id: number; can_submit: boolean }) => ({
+                  id: t.id,
+                  can_submit: t.can_submit,
+                })),
                 want,
               );
             } else if (want === EMPTY_MONEY) {
               assert.deepEqual(body, EMPTY_MONEY);
             } else {
-              const { pos, accounts, week_of } = want as { pos: number[]; accounts: string[]; week_of: string };
+              const { pos, accounts, week_of } = want as {
+                pos: number[];
+                accounts: string[];
+                week_of: string;
+              };
               assert.deepEqual(
                 body.purchase_orders.map((o: { id: number }) => o.id),
                 pos,

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 export type FormEntry =
-  | { name: string; value: string }
-  | { name: string; filename: string; content: Buffer; contentType?: string };
+  { name: string; value: string } | { name: string; filename: string; content: Buffer; contentType?: string };
 
 /** A multipart/form-data body for app.inject. */
 export function multipart(entries: FormEntry[]): { payload: Buffer; headers: Record<string, string> } {

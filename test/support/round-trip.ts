@@ -84,7 +84,13 @@ export async function roundTripDocument(code: string, dir: string): Promise<Prod
             created_by: 'p-ana',
             created_at: '2026-03-01T10:00:00Z',
             ingredients: [
-              { ref: 'ing-wool', kind: 'fabric', label: 'Black wool', relation: 'primary', media: 'wool.png' },
+              {
+                ref: 'ing-wool',
+                kind: 'fabric',
+                label: 'Black wool',
+                relation: 'primary',
+                media: 'wool.png',
+              },
               { ref: 'ing-btn', kind: 'trim', label: 'Horn buttons' },
             ],
           },
@@ -132,7 +138,14 @@ export async function roundTripDocument(code: string, dir: string): Promise<Prod
       },
     ],
     shoot_days: [
-      { ref: 'd1', day_number: 1, date: '2026-04-01', general_call: '07:00', status: 'scheduled', scenes: ['sc1'] },
+      {
+        ref: 'd1',
+        day_number: 1,
+        date: '2026-04-01',
+        general_call: '07:00',
+        status: 'scheduled',
+        scenes: ['sc1'],
+      },
       { ref: 'd2', day_number: 2, date: '2026-04-02', status: 'scheduled', scenes: ['sc2', 'sc1'] },
       { ref: 'd3', day_number: 3, date: '2026-04-03', status: 'scheduled', scenes: ['sc3'] },
     ],
@@ -167,7 +180,13 @@ export async function roundTripDocument(code: string, dir: string): Promise<Prod
       },
     ],
     department_notes: [
-      { ref: 'n1', department: 'costume', node: 'sc1', summary: 'Coat must read wet', created_at: '2026-03-02T09:00:00Z' },
+      {
+        ref: 'n1',
+        department: 'costume',
+        node: 'sc1',
+        summary: 'Coat must read wet',
+        created_at: '2026-03-02T09:00:00Z',
+      },
       { ref: 'n2', department: 'vfx', node: 'loc-ward', summary: 'Ward needs a set extension' },
       { ref: 'n3', department: null, node: 'sc1', summary: 'Production-wide note' },
       { ref: 'n4', department: 'vfx', node: 'sc3', summary: 'Vault is a full CG build' },
@@ -217,7 +236,12 @@ export async function roundTripDocument(code: string, dir: string): Promise<Prod
           { kind: 'delivery', delivery: 'dl-plates', access: 'read' },
         ],
       },
-      { ref: 'eng-rev', organisation: 'org-rev', departments: ['vfx'], grants: grantsAll({ revoked: true }) as never },
+      {
+        ref: 'eng-rev',
+        organisation: 'org-rev',
+        departments: ['vfx'],
+        grants: grantsAll({ revoked: true }) as never,
+      },
       {
         ref: 'eng-exp',
         organisation: 'org-exp',
@@ -227,11 +251,56 @@ export async function roundTripDocument(code: string, dir: string): Promise<Prod
       { ref: 'eng-none', organisation: 'org-none', departments: ['vfx'], grants: [] },
     ],
     purchase_orders: [
-      { ref: 'po1', vendor: 'org-pix', department: 'vfx', account: '4200', description: 'Plate cleanup', amount: 12500.5, status: 'open', date: '2026-03-02' },
-      { ref: 'po2', vendor: 'org-pix', department: null, account: '9000', description: 'Insurance share', amount: 900, status: 'open', date: '2026-03-02' },
-      { ref: 'po3', vendor: 'org-hal', department: 'costume', account: '2300', description: 'Cape build', amount: 4000, status: 'partial', date: '2026-03-03' },
-      { ref: 'po4', vendor: 'org-pix', department: 'costume', account: '2300', description: 'Coat weathering', amount: 750, status: 'closed', date: '2026-03-01' },
-      { ref: 'po5', vendor: 'org-rev', department: 'vfx', account: '4200', description: 'Roto', amount: 300, status: 'open', date: '2026-03-01' },
+      {
+        ref: 'po1',
+        vendor: 'org-pix',
+        department: 'vfx',
+        account: '4200',
+        description: 'Plate cleanup',
+        amount: 12500.5,
+        status: 'open',
+        date: '2026-03-02',
+      },
+      {
+        ref: 'po2',
+        vendor: 'org-pix',
+        department: null,
+        account: '9000',
+        description: 'Insurance share',
+        amount: 900,
+        status: 'open',
+        date: '2026-03-02',
+      },
+      {
+        ref: 'po3',
+        vendor: 'org-hal',
+        department: 'costume',
+        account: '2300',
+        description: 'Cape build',
+        amount: 4000,
+        status: 'partial',
+        date: '2026-03-03',
+      },
+      {
+        ref: 'po4',
+        vendor: 'org-pix',
+        department: 'costume',
+        account: '2300',
+        description: 'Coat weathering',
+        amount: 750,
+        status: 'closed',
+        date: '2026-03-01',
+      },
+      {
+        ref: 'po5',
+        vendor: 'org-rev',
+        department: 'vfx',
+        account: '4200',
+        description: 'Roto',
+        amount: 300,
+        status: 'open',
+        date: '2026-03-01',
+      },
     ],
     cost_reports: [
       {
@@ -262,7 +331,12 @@ export async function importRoundTrip(env: TestEnv, code: string): Promise<Refs>
 }
 
 /** POST a submission through the app; returns the raw inject response. */
-export function submit(env: TestEnv, token: string | undefined, deliveryId: number | string, entries: FormEntry[]) {
+export function submit(
+  env: TestEnv,
+  token: string | undefined,
+  deliveryId: number | string,
+  entries: FormEntry[],
+) {
   const { payload, headers } = multipart(entries);
   return env.app.inject({
     method: 'POST',
