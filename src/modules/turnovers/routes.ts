@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
 import { formParts } from '../../http/multipart-parts.js';
 import { errorResponses } from '../../http/schemas.js';
-import { TurnoverParams, TurnoverRow, TurnoverSubmission } from './schemas.js';
+import { SubmissionForm, TurnoverParams, TurnoverRow, TurnoverSubmission } from './schemas.js';
 import { listTurnovers, NOTE_MAX, submitTurnover, TITLE_MAX } from './service.js';
 
 export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
@@ -47,7 +47,12 @@ export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
         tags: ['round-trip'],
         consumes: ['multipart/form-data'],
         params: TurnoverParams,
+        body: SubmissionForm,
         response: { 200: TurnoverSubmission, ...errorResponses(400, 404, 413, 422) },
+      },
+      // the form is read lazily by the service, so validation sees an empty stand-in body
+      preValidation: async (request) => {
+        if (request.isMultipart() && request.body === undefined) request.body = {};
       },
     },
     async (request) =>

@@ -47,3 +47,30 @@ export const TurnoverParams = Type.Object({
 
 export type TurnoverRow = Static<typeof TurnoverRow>;
 export type TurnoverSubmission = Static<typeof TurnoverSubmission>;
+
+/**
+ * The multipart form, for the OpenAPI document. The parts are streamed and checked by the
+ * service (so files are never buffered); the route validates an empty stand-in body against
+ * it, so it names no `required` parts and states that rule in words instead.
+ */
+export const SubmissionForm = {
+  content: {
+    'multipart/form-data': {
+      schema: {
+        type: 'object',
+        description:
+          '`files` is required: one or more file parts. `title` and `note` are optional text parts.',
+        properties: {
+          files: {
+            type: 'array',
+            minItems: 1,
+            items: { type: 'string', format: 'binary' },
+            description: 'One or more files; each becomes its own media object',
+          },
+          title: { type: 'string', maxLength: 500, description: "Defaults to the delivery's title" },
+          note: { type: 'string', maxLength: 20000 },
+        },
+      },
+    },
+  },
+} as const;
