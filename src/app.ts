@@ -15,6 +15,10 @@ import { assetWriteRoutes } from './modules/assets/write-routes.js';
 import { approvalDecideRoutes } from './modules/approvals/decide-routes.js';
 import { idempotency } from './http/idempotency.js';
 import { storageRoutes } from './modules/storage/routes.js';
+import { bundleRoutes } from './modules/bundles/routes.js';
+import { turnoverRoutes } from './modules/turnovers/routes.js';
+import { mediaRoutes } from './modules/media/routes.js';
+import { purchaseOrderRoutes } from './modules/purchase-orders/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -40,6 +44,10 @@ const apiModules = [
   assetWriteRoutes,
   approvalDecideRoutes,
   storageRoutes,
+  bundleRoutes,
+  turnoverRoutes,
+  mediaRoutes,
+  purchaseOrderRoutes,
 ];
 
 export async function buildApp(options: AppOptions): Promise<App> {

@@ -10,7 +10,7 @@ import { importDocument, type ImportResult } from '../../src/document/import.js'
 import { parseDocument } from '../../src/document/parse.js';
 import type { ProductionDocument } from '../../src/document/schema.js';
 import { mintKey, type MintInput } from '../../src/keys/service.js';
-import { FileMediaStore } from '../../src/media/store.js';
+import { FileMediaStore, type MediaStore } from '../../src/media/store.js';
 
 /** SQLite always; PostgreSQL as well when PRODGRAPH_TEST_PG holds a URL (CI sets it). */
 export const DIALECTS: Dialect[] = process.env.PRODGRAPH_TEST_PG ? ['sqlite', 'postgres'] : ['sqlite'];
@@ -43,7 +43,16 @@ async function withAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
  * A fresh, migrated database (a temp SQLite file, or a PostgreSQL schema of its own), a temp
  * media folder and an app on top. Every test builds its own fixture into it.
  */
-export async function createEnv(dialect: Dialect, env: NodeJS.ProcessEnv = {}): Promise<TestEnv> {
+export interface EnvOptions {
+  /** Wraps the file store the app uses (e.g. to inject failures); `env.store` stays the inner store. */
+  wrapStore?: (store: FileMediaStore) => MediaStore;
+}
+
+export async function createEnv(
+  dialect: Dialect,
+  env: NodeJS.ProcessEnv = {},
+  options: EnvOptions = {},
+): Promise<TestEnv> {
   const dir = await mkdtemp(join(tmpdir(), 'prodgraph-test-'));
   const queries = { count: 0, sql: [] as string[] };
   const onQuery = (e: { query: { sql: string } }) => {
@@ -61,7 +70,12 @@ export async function createEnv(dialect: Dialect, env: NodeJS.ProcessEnv = {}): 
   }
   const handle = await openAndMigrate(config.db, { onQuery, schema, poolSize: 5 });
   const store = new FileMediaStore(config.mediaDir);
-  const app = await buildApp({ config, database: handle, store, logger: false });
+  const app = await buildApp({
+    config,
+    database: handle,
+    store: options.wrapStore ? options.wrapStore(store) : store,
+    logger: false,
+  });
   await app.ready();
   queries.count = 0;
   queries.sql.length = 0;

@@ -1,0 +1,232 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/index.js';
+import { EDGE_USES, EDGE_WEARS } from '../domain/vocabulary.js';
+import type { Principal } from './principal.js';
+
+/**
+ * THE clamp: what a key may reach on the round-trip surface (api-v1.md round-trip rules 2-7,
+ * decisions.md "Grants and the clamp"). Every round-trip service, the MCP tools and any media
+ * route ask this object; none of them re-implements a grant rule.
+ *
+ * A production-wide key reaches every object of its production (existence is the caller's
+ * query, always scoped by production id). An engagement-bound key reaches only what its live
+ * grants name. Grants are judged live at load time, i.e. per request: no cache anywhere, so a
+ * revocation or an expiry takes effect on the very next request.
+ */
+
+export type NodeGrantKind = 'scene' | 'character';
+
+export interface LiveGrant {
+  id: number;
+  kind: string;
+  nodeId: number | null;
+  deliveryId: number | null;
+  access: string | null;
+}
+
+/** A grant counts only while it is not revoked and its expiry (if any) lies in the future. */
+export function isLive(grant: { revoked_at: string | null; expires_at: string | null }, now: Date): boolean {
+  if (grant.revoked_at !== null) return false;
+  if (grant.expires_at === null) return true;
+  const expires = Date.parse(grant.expires_at);
+  // an unreadable expiry must fail closed
+  return Number.isFinite(expires) && expires > now.getTime();
+}
+
+export class Clamp {
+  private constructor(
+    readonly productionId: number,
+    /** null for a production-wide key. */
+    readonly engagementId: number | null,
+    /** The vendor organisation of the engagement (null for a production-wide key). */
+    readonly organisationId: number | null,
+    readonly departmentIds: ReadonlySet<number>,
+    readonly grants: readonly LiveGrant[],
+  ) {}
+
+  /**
+   * The clamp for one request: no query for a production-wide key; two for an engagement
+   * (its live grants with the engagement row, then its departments).
+   */
+  static async load(db: Db, principal: Principal, now: Date = new Date()): Promise<Clamp> {
+    if (principal.engagementId === null) {
+      return new Clamp(principal.productionId, null, null, new Set(), []);
+    }
+    const rows = await db
+      .selectFrom('engagements as e')
+      .leftJoin('grants as g', (j) => j.onRef('g.engagement_id', '=', 'e.id').on('g.revoked_at', 'is', null))
+      .where('e.id', '=', principal.engagementId)
+      .where('e.production_id', '=', principal.productionId)
+      .select([
+        'e.organisation_id',
+        'g.id as grant_id',
+        'g.kind',
+        'g.node_id',
+        'g.delivery_id',
+        'g.access',
+        'g.expires_at',
+        'g.revoked_at',
+      ])
+      .orderBy('g.id')
+      .execute();
+    // An engagement that no longer exists reaches nothing; it never widens to the production.
+    if (rows.length === 0) {
+      return new Clamp(principal.productionId, principal.engagementId, null, new Set(), []);
+    }
+    const grants: LiveGrant[] = [];
+    for (const r of rows) {
+      if (r.grant_id === null || r.kind === null) continue;
+      if (!isLive({ revoked_at: r.revoked_at, expires_at: r.expires_at }, now)) continue;
+      grants.push({
+        id: r.grant_id,
+        kind: r.kind,
+        nodeId: r.node_id,
+        deliveryId: r.delivery_id,
+        access: r.access,
+      });
+    }
+    const departments = await db
+      .selectFrom('engagement_departments')
+      .where('engagement_id', '=', principal.engagementId)
+      .select('department_id')
+      .execute();
+    return new Clamp(
+      principal.productionId,
+      principal.engagementId,
+      rows[0]!.organisation_id,
+      new Set(departments.map((d) => d.department_id)),
+      grants,
+    );
+  }
+
+  get productionWide(): boolean {
+    return this.engagementId === null;
+  }
+
+  /** Node ids named by live grants of one kind. */
+  grantedNodeIds(kind: NodeGrantKind): number[] {
+    return [
+      ...new Set(this.grants.filter((g) => g.kind === kind && g.nodeId !== null).map((g) => g.nodeId!)),
+    ];
+  }
+
+  /** Scene bundle / character bundle door (rule 3): a live grant of that kind on that node. */
+  reachesNode(kind: NodeGrantKind, nodeId: number): boolean {
+    if (this.productionWide) return true;
+    return this.grants.some((g) => g.kind === kind && g.nodeId === nodeId);
+  }
+
+  /**
+   * Deliveries this engagement holds a live read or submit grant on, with whether it may
+   * submit. Empty for a production-wide key: turnovers are an engagement's view (rule 4).
+   */
+  grantedDeliveries(): Map<number, { canSubmit: boolean }> {
+    const out = new Map<number, { canSubmit: boolean }>();
+    for (const g of this.grants) {
+      if (g.kind !== 'delivery' || g.deliveryId === null) continue;
+      if (g.access !== 'read' && g.access !== 'submit') continue;
+      const canSubmit = (out.get(g.deliveryId)?.canSubmit ?? false) || g.access === 'submit';
+      out.set(g.deliveryId, { canSubmit });
+    }
+    return out;
+  }
+
+  /** Whether the delivery is within reach at all (404 otherwise, rule 5). */
+  reachesDelivery(deliveryId: number): boolean {
+    return this.productionWide || this.grantedDeliveries().has(deliveryId);
+  }
+
+  /** Only an engagement with a live submit grant on this delivery may submit to it. */
+  canSubmitTo(deliveryId: number): boolean {
+    return this.grantedDeliveries().get(deliveryId)?.canSubmit ?? false;
+  }
+
+  /** Money door (rule 7): a live own_po grant; a production-wide key has no vendor slice. */
+  holdsOwnPo(): boolean {
+    return !this.productionWide && this.grants.some((g) => g.kind === 'own_po');
+  }
+
+  /** Department narrowing for approvals and notes: everything for a production-wide key. */
+  coversDepartment(departmentId: number | null): boolean {
+    if (this.productionWide) return true;
+    return departmentId !== null && this.departmentIds.has(departmentId);
+  }
+
+  narrowByDepartment<T>(rows: readonly T[], departmentOf: (row: T) => number | null): T[] {
+    return rows.filter((r) => this.coversDepartment(departmentOf(r)));
+  }
+}
+
+export interface MediaFacts {
+  id: number;
+  production_id: number;
+  work_item_id: number | null;
+  uploader_engagement_id: number | null;
+}
+
+/**
+ * Media visibility (rule 6 and decisions.md): a production-wide key sees all of its
+ * production's media. An engagement sees what it uploaded itself, and the media of a released
+ * version (or of an ingredient of a released version) of an asset its live scene or character
+ * grants reach: the granted node, the assets a granted scene uses and the costumes a granted
+ * character wears — exactly what its bundles show. Work submitted on a turnover by anyone else
+ * is never visible, whatever the delivery grants say. At most one query.
+ */
+export async function canSeeMedia(db: Db, clamp: Clamp, media: MediaFacts): Promise<boolean> {
+  if (media.production_id !== clamp.productionId) return false;
+  if (clamp.productionWide) return true;
+  if (media.uploader_engagement_id !== null && media.uploader_engagement_id === clamp.engagementId) {
+    return true;
+  }
+  if (media.work_item_id !== null || media.uploader_engagement_id !== null) return false;
+  const scenes = clamp.grantedNodeIds('scene');
+  const characters = clamp.grantedNodeIds('character');
+  if (scenes.length === 0 && characters.length === 0) return false;
+  const granted = [...scenes, ...characters];
+  const none = [-1];
+  const hit = await db
+    .selectFrom('versions as v')
+    .where('v.production_id', '=', clamp.productionId)
+    .where('v.released', '=', 1)
+    .where((eb) =>
+      eb.or([
+        eb('v.media_id', '=', media.id),
+        eb.exists(
+          eb
+            .selectFrom('ingredients as i')
+            .whereRef('i.version_id', '=', 'v.id')
+            .where('i.media_id', '=', media.id)
+            .select(sql`1`.as('one')),
+        ),
+      ]),
+    )
+    .where((eb) =>
+      eb.or([
+        eb('v.node_id', 'in', granted),
+        eb(
+          'v.node_id',
+          'in',
+          eb
+            .selectFrom('edges as e')
+            .where('e.production_id', '=', clamp.productionId)
+            .where((w) =>
+              w.or([
+                w.and([
+                  w('e.kind', '=', EDGE_USES),
+                  w('e.from_node_id', 'in', scenes.length ? scenes : none),
+                ]),
+                w.and([
+                  w('e.kind', '=', EDGE_WEARS),
+                  w('e.from_node_id', 'in', characters.length ? characters : none),
+                ]),
+              ]),
+            )
+            .select('e.to_node_id'),
+        ),
+      ]),
+    )
+    .select('v.id')
+    .limit(1)
+    .executeTakeFirst();
+  return hit !== undefined;
+}

@@ -1,0 +1,106 @@
+import type { Db } from '../../db/index.js';
+import { EDGE_USES, EDGE_WEARS } from '../../domain/vocabulary.js';
+
+/** Each function is one query, whatever the number of rows, so a bundle costs a fixed number. */
+
+const NONE = [-1];
+const ids = (list: readonly number[]) => (list.length ? [...list] : NONE);
+
+export function findScene(db: Db, productionId: number, nodeId: number) {
+  return db
+    .selectFrom('nodes as n')
+    .innerJoin('productions as p', 'p.id', 'n.production_id')
+    .leftJoin('episodes as ep', 'ep.id', 'n.episode_id')
+    .where('n.production_id', '=', productionId)
+    .where('n.id', '=', nodeId)
+    .where('n.kind', '=', 'scene')
+    .select([
+      'n.id',
+      'n.number',
+      'n.slugline',
+      'n.synopsis',
+      'n.status',
+      'n.revision_color',
+      'n.elements',
+      'n.episode_id',
+      'ep.code as episode_code',
+      'p.format',
+    ])
+    .executeTakeFirst();
+}
+
+export function findCharacter(db: Db, productionId: number, nodeId: number) {
+  return db
+    .selectFrom('nodes')
+    .where('production_id', '=', productionId)
+    .where('id', '=', nodeId)
+    .where('kind', '=', 'character')
+    .select(['id', 'label', 'status'])
+    .executeTakeFirst();
+}
+
+/** Nodes linked from one node by an edge kind, in edge order. */
+export function linkedNodes(
+  db: Db,
+  productionId: number,
+  fromNodeId: number,
+  kind: typeof EDGE_USES | typeof EDGE_WEARS,
+) {
+  return db
+    .selectFrom('edges as e')
+    .innerJoin('nodes as n', 'n.id', 'e.to_node_id')
+    .where('e.production_id', '=', productionId)
+    .where('e.from_node_id', '=', fromNodeId)
+    .where('e.kind', '=', kind)
+    .select(['n.id', 'n.label', 'n.kind', 'n.status'])
+    .orderBy('e.position')
+    .orderBy('e.id')
+    .execute();
+}
+
+export function shootDaysOfScene(db: Db, productionId: number, sceneId: number) {
+  return db
+    .selectFrom('shoot_days as d')
+    .where('d.production_id', '=', productionId)
+    .where('d.id', 'in', (eb) =>
+      eb.selectFrom('shoot_strips as s').where('s.scene_node_id', '=', sceneId).select('s.shoot_day_id'),
+    )
+    .select(['d.id', 'd.day_number', 'd.date', 'd.status', 'd.general_call'])
+    .orderBy('d.date')
+    .orderBy('d.day_number')
+    .orderBy('d.id')
+    .execute();
+}
+
+export function approvalsOnNodes(db: Db, productionId: number, nodeIds: readonly number[]) {
+  return db
+    .selectFrom('approvals')
+    .where('production_id', '=', productionId)
+    .where('subject_node_id', 'in', ids(nodeIds))
+    .select(['id', 'title', 'status', 'mode', 'due', 'department_id'])
+    .orderBy('id')
+    .execute();
+}
+
+export function notesOnNodes(db: Db, productionId: number, nodeIds: readonly number[]) {
+  return db
+    .selectFrom('department_notes')
+    .where('production_id', '=', productionId)
+    .where('node_id', 'in', ids(nodeIds))
+    .select(['id', 'summary', 'created_at', 'department_id'])
+    .orderBy('id')
+    .execute();
+}
+
+export function ingredientsOfVersions(db: Db, productionId: number, versionIds: readonly number[]) {
+  return db
+    .selectFrom('ingredients as i')
+    .leftJoin('media as m', 'm.id', 'i.media_id')
+    .where('i.production_id', '=', productionId)
+    .where('i.version_id', 'in', ids(versionIds))
+    .select(['i.id', 'i.version_id', 'i.kind', 'i.label', 'i.relation', 'i.media_id', 'm.storage_key'])
+    .orderBy('i.version_id')
+    .orderBy('i.position')
+    .orderBy('i.id')
+    .execute();
+}

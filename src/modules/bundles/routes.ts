@@ -1,0 +1,75 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { principalOf } from '../../http/auth.js';
+import { errorResponses } from '../../http/schemas.js';
+import { ifNoneMatchHits } from './etag.js';
+import { BundleHeaders, BundleParams, CharacterBundle, SceneBundle } from './schemas.js';
+import { characterBundle, sceneBundle } from './service.js';
+
+const read = { auth: { scopes: ['read'], surface: 'round-trip' } } as const;
+
+const NOT_MODIFIED = Type.Null({
+  description: 'Not Modified: If-None-Match matched the current ETag; no body',
+});
+
+const CONDITIONAL = `
+The ETag is a stable hash of the assembled document (canonical JSON, keys sorted): any change
+that alters this caller's bundle changes it, nothing else does, and two keys whose views differ
+get different tags. Send it back in \`If-None-Match\` (one tag, a comma-separated list, \`W/\`
+weak forms and \`*\` are all understood) to get 304 with no body. The reach check runs first, so
+a 304 never answers for a node the key cannot see.`;
+
+/** 200 with ETag, or 304 when the caller already holds this exact document. */
+function sendConditional(request: FastifyRequest, reply: FastifyReply, doc: { etag: string }) {
+  reply.header('etag', doc.etag);
+  reply.header('cache-control', 'private, no-cache');
+  reply.header('vary', 'Authorization');
+  if (ifNoneMatchHits(request.headers['if-none-match'], doc.etag)) return reply.code(304).send();
+  return reply.send(doc);
+}
+
+export async function bundleRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(
+    '/bundles/scene/:node_id',
+    {
+      config: read,
+      schema: {
+        summary: 'Everything about one scene in one call, clamped to the caller',
+        description: `The scene, every asset it uses with its released versions, its shoot days, and the approvals and department notes on the scene or its assets. An engagement-bound key needs a live scene grant (otherwise 404, exactly as for an unknown id) and sees only the approvals and notes of its engagement's departments.\n${CONDITIONAL}`,
+        tags: ['round-trip'],
+        params: BundleParams,
+        headers: BundleHeaders,
+        response: { 200: SceneBundle, 304: NOT_MODIFIED, ...errorResponses(404, 422) },
+      },
+    },
+    async (request, reply) =>
+      sendConditional(
+        request,
+        reply,
+        await sceneBundle(app.ctx, principalOf(request), request.params.node_id),
+      ),
+  );
+
+  app.get(
+    '/bundles/character/:node_id',
+    {
+      config: read,
+      schema: {
+        summary: 'One character with its costumes, their released versions and ingredients',
+        description: `An engagement-bound key needs a live character grant (otherwise 404, exactly as for an unknown id). Costume ingredients are the de-duplicated union over the costume's released versions.\n${CONDITIONAL}`,
+        tags: ['round-trip'],
+        params: BundleParams,
+        headers: BundleHeaders,
+        response: { 200: CharacterBundle, 304: NOT_MODIFIED, ...errorResponses(404, 422) },
+      },
+    },
+    async (request, reply) =>
+      sendConditional(
+        request,
+        reply,
+        await characterBundle(app.ctx, principalOf(request), request.params.node_id),
+      ),
+  );
+}

@@ -1,0 +1,136 @@
+import { Type, type Static } from 'typebox';
+import { CalendarDate, Nullable, Timestamp } from '../../http/schemas.js';
+import { VersionSummary } from '../versions/summary.js';
+
+/** Shape version of the bundle documents (api-v1.md Versioning rule 5); bump on a breaking change. */
+export const BUNDLE_VERSION = 1;
+
+const EtagField = Type.String({
+  description:
+    'The bundle ETag, exactly as sent in the ETag header (a quoted strong tag). Send it back in If-None-Match to get 304 while the bundle is unchanged.',
+});
+
+const BundleVersion = Type.Integer({
+  description: 'Shape version of the bundle document (currently 1); bumped only on a breaking change',
+});
+
+export const BundleScene = Type.Object(
+  {
+    node_id: Type.Integer(),
+    number: Type.String(),
+    slugline: Type.String(),
+    synopsis: Type.String(),
+    status: Type.String({ description: 'planned, active, blocked, done, or omitted by a script revision' }),
+    revision_color: Type.String(),
+    elements: Type.Record(Type.String(), Type.Array(Type.String()), {
+      description: 'Free-form: arrays of names keyed by element type',
+    }),
+    episode_id: Type.Optional(Type.Integer({ description: 'Only on an episodic production' })),
+    episode_code: Type.Optional(Type.String({ description: 'Only on an episodic production' })),
+  },
+  { title: 'Scene' },
+);
+
+export const BundleAsset = Type.Object(
+  {
+    node_id: Type.Integer(),
+    label: Type.String(),
+    kind: Type.String(),
+    status: Type.String(),
+    released_versions: Type.Array(VersionSummary, { description: 'Released versions only, oldest first' }),
+  },
+  { title: 'Scene bundle asset' },
+);
+
+export const BundleShootDay = Type.Object({
+  id: Type.Integer(),
+  day_number: Type.Integer(),
+  date: CalendarDate,
+  status: Type.String(),
+  general_call: Nullable(Type.String({ description: 'HH:MM' })),
+});
+
+export const BundleApproval = Type.Object({
+  id: Type.Integer(),
+  title: Type.String(),
+  status: Type.String(),
+  mode: Type.String(),
+  due: Nullable(CalendarDate),
+});
+
+export const BundleDepartmentNote = Type.Object({
+  id: Type.Integer(),
+  summary: Type.String(),
+  created_at: Nullable(Timestamp),
+});
+
+export const SceneBundle = Type.Object(
+  {
+    version: BundleVersion,
+    scene: BundleScene,
+    assets: Type.Array(BundleAsset, {
+      description: 'Every asset the scene uses, in the order the scene lists them',
+    }),
+    shoot_days: Type.Array(BundleShootDay, { description: 'Every shoot day the scene is scheduled on' }),
+    approvals: Type.Array(BundleApproval, {
+      description:
+        "Approvals whose subject is the scene or one of its assets, oldest first. For an engagement-bound key only those of the engagement's departments.",
+    }),
+    department_notes: Type.Array(BundleDepartmentNote, {
+      description:
+        "Department notes on the scene or one of its assets, oldest first. For an engagement-bound key only those of the engagement's departments.",
+    }),
+    etag: EtagField,
+  },
+  { $id: 'SceneBundle', title: 'Scene bundle' },
+);
+
+export const Ingredient = Type.Object(
+  {
+    id: Type.Integer({ description: 'Id of the first occurrence (the lowest released version)' }),
+    kind: Type.String(),
+    label: Type.String(),
+    relation: Type.Optional(Nullable(Type.String())),
+    media_path: Type.Optional(
+      Nullable(Type.String({ description: 'Served by GET /media/{path}?t=<ticket>' })),
+    ),
+  },
+  { title: 'Ingredient' },
+);
+
+export const Costume = Type.Object({
+  node_id: Type.Integer(),
+  label: Type.String(),
+  status: Type.String(),
+  released_versions: Type.Array(VersionSummary, { description: 'Released versions only, oldest first' }),
+  ingredients: Type.Array(Ingredient, {
+    description:
+      'De-duplicated union of the ingredients of every released version: one entry per distinct (kind, label, relation, media), in version then list order',
+  }),
+});
+
+export const CharacterBundle = Type.Object(
+  {
+    version: BundleVersion,
+    character: Type.Object({ node_id: Type.Integer(), label: Type.String(), status: Type.String() }),
+    costumes: Type.Array(Costume, { description: 'Costumes the character wears, in the order listed' }),
+    etag: EtagField,
+  },
+  { $id: 'CharacterBundle', title: 'Character bundle' },
+);
+
+export const BundleParams = Type.Object({
+  node_id: Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Graph node id' }),
+});
+
+export const BundleHeaders = Type.Object({
+  'if-none-match': Type.Optional(
+    Type.String({
+      description: 'One or more ETags (quoted, W/ weak forms accepted) or `*`; a match answers 304',
+    }),
+  ),
+});
+
+export type SceneBundle = Static<typeof SceneBundle>;
+export type CharacterBundle = Static<typeof CharacterBundle>;
+export type Ingredient = Static<typeof Ingredient>;

@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { principalOf } from '../../http/auth.js';
+import { sendMedia } from '../../http/media-response.js';
+import { errorResponses } from '../../http/schemas.js';
+import { MediaDetail, MediaParams } from './schemas.js';
+import { getMedia, mediaContent, mediaNotFound } from './service.js';
+
+const read = { auth: { scopes: ['read'], surface: 'round-trip' } } as const;
+
+const VISIBILITY =
+  'A production-wide key sees every media object of its production. An engagement-bound key sees what its engagement uploaded, and the media of released versions (and their ingredients) of assets its live scene and character grants reach; work another engagement submitted on a turnover is never visible, whatever delivery grants say. Anything else answers 404, exactly as for an unknown id.';
+
+export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get(
+    '/media/:id',
+    {
+      config: read,
+      schema: {
+        summary: 'Metadata of one media object',
+        description: VISIBILITY,
+        tags: ['round-trip'],
+        params: MediaParams,
+        response: { 200: MediaDetail, ...errorResponses(404, 422) },
+      },
+    },
+    async (request) => getMedia(app.ctx, principalOf(request), request.params.id),
+  );
+
+  app.get(
+    '/media/:id/content',
+    {
+      config: read,
+      schema: {
+        summary: 'The bytes of one media object, streamed',
+        description: `${VISIBILITY}\n\nContent-Type is the type sniffed from the bytes at upload; Content-Length, Last-Modified and a strong ETag (the SHA-256) are sent. A single \`Range: bytes=a-b\` answers 206 (416 when unsatisfiable); If-None-Match on the ETag answers 304.`,
+        tags: ['round-trip'],
+        params: MediaParams,
+        produces: ['application/octet-stream'],
+        response: {
+          200: Type.String({ format: 'binary', description: 'The raw bytes' }),
+          206: Type.String({ format: 'binary', description: 'The requested byte range' }),
+          ...errorResponses(404, 416, 422),
+        },
+      },
+    },
+    async (request, reply) => {
+      const media = await mediaContent(app.ctx, principalOf(request), request.params.id);
+      return sendMedia(request, reply, app.ctx.store, media, mediaNotFound);
+    },
+  );
+}

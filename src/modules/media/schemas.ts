@@ -1,0 +1,27 @@
+import { Type, type Static } from 'typebox';
+import { Nullable, Timestamp } from '../../http/schemas.js';
+
+export const MediaDetail = Type.Object(
+  {
+    id: Type.Integer(),
+    kind: Type.String({ description: 'image, video, audio, document or file, from the bytes' }),
+    label: Type.String(),
+    node_id: Type.Optional(Nullable(Type.Integer({ description: 'The asset the media belongs to' }))),
+    delivery_id: Type.Optional(Nullable(Type.Integer())),
+    work_item_id: Type.Optional(
+      Nullable(Type.Integer({ description: 'Set only for media submitted on a turnover' })),
+    ),
+    created_by: Type.Optional(Nullable(Type.String())),
+    created_at: Type.Optional(Nullable(Timestamp)),
+    content_type: Type.Optional(Type.String({ description: 'Media type sniffed from the bytes' })),
+    size: Type.Optional(Type.Integer({ minimum: 0, description: 'Bytes' })),
+    sha256: Type.Optional(Type.String({ description: 'Hex SHA-256 of the bytes; also the content ETag' })),
+  },
+  { $id: 'MediaDetail', title: 'Media detail' },
+);
+
+export const MediaParams = Type.Object({
+  id: Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Media id' }),
+});
+
+export type MediaDetail = Static<typeof MediaDetail>;

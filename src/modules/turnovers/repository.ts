@@ -1,0 +1,80 @@
+import type { Db } from '../../db/index.js';
+
+const NONE = [-1];
+
+export function deliveriesByIds(db: Db, productionId: number, ids: readonly number[]) {
+  return db
+    .selectFrom('deliveries')
+    .where('production_id', '=', productionId)
+    .where('id', 'in', ids.length ? [...ids] : NONE)
+    .select(['id', 'title', 'status', 'due', 'external_to', 'spec', 'sent_at'])
+    .orderBy('position')
+    .orderBy('id')
+    .execute();
+}
+
+export function findDelivery(db: Db, productionId: number, id: number) {
+  return db
+    .selectFrom('deliveries')
+    .where('production_id', '=', productionId)
+    .where('id', '=', id)
+    .select(['id', 'title'])
+    .executeTakeFirst();
+}
+
+export interface NewWorkItem {
+  production_id: number;
+  delivery_id: number;
+  engagement_id: number;
+  title: string;
+  note: string;
+  status: string;
+  created_by: string;
+  created_at: string;
+}
+
+export async function insertWorkItem(db: Db, row: NewWorkItem): Promise<number> {
+  const out = await db.insertInto('work_items').values(row).returning('id').executeTakeFirstOrThrow();
+  return out.id;
+}
+
+export interface NewMedia {
+  production_id: number;
+  storage_key: string;
+  kind: string;
+  label: string;
+  content_type: string;
+  size: number;
+  sha256: string;
+  delivery_id: number;
+  work_item_id: number;
+  uploader_engagement_id: number;
+  created_by: string;
+  created_at: string;
+}
+
+/** One multi-row insert; ids come back keyed by storage key (unique), not by row order. */
+export async function insertMedia(db: Db, rows: readonly NewMedia[]): Promise<Map<string, number>> {
+  const out = await db
+    .insertInto('media')
+    .values(rows.map((r) => ({ ...r, ref: null, node_id: null })))
+    .returning(['id', 'storage_key'])
+    .execute();
+  return new Map(out.map((r) => [r.storage_key, r.id]));
+}
+
+/** Compensation when stored bytes could not be made permanent after the commit. */
+export async function deleteWorkItem(db: Db, productionId: number, workItemId: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .deleteFrom('media')
+      .where('production_id', '=', productionId)
+      .where('work_item_id', '=', workItemId)
+      .execute();
+    await trx
+      .deleteFrom('work_items')
+      .where('production_id', '=', productionId)
+      .where('id', '=', workItemId)
+      .execute();
+  });
+}

@@ -1,0 +1,61 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { principalOf } from '../../http/auth.js';
+import { formParts } from '../../http/multipart-parts.js';
+import { errorResponses } from '../../http/schemas.js';
+import { SubmissionForm, TurnoverParams, TurnoverRow, TurnoverSubmission } from './schemas.js';
+import { listTurnovers, NOTE_MAX, submitTurnover, TITLE_MAX } from './service.js';
+
+export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get(
+    '/turnovers',
+    {
+      config: { auth: { scopes: ['read'], surface: 'round-trip' } },
+      schema: {
+        summary: "Deliveries this key's engagement holds a live read or submit grant on",
+        description:
+          'An empty array (never an error) for a production-wide key or an engagement with no live delivery grant. A revoked or expired grant counts as no grant.',
+        tags: ['round-trip'],
+        response: { 200: Type.Array(TurnoverRow) },
+      },
+    },
+    async (request) => listTurnovers(app.ctx, principalOf(request)),
+  );
+
+  const limits = app.ctx.config.limits;
+  app.post(
+    '/turnovers/:id/submissions',
+    {
+      config: { auth: { scopes: ['submit:turnover'], surface: 'round-trip' } },
+      schema: {
+        summary: 'Submit work on a turnover: every uploaded file becomes its own media object',
+        description: [
+          'multipart/form-data with `files` (one or more file parts, required), `title` (text, at most',
+          `${TITLE_MAX} characters, defaults to the delivery's title) and \`note\` (text, at most ${NOTE_MAX} characters).`,
+          'The server chooses where bytes are stored; no path is accepted or returned. Each file is',
+          'typed from its bytes (never from the name or the declared type) and recorded with its size',
+          'and SHA-256. Refusals in this order: 403 missing `submit:turnover` scope; 404 unknown',
+          'delivery or no live grant of this engagement on it; 403 production-wide key (no engagement',
+          'to submit as) or only a read grant; 422 unknown field or no file or an empty file;',
+          `413 more than ${limits.submissionFiles} files or a file over ${limits.uploadBytes} bytes`,
+          '(PRODGRAPH_MAX_SUBMISSION_FILES, PRODGRAPH_MAX_UPLOAD_BYTES). All or nothing: on any failure',
+          'no work item, no media and no stored bytes remain.',
+        ].join(' '),
+        tags: ['round-trip'],
+        consumes: ['multipart/form-data'],
+        params: TurnoverParams,
+        body: SubmissionForm,
+        response: { 200: TurnoverSubmission, ...errorResponses(400, 404, 413, 422) },
+      },
+      // the form is read lazily by the service, so validation sees an empty stand-in body
+      preValidation: async (request) => {
+        if (request.isMultipart() && request.body === undefined) request.body = {};
+      },
+    },
+    async (request) =>
+      submitTurnover(app.ctx, principalOf(request), request.params.id, formParts(request, limits)),
+  );
+}

@@ -1,0 +1,76 @@
+import { Type, type Static } from 'typebox';
+import { DELIVERY_STATUSES } from '../../domain/vocabulary.js';
+import { CalendarDate, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+
+export const TurnoverRow = Type.Object(
+  {
+    id: Type.Integer({ description: 'Delivery id' }),
+    title: Type.String(),
+    status: StringEnum(DELIVERY_STATUSES),
+    due: Type.Optional(Nullable(CalendarDate)),
+    external_to: Type.Optional(
+      Nullable(Type.String({ description: 'Receiving organisation; null on an internal delivery' })),
+    ),
+    spec: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'Free-form entries' }),
+    sent_at: Type.Optional(Nullable(Timestamp)),
+    can_submit: Type.Boolean({
+      description: "True only while this key's engagement holds a live submit grant on the delivery",
+    }),
+  },
+  { $id: 'TurnoverRow', title: 'Turnover row' },
+);
+
+export const SubmissionMedia = Type.Object({
+  id: Type.Integer({ description: 'Media id: GET /media/{id} and /media/{id}/content' }),
+  label: Type.String({ description: 'The file name as uploaded' }),
+  kind: Type.String({ description: 'image, video, audio, document or file, from the bytes' }),
+});
+
+export const TurnoverSubmission = Type.Object(
+  {
+    id: Type.Integer({ description: 'Work item id' }),
+    delivery_id: Type.Integer(),
+    status: Type.Literal('submitted'),
+    title: Type.String(),
+    note: Type.String(),
+    media: Type.Array(SubmissionMedia, {
+      description: 'One media object per uploaded file, in upload order',
+    }),
+    created_at: Nullable(Timestamp),
+  },
+  { $id: 'TurnoverSubmission', title: 'Turnover submission' },
+);
+
+export const TurnoverParams = Type.Object({
+  id: Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Delivery id' }),
+});
+
+export type TurnoverRow = Static<typeof TurnoverRow>;
+export type TurnoverSubmission = Static<typeof TurnoverSubmission>;
+
+/**
+ * The multipart form, for the OpenAPI document. The parts are streamed and checked by the
+ * service (so files are never buffered); the route validates an empty stand-in body against
+ * it, so it names no `required` parts and states that rule in words instead.
+ */
+export const SubmissionForm = {
+  content: {
+    'multipart/form-data': {
+      schema: {
+        type: 'object',
+        description:
+          '`files` is required: one or more file parts. `title` and `note` are optional text parts.',
+        properties: {
+          files: {
+            type: 'array',
+            minItems: 1,
+            items: { type: 'string', format: 'binary' },
+            description: 'One or more files; each becomes its own media object',
+          },
+          title: { type: 'string', maxLength: 500, description: "Defaults to the delivery's title" },
+          note: { type: 'string', maxLength: 20000 },
+        },
+      },
+    },
+  },
+} as const;

@@ -1,0 +1,192 @@
+import type { Readable } from 'node:stream';
+import { Clamp } from '../../auth/clamp.js';
+import { actorName, type Principal } from '../../auth/principal.js';
+import type { AppContext } from '../../context.js';
+import { nowIso, parseJson } from '../../db/values.js';
+import { AppError, errors } from '../../errors.js';
+import { discardAll, mediaKindOf, type StagedObject } from '../../media/store.js';
+import { appendActivity } from '../activity/repository.js';
+import * as repo from './repository.js';
+import type { TurnoverRow, TurnoverSubmission } from './schemas.js';
+
+/** Rule 4: only deliveries the engagement holds a live read or submit grant on. */
+export async function listTurnovers(ctx: AppContext, principal: Principal): Promise<TurnoverRow[]> {
+  const clamp = await Clamp.load(ctx.db, principal);
+  const granted = clamp.grantedDeliveries();
+  if (granted.size === 0) return [];
+  const rows = await repo.deliveriesByIds(ctx.db, principal.productionId, [...granted.keys()]);
+  return rows.map((d) => ({
+    id: d.id,
+    title: d.title,
+    status: d.status as TurnoverRow['status'],
+    due: d.due,
+    external_to: d.external_to,
+    spec: parseJson<Record<string, unknown>[]>(d.spec, []),
+    sent_at: d.sent_at,
+    can_submit: granted.get(d.id)?.canSubmit ?? false,
+  }));
+}
+
+/** One piece of a submission as it arrives; REST feeds multipart parts, MCP could feed decoded files. */
+export type IncomingPart =
+  | { type: 'field'; name: string; value: string }
+  | { type: 'file'; name: string; filename: string; stream: Readable };
+
+export const TITLE_MAX = 500;
+export const NOTE_MAX = 20_000;
+
+interface StagedFile {
+  label: string;
+  object: StagedObject;
+}
+
+function fieldValue(current: string | undefined, name: string, value: string, max: number): string {
+  if (current !== undefined) throw errors.invalid(name, 'given more than once');
+  if (value.length > max) throw errors.invalid(name, `must be at most ${max} characters`);
+  return value;
+}
+
+/**
+ * Submits work on a turnover. Refusals in contract order, each before any byte is read:
+ * no reach (404, exactly as for an unknown delivery) → no engagement or no live submit grant
+ * (403); then, while reading, a bad field or no file (422) and size limits (413). Files stream
+ * into the store one at a time and are never held whole in memory. The work item and its
+ * media rows are one transaction; staged bytes become permanent only after it commits, and on
+ * any failure nothing remains: no work item, no media rows, no stored bytes.
+ */
+export async function submitTurnover(
+  ctx: AppContext,
+  principal: Principal,
+  deliveryId: number,
+  parts: AsyncIterable<IncomingPart>,
+): Promise<TurnoverSubmission> {
+  const clamp = await Clamp.load(ctx.db, principal);
+  const pid = principal.productionId;
+  const notFound = () => errors.notFound('delivery');
+  if (!clamp.reachesDelivery(deliveryId)) throw notFound();
+  const delivery = await repo.findDelivery(ctx.db, pid, deliveryId);
+  if (!delivery) throw notFound();
+  if (clamp.engagementId === null) {
+    throw errors.forbidden(
+      'a submission needs an engagement-bound key: this production-wide key has no engagement to submit as',
+    );
+  }
+  if (!clamp.canSubmitTo(deliveryId)) {
+    throw errors.forbidden('this engagement holds no live submit grant on this delivery');
+  }
+  const engagementId = clamp.engagementId;
+  const { uploadBytes, submissionFiles } = ctx.config.limits;
+
+  const staged: StagedFile[] = [];
+  let title: string | undefined;
+  let note: string | undefined;
+  try {
+    for await (const part of parts) {
+      if (part.type === 'field') {
+        if (part.name === 'title') {
+          title = fieldValue(title, 'title', part.value.trim(), TITLE_MAX);
+          if (title === '')
+            throw errors.invalid('title', 'must not be empty (omit it to use the delivery title)');
+        } else if (part.name === 'note') {
+          note = fieldValue(note, 'note', part.value, NOTE_MAX);
+        } else if (part.name === 'files') {
+          throw errors.invalid('files', 'must be a file part (with a filename), not a text field');
+        } else {
+          throw errors.invalid(part.name, 'unknown field (expected files, title, note)');
+        }
+        continue;
+      }
+      if (part.name !== 'files') {
+        part.stream.resume();
+        throw errors.invalid(part.name, 'unknown file field (files go in "files")');
+      }
+      if (staged.length >= submissionFiles) {
+        part.stream.resume();
+        throw errors.tooLarge(`files: at most ${submissionFiles} files per submission`);
+      }
+      const label = part.filename.trim() || `file ${staged.length + 1}`;
+      let object: StagedObject;
+      try {
+        object = await ctx.store.stage(pid, part.stream, { maxBytes: uploadBytes, filename: part.filename });
+      } catch (err) {
+        if (err instanceof AppError && err.status === 413) {
+          throw errors.tooLarge(`files: "${label}" is larger than the limit of ${uploadBytes} bytes`);
+        }
+        throw err;
+      }
+      staged.push({ label, object });
+      if (object.size === 0) throw errors.invalid('files', `"${label}" is empty`);
+    }
+    if (staged.length === 0) throw errors.invalid('files', 'at least one file is required');
+
+    const now = nowIso();
+    const finalTitle = title ?? delivery.title;
+    const finalNote = note ?? '';
+    const actor = actorName(principal);
+    const { workItemId, mediaIds } = await ctx.db.transaction().execute(async (trx) => {
+      const workItemId = await repo.insertWorkItem(trx, {
+        production_id: pid,
+        delivery_id: delivery.id,
+        engagement_id: engagementId,
+        title: finalTitle,
+        note: finalNote,
+        status: 'submitted',
+        created_by: actor,
+        created_at: now,
+      });
+      const mediaIds = await repo.insertMedia(
+        trx,
+        staged.map(({ label, object }) => ({
+          production_id: pid,
+          storage_key: object.key,
+          kind: mediaKindOf(object.contentType),
+          label,
+          content_type: object.contentType,
+          size: object.size,
+          sha256: object.sha256,
+          delivery_id: delivery.id,
+          work_item_id: workItemId,
+          uploader_engagement_id: engagementId,
+          created_by: actor,
+          created_at: now,
+        })),
+      );
+      await appendActivity(trx, {
+        productionId: pid,
+        actor,
+        verb: 'submitted',
+        summary: `${finalTitle} on turnover "${delivery.title}" (${staged.length} file${staged.length === 1 ? '' : 's'})`,
+        apiKeyId: principal.keyId,
+        personId: principal.personId,
+        at: now,
+      });
+      return { workItemId, mediaIds };
+    });
+
+    try {
+      for (const s of staged) await s.object.commit();
+    } catch (err) {
+      // the rows point at bytes that did not land: take the rows back out, then the bytes
+      await repo.deleteWorkItem(ctx.db, pid, workItemId);
+      await Promise.allSettled(staged.map((s) => ctx.store.delete(s.object.key)));
+      throw err;
+    }
+
+    return {
+      id: workItemId,
+      delivery_id: delivery.id,
+      status: 'submitted',
+      title: finalTitle,
+      note: finalNote,
+      media: staged.map(({ label, object }) => ({
+        id: mediaIds.get(object.key)!,
+        label,
+        kind: mediaKindOf(object.contentType),
+      })),
+      created_at: now,
+    };
+  } catch (err) {
+    await discardAll(staged.map((s) => s.object));
+    throw err;
+  }
+}

@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
+import { get } from './support/http.js';
+import { importRoundTrip, type Refs } from './support/round-trip.js';
+
+for (const dialect of DIALECTS) {
+  describe(`purchase orders [${dialect}]`, () => {
+    let env: TestEnv;
+    let refs: Refs;
+
+    before(async () => {
+      env = await createEnv(dialect);
+      refs = await importRoundTrip(env, 'film');
+    });
+    after(() => env.close());
+
+    it("a vendor gets only its own department-bound rows and its departments' cost lines, as numbers", async () => {
+      const pix = await env.mint({ production: 'film', scopes: ['read:money'], engagement: 'eng-pix' });
+      const r = await get(env.app, '/api/v1/purchase-orders', pix);
+      assert.equal(r.status, 200);
+      assert.deepEqual(r.body, {
+        purchase_orders: [
+          {
+            id: refs.po4,
+            department_id: refs.costume,
+            account: '2300',
+            vendor: 'Pixelworks Ltd',
+            description: 'Coat weathering',
+            amount: 750,
+            status: 'closed',
+            date: '2026-03-01',
+          },
+          {
+            id: refs.po1,
+            department_id: refs.vfx,
+            account: '4200',
+            vendor: 'Pixelworks Ltd',
+            description: 'Plate cleanup',
+            amount: 12500.5,
+            status: 'open',
+            date: '2026-03-02',
+          },
+        ],
+        // eng-pix's departments are [vfx], whose account is 4200; the inactive week's line is not shown
+        line: [{ account: '4200', description: 'VFX', budget: 250000.25, actual: 41000, committed: 12500 }],
+        week_of: '2026-03-02',
+      });
+      // po2 (no department) and other vendors' rows (po3, po5) never appear
+      const ids = r.body.purchase_orders.map((o: { id: number }) => o.id);
+      for (const hidden of [refs.po2, refs.po3, refs.po5]) assert.ok(!ids.includes(hidden));
+    });
+
+    it("another vendor sees its own rows and its own departments' lines", async () => {
+      const hal = await env.mint({ production: 'film', scopes: ['read:money'], engagement: 'eng-hal' });
+      const r = await get(env.app, '/api/v1/purchase-orders', hal);
+      assert.deepEqual(
+        r.body.purchase_orders.map((o: { id: number }) => o.id),
+        [refs.po3],
+      );
+      assert.deepEqual(
+        r.body.line.map((l: { account: string }) => l.account),
+        ['2300'],
+      );
+    });
+
+    it('without an active cost report: rows, no lines, week_of null', async () => {
+      await env.handle.db.updateTable('cost_reports').set({ active: 0 }).execute();
+      const pix = await env.mint({ production: 'film', scopes: ['read:money'], engagement: 'eng-pix' });
+      const r = await get(env.app, '/api/v1/purchase-orders', pix);
+      assert.equal(r.body.purchase_orders.length, 2);
+      assert.deepEqual(r.body.line, []);
+      assert.equal(r.body.week_of, null);
+    });
+
+    it('read alone is not enough: 403 naming read:money', async () => {
+      const key = await env.mint({ production: 'film', scopes: ['read'], engagement: 'eng-pix' });
+      const r = await get(env.app, '/api/v1/purchase-orders', key);
+      assert.equal(r.status, 403);
+      assert.match(r.body.detail, /read:money/);
+    });
+  });
+}
