@@ -91,7 +91,7 @@ const MOTIFS = {
     <path d="M380 84 L480 60 L480 108 Z" fill="#fff3c4" opacity="0.35"/>`,
   prop: (ink) => `
     <g fill="${ink}" opacity="0.85">
-      <rect x="270" y="214" width="190" height="10" rx="3"/>
+      <rect x="270" y="208" width="190" height="10" rx="3"/>
       <rect x="338" y="110" width="64" height="98" rx="10"/>
       <rect x="350" y="86" width="40" height="24" rx="4"/>
       <path d="M350 86 Q370 50 390 86" fill="none" stroke="${ink}" stroke-width="5"/>
@@ -117,7 +117,7 @@ const MOTIFS = {
     let cells = '';
     for (let i = 0; i < 3; i++) {
       const fill = hsl(hue + i * 14 + r() * 10, 35 + i * 10, 30 + i * 14);
-      const x = 226 + i * 72;
+      const x = 226 + i * 66;
       const y = 40 + i * 14;
       cells += `<rect x="${x}" y="${y}" width="110" height="140" rx="6" fill="${fill}" stroke="${ink}" stroke-width="2"/>
         <rect x="${x}" y="${y}" width="110" height="140" rx="6" fill="url(#weave)"/>`;
@@ -164,13 +164,14 @@ function svgFor(item, accent) {
       <stop offset="0" stop-color="#fffbe0"/><stop offset="0.4" stop-color="${hsl(hue + 20, 90, 70)}" stop-opacity="0.8"/>
       <stop offset="1" stop-color="${hsl(hue, 90, 50)}" stop-opacity="0"/>
     </radialGradient>
+    <clipPath id="above"><rect width="${W}" height="${H - 78}"/></clipPath>
     <pattern id="weave" width="6" height="6" patternUnits="userSpaceOnUse">
       <path d="M0 3 H6 M3 0 V6" stroke="#000" stroke-opacity="0.18" stroke-width="1"/>
     </pattern>
   </defs>
   <rect width="${W}" height="${H}" fill="url(#bg)"/>
-  ${motif}
-  <rect x="0" y="${H - 78}" width="${W}" height="78" fill="#000" opacity="0.45"/>
+  <g clip-path="url(#above)"><g transform="translate(0 -22)">${motif}</g></g>
+  <rect x="0" y="${H - 78}" width="${W}" height="78" fill="#000" opacity="0.55"/>
   <text x="18" y="${H - 46}" font-size="${long ? 17 : 22}" font-weight="bold" fill="#fff">${esc(title)}</text>
   <text x="18" y="${H - 20}" font-size="14" fill="#fff" opacity="0.85">${esc(item.subtitle)}</text>
   <text x="18" y="28" font-size="12" fill="#fff" opacity="0.7" letter-spacing="2">${esc(item.production)}</text>
