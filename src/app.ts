@@ -11,6 +11,16 @@ import { FileMediaStore, type MediaStore } from './media/store.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { productionRoutes } from './modules/production/routes.js';
 import { departmentRoutes } from './modules/departments/routes.js';
+import { sceneRoutes } from './modules/scenes/routes.js';
+import { assetRoutes } from './modules/assets/routes.js';
+import { scheduleRoutes } from './modules/schedule/routes.js';
+import { deliveryRoutes } from './modules/deliveries/routes.js';
+import { approvalRoutes } from './modules/approvals/routes.js';
+import { scriptChangeRoutes } from './modules/script-changes/routes.js';
+import { activityRoutes } from './modules/activity/routes.js';
+import { jobRoutes } from './modules/jobs/routes.js';
+import { peopleRoutes } from './modules/people/routes.js';
+import { mediaFileRoutes, mediaTicketRoutes } from './modules/media-ticket/routes.js';
 import { assetWriteRoutes } from './modules/assets/write-routes.js';
 import { approvalDecideRoutes } from './modules/approvals/decide-routes.js';
 import { idempotency } from './http/idempotency.js';
@@ -41,6 +51,16 @@ export type App = FastifyInstance;
 const apiModules = [
   productionRoutes,
   departmentRoutes,
+  sceneRoutes,
+  assetRoutes,
+  scheduleRoutes,
+  deliveryRoutes,
+  approvalRoutes,
+  scriptChangeRoutes,
+  activityRoutes,
+  jobRoutes,
+  peopleRoutes,
+  mediaTicketRoutes,
   assetWriteRoutes,
   approvalDecideRoutes,
   storageRoutes,
@@ -74,6 +94,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(idempotency);
 
   await app.register(healthRoutes);
+  // the off-plane file route lives at the base URL, outside /api/v1 (decisions.md)
+  await app.register(mediaFileRoutes);
   await app.register(
     async (api) => {
       for (const mod of apiModules) await api.register(mod);

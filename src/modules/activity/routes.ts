@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { principalOf } from '../../http/auth.js';
+import { errorResponses } from '../../http/schemas.js';
+import { activityFeed } from './feed.js';
+import { ActivityEntry, LimitQuery } from './schemas.js';
+
+export async function activityRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(
+    '/activity',
+    {
+      config: { auth: { scopes: ['read'], surface: 'production' } },
+      schema: {
+        summary: "The production's activity feed, newest first",
+        tags: ['activity'],
+        querystring: LimitQuery,
+        response: { 200: Type.Array(ActivityEntry), ...errorResponses(422) },
+      },
+    },
+    async (request) => activityFeed(app.ctx, principalOf(request), request.query.limit),
+  );
+}

@@ -1,0 +1,57 @@
+import type { Db } from '../../db/index.js';
+
+export interface ApprovalFilter {
+  status?: string;
+  ids?: readonly number[];
+}
+
+export function listApprovals(db: Db, productionId: number, filter: ApprovalFilter = {}) {
+  let q = db
+    .selectFrom('approvals as a')
+    .leftJoin('departments as d', 'd.id', 'a.department_id')
+    .leftJoin('nodes as n', 'n.id', 'a.subject_node_id')
+    .leftJoin('versions as v', 'v.id', 'a.subject_version_id')
+    .where('a.production_id', '=', productionId)
+    .select([
+      'a.id',
+      'a.title',
+      'a.mode',
+      'a.status',
+      'a.due',
+      'd.slug as department',
+      'a.subject_node_id',
+      'n.label as subject_label',
+      'n.kind as subject_kind',
+      'a.subject_version_id',
+      'v.version as subject_version',
+      'a.current_step',
+      'a.created_at',
+      'a.updated_at',
+    ]);
+  if (filter.status !== undefined) q = q.where('a.status', '=', filter.status);
+  if (filter.ids !== undefined) q = q.where('a.id', 'in', filter.ids.length ? [...filter.ids] : [-1]);
+  return q.orderBy('a.id').execute();
+}
+
+/** Steps of every approval of the production (or of some), in one query. */
+export function listSteps(db: Db, productionId: number, filter: ApprovalFilter = {}) {
+  let q = db
+    .selectFrom('approval_steps as s')
+    .innerJoin('approvals as a', 'a.id', 's.approval_id')
+    .leftJoin('people as p', 'p.id', 's.person_id')
+    .where('s.production_id', '=', productionId)
+    .select([
+      's.approval_id',
+      's.position',
+      's.person_id',
+      'p.name as person_name',
+      'p.role as person_role',
+      's.decision',
+      's.decided_by',
+      's.note',
+      's.decided_at',
+    ]);
+  if (filter.status !== undefined) q = q.where('a.status', '=', filter.status);
+  if (filter.ids !== undefined) q = q.where('a.id', 'in', filter.ids.length ? [...filter.ids] : [-1]);
+  return q.orderBy('s.approval_id').orderBy('s.position').execute();
+}

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { principalOf } from '../../http/auth.js';
+import { errorResponses } from '../../http/schemas.js';
+import { ApprovalChain, ApprovalListQuery } from './schemas.js';
+import { listApprovals } from './service.js';
+
+export async function approvalRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(
+    '/approvals',
+    {
+      config: { auth: { scopes: ['read'], surface: 'production' } },
+      schema: {
+        summary: 'Approval chains with their steps, current step and subject, oldest first',
+        tags: ['approvals'],
+        querystring: ApprovalListQuery,
+        response: { 200: Type.Array(ApprovalChain), ...errorResponses(422) },
+      },
+    },
+    async (request) => listApprovals(app.ctx, principalOf(request), request.query.status),
+  );
+}

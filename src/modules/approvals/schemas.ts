@@ -1,0 +1,60 @@
+import { Type, type Static } from 'typebox';
+import { APPROVAL_MODES, APPROVAL_STATUSES } from '../../domain/vocabulary.js';
+import { CalendarDate, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+
+export const ApprovalStep = Type.Object(
+  {
+    position: Type.Integer({ minimum: 0, description: 'Index in the chain, from 0' }),
+    person_id: Nullable(Type.Integer()),
+    person_name: Nullable(Type.String()),
+    role: Nullable(Type.String({ description: "The person's role" })),
+    current: Type.Boolean({
+      description: 'True for the one step awaiting a decision while the approval is pending',
+    }),
+    decision: Nullable(Type.String({ description: '`approved` or `changes` once decided, else null' })),
+    decided_by: Nullable(Type.String({ description: 'Name the decision was recorded under' })),
+    note: Nullable(Type.String()),
+    decided_at: Nullable(Timestamp),
+  },
+  { $id: 'ApprovalStep', title: 'Approval step' },
+);
+
+export const ApprovalSubject = Type.Object(
+  {
+    node_id: Type.Integer(),
+    label: Type.String(),
+    kind: Type.String(),
+    version_id: Nullable(Type.Integer({ description: 'Set when the subject is one version of the node' })),
+    version: Nullable(Type.Integer()),
+  },
+  { $id: 'ApprovalSubject', title: 'Approval subject' },
+);
+
+export const ApprovalChain = Type.Object(
+  {
+    id: Type.Integer(),
+    title: Type.String(),
+    mode: StringEnum(APPROVAL_MODES, {
+      description: '`decision`: one named decider; `chain`: ordered steps, each a person',
+    }),
+    status: StringEnum(APPROVAL_STATUSES),
+    due: Nullable(CalendarDate),
+    department: Nullable(Type.String({ description: 'Department slug' })),
+    subject: Nullable(ApprovalSubject),
+    current_step: Nullable(
+      Type.Integer({
+        minimum: 0,
+        description: 'Position of the step awaiting a decision while pending; null once settled',
+      }),
+    ),
+    steps: Type.Array(ApprovalStep),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'ApprovalChain', title: 'Approval chain' },
+);
+export type ApprovalChain = Static<typeof ApprovalChain>;
+
+export const ApprovalListQuery = Type.Object({
+  status: Type.Optional(StringEnum(APPROVAL_STATUSES, { description: 'Only approvals in this status' })),
+});

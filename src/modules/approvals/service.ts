@@ -1,0 +1,74 @@
+import type { Principal } from '../../auth/principal.js';
+import type { AppContext } from '../../context.js';
+import type { Db } from '../../db/index.js';
+import { errors } from '../../errors.js';
+import { groupBy } from '../../util/group-by.js';
+import * as repo from './repository.js';
+import type { ApprovalChain } from './schemas.js';
+
+/**
+ * Approval chains with their steps, in two queries whatever their number. Reusable by the
+ * write side (pass a transaction as db to read back what it just decided).
+ */
+export async function approvalChains(
+  db: Db,
+  productionId: number,
+  filter: repo.ApprovalFilter = {},
+): Promise<ApprovalChain[]> {
+  const [approvals, steps] = await Promise.all([
+    repo.listApprovals(db, productionId, filter),
+    repo.listSteps(db, productionId, filter),
+  ]);
+  const stepsOf = groupBy(steps, (s) => s.approval_id);
+  return approvals.map((a) => {
+    const pending = a.status === 'pending';
+    const current = pending ? a.current_step : null;
+    return {
+      id: a.id,
+      title: a.title,
+      mode: a.mode as ApprovalChain['mode'],
+      status: a.status as ApprovalChain['status'],
+      due: a.due,
+      department: a.department ?? null,
+      subject:
+        a.subject_node_id === null
+          ? null
+          : {
+              node_id: a.subject_node_id,
+              label: a.subject_label ?? '',
+              kind: a.subject_kind ?? '',
+              version_id: a.subject_version_id,
+              version: a.subject_version ?? null,
+            },
+      current_step: current,
+      steps: (stepsOf.get(a.id) ?? []).map((s) => ({
+        position: s.position,
+        person_id: s.person_id,
+        person_name: s.person_name ?? null,
+        role: s.person_role ?? null,
+        current: current !== null && s.position === current,
+        decision: s.decision,
+        decided_by: s.decided_by,
+        note: s.note,
+        decided_at: s.decided_at,
+      })),
+      created_at: a.created_at,
+      updated_at: a.updated_at,
+    };
+  });
+}
+
+export function listApprovals(
+  ctx: AppContext,
+  principal: Principal,
+  status?: ApprovalChain['status'],
+): Promise<ApprovalChain[]> {
+  return approvalChains(ctx.db, principal.productionId, { status });
+}
+
+/** One approval chain of the key's production; unknown and foreign ids answer alike. */
+export async function getApproval(ctx: AppContext, principal: Principal, id: number): Promise<ApprovalChain> {
+  const [chain] = await approvalChains(ctx.db, principal.productionId, { ids: [id] });
+  if (!chain) throw errors.notFound('approval');
+  return chain;
+}

@@ -1,0 +1,187 @@
+import type { ExpressionBuilder } from 'kysely';
+import type { Db } from '../../db/index.js';
+import type { Database } from '../../db/schema.js';
+import { EDGE_USES, EDGE_WEARS } from '../../domain/vocabulary.js';
+
+export interface AssetFilter {
+  departmentId?: number;
+  kind?: string;
+  status?: string;
+  released?: boolean;
+}
+
+const versionCount = (eb: ExpressionBuilder<Database, 'nodes'>) =>
+  eb
+    .selectFrom('versions')
+    .whereRef('versions.node_id', '=', 'nodes.id')
+    .select(eb.fn.countAll().as('n'))
+    .as('version_count');
+
+/** Asset rows (every node but scenes), in the order the production lists them. */
+export function listAssets(db: Db, productionId: number, filter: AssetFilter) {
+  let q = db
+    .selectFrom('nodes')
+    .leftJoin('departments as d', 'd.id', 'nodes.department_id')
+    .where('nodes.production_id', '=', productionId)
+    .where('nodes.kind', '<>', 'scene')
+    .select((eb) => [
+      'nodes.id',
+      'nodes.label',
+      'nodes.kind',
+      'nodes.status',
+      'd.slug as department',
+      'nodes.updated_at',
+      versionCount(eb),
+    ]);
+  if (filter.departmentId !== undefined) q = q.where('nodes.department_id', '=', filter.departmentId);
+  if (filter.kind !== undefined) q = q.where('nodes.kind', '=', filter.kind);
+  if (filter.status !== undefined) q = q.where('nodes.status', '=', filter.status);
+  if (filter.released) {
+    q = q.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('versions')
+          .whereRef('versions.node_id', '=', 'nodes.id')
+          .where('versions.released', '=', 1)
+          .select('versions.id'),
+      ),
+    );
+  }
+  return q.orderBy('nodes.position').orderBy('nodes.id').execute();
+}
+
+export type AssetRowData = Awaited<ReturnType<typeof listAssets>>[number];
+
+export function findDepartmentId(db: Db, productionId: number, slug: string) {
+  return db
+    .selectFrom('departments')
+    .where('production_id', '=', productionId)
+    .where('slug', '=', slug)
+    .select('id')
+    .executeTakeFirst();
+}
+
+/** One asset node (never a scene) with the production's format. */
+export function findAsset(db: Db, productionId: number, nodeId: number) {
+  return db
+    .selectFrom('nodes')
+    .innerJoin('productions as p', 'p.id', 'nodes.production_id')
+    .leftJoin('departments as d', 'd.id', 'nodes.department_id')
+    .where('nodes.production_id', '=', productionId)
+    .where('nodes.id', '=', nodeId)
+    .where('nodes.kind', '<>', 'scene')
+    .select([
+      'nodes.id',
+      'nodes.label',
+      'nodes.kind',
+      'nodes.status',
+      'd.slug as department',
+      'nodes.created_at',
+      'nodes.updated_at',
+      'p.format',
+    ])
+    .executeTakeFirst();
+}
+
+/** Every version of a node, released or not, oldest first. */
+export function versionsOfNode(db: Db, productionId: number, nodeId: number) {
+  return db
+    .selectFrom('versions as v')
+    .leftJoin('media as m', 'm.id', 'v.media_id')
+    .where('v.production_id', '=', productionId)
+    .where('v.node_id', '=', nodeId)
+    .select([
+      'v.id',
+      'v.node_id',
+      'v.version',
+      'v.variant',
+      'v.status',
+      'v.released',
+      'v.note',
+      'v.created_by',
+      'v.created_by_person_id',
+      'v.archived',
+      'v.created_at',
+      'm.storage_key',
+    ])
+    .orderBy('v.version')
+    .orderBy('v.id')
+    .execute();
+}
+
+/** Notes of the node's released versions. */
+export function releasedNotesOfNode(db: Db, productionId: number, nodeId: number) {
+  return db
+    .selectFrom('version_notes as vn')
+    .innerJoin('versions as v', 'v.id', 'vn.version_id')
+    .where('v.production_id', '=', productionId)
+    .where('v.node_id', '=', nodeId)
+    .where('v.released', '=', 1)
+    .select(['vn.id', 'vn.version_id', 'vn.text', 'vn.author', 'vn.created_at'])
+    .orderBy('vn.created_at')
+    .orderBy('vn.id')
+    .execute();
+}
+
+/** Ingredients of the node's released versions, with their media. */
+export function releasedIngredientsOfNode(db: Db, productionId: number, nodeId: number) {
+  return db
+    .selectFrom('ingredients as g')
+    .innerJoin('versions as v', 'v.id', 'g.version_id')
+    .leftJoin('media as m', 'm.id', 'g.media_id')
+    .where('v.production_id', '=', productionId)
+    .where('v.node_id', '=', nodeId)
+    .where('v.released', '=', 1)
+    .select(['g.id', 'g.version_id', 'g.kind', 'g.label', 'g.relation', 'm.storage_key'])
+    .orderBy('g.version_id')
+    .orderBy('g.position')
+    .orderBy('g.id')
+    .execute();
+}
+
+/** Scenes that use the node, in script order. */
+export function scenesUsing(db: Db, productionId: number, nodeId: number) {
+  return db
+    .selectFrom('edges')
+    .innerJoin('nodes as s', 's.id', 'edges.from_node_id')
+    .leftJoin('episodes as e', 'e.id', 's.episode_id')
+    .where('edges.production_id', '=', productionId)
+    .where('edges.to_node_id', '=', nodeId)
+    .where('edges.kind', '=', EDGE_USES)
+    .where('s.kind', '=', 'scene')
+    .select(['s.id', 's.number', 's.slugline', 's.status', 's.episode_id', 'e.code as episode_code'])
+    .orderBy('s.position')
+    .orderBy('s.id')
+    .execute();
+}
+
+/** Both directions of the wears edge: costumes a character wears and characters wearing a costume. */
+export function wearsEdgesOf(db: Db, productionId: number, nodeId: number) {
+  return db
+    .selectFrom('edges')
+    .innerJoin('nodes', (j) =>
+      j.on((eb) =>
+        eb.or([
+          eb.and([eb('edges.from_node_id', '=', nodeId), eb('nodes.id', '=', eb.ref('edges.to_node_id'))]),
+          eb.and([eb('edges.to_node_id', '=', nodeId), eb('nodes.id', '=', eb.ref('edges.from_node_id'))]),
+        ]),
+      ),
+    )
+    .leftJoin('departments as d', 'd.id', 'nodes.department_id')
+    .where('edges.production_id', '=', productionId)
+    .where('edges.kind', '=', EDGE_WEARS)
+    .select((eb) => [
+      'edges.from_node_id',
+      'nodes.id',
+      'nodes.label',
+      'nodes.kind',
+      'nodes.status',
+      'd.slug as department',
+      'nodes.updated_at',
+      versionCount(eb),
+    ])
+    .orderBy('edges.position')
+    .orderBy('nodes.position')
+    .orderBy('nodes.id')
+    .execute();
+}

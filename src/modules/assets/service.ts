@@ -1,0 +1,122 @@
+import type { Principal } from '../../auth/principal.js';
+import type { AppContext } from '../../context.js';
+import { toBool, toInt } from '../../db/values.js';
+import { errors } from '../../errors.js';
+import { groupBy } from '../../util/group-by.js';
+import { mediaPathOf } from '../../media/paths.js';
+import { episodeFields } from '../scenes/episode.js';
+import { toVersionSummary, type VersionRow } from '../versions/summary.js';
+import * as repo from './repository.js';
+import type { AssetRecord, AssetRow, AssetVersion } from './schemas.js';
+
+export interface AssetListQuery {
+  department?: string;
+  kind?: string;
+  status?: string;
+  released?: '1' | 'true' | '0' | 'false';
+}
+
+const toRow = (r: repo.AssetRowData): AssetRow => ({
+  node_id: r.id,
+  label: r.label,
+  kind: r.kind,
+  status: r.status as AssetRow['status'],
+  department: r.department ?? null,
+  versions: toInt(r.version_count),
+  updated_at: r.updated_at,
+});
+
+export async function listAssets(
+  ctx: AppContext,
+  principal: Principal,
+  query: AssetListQuery = {},
+): Promise<AssetRow[]> {
+  if (query.kind === 'scene') throw errors.invalid('kind', 'scenes are not assets (use GET /scenes)');
+  let departmentId: number | undefined;
+  if (query.department !== undefined) {
+    const d = await repo.findDepartmentId(ctx.db, principal.productionId, query.department);
+    if (!d) throw errors.invalid('department', `no department "${query.department}" in this production`);
+    departmentId = d.id;
+  }
+  const rows = await repo.listAssets(ctx.db, principal.productionId, {
+    departmentId,
+    kind: query.kind,
+    status: query.status,
+    released: query.released === '1' || query.released === 'true',
+  });
+  return rows.map(toRow);
+}
+
+/**
+ * The full asset record: the row's fields, every version (released ones in full with their
+ * notes and ingredients, the others as locked stubs), the scenes that use it, and the
+ * costumes of a character (or the characters wearing a costume). Writes return it too.
+ */
+export async function getAsset(ctx: AppContext, principal: Principal, nodeId: number): Promise<AssetRecord> {
+  const pid = principal.productionId;
+  const node = await repo.findAsset(ctx.db, pid, nodeId);
+  if (!node) throw errors.notFound('asset');
+  const [versions, notes, ingredients, scenes, wears] = await Promise.all([
+    repo.versionsOfNode(ctx.db, pid, nodeId),
+    repo.releasedNotesOfNode(ctx.db, pid, nodeId),
+    repo.releasedIngredientsOfNode(ctx.db, pid, nodeId),
+    repo.scenesUsing(ctx.db, pid, nodeId),
+    repo.wearsEdgesOf(ctx.db, pid, nodeId),
+  ]);
+  const notesOf = groupBy(notes, (n) => n.version_id);
+  const ingredientsOf = groupBy(ingredients, (g) => g.version_id);
+
+  const record: AssetRecord = {
+    node_id: node.id,
+    label: node.label,
+    kind: node.kind,
+    status: node.status as AssetRecord['status'],
+    department: node.department ?? null,
+    versions: versions.map((v): AssetVersion => {
+      if (!toBool(v.released)) {
+        return {
+          id: v.id,
+          version: v.version,
+          variant: v.variant,
+          status: v.status,
+          released: false,
+          locked: true,
+        };
+      }
+      return {
+        ...toVersionSummary(v as VersionRow),
+        released: true,
+        locked: false,
+        notes: (notesOf.get(v.id) ?? []).map((n) => ({
+          id: n.id,
+          text: n.text,
+          author: n.author,
+          created_at: n.created_at,
+        })),
+        ingredients: (ingredientsOf.get(v.id) ?? []).map((g) => ({
+          id: g.id,
+          kind: g.kind,
+          label: g.label,
+          relation: g.relation,
+          media_path: mediaPathOf(g.storage_key),
+        })),
+      };
+    }),
+    created_at: node.created_at,
+    updated_at: node.updated_at,
+    scenes: scenes.map((s) => ({
+      node_id: s.id,
+      number: s.number ?? '',
+      slugline: s.slugline ?? '',
+      status: s.status,
+      ...episodeFields(node.format, s.episode_id, s.episode_code),
+    })),
+  };
+  if (node.kind === 'character') {
+    record.costumes = wears.filter((w) => w.from_node_id === node.id).map(toRow);
+  }
+  if (node.kind === 'costume') {
+    record.worn_by = wears.filter((w) => w.from_node_id !== node.id).map(toRow);
+  }
+  return record;
+}

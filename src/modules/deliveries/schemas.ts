@@ -1,0 +1,34 @@
+import { Type, type Static } from 'typebox';
+import { APPROVAL_STATUSES, DELIVERY_KINDS, DELIVERY_STATUSES } from '../../domain/vocabulary.js';
+import { CalendarDate, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+
+export const GatingApproval = Type.Object(
+  {
+    id: Type.Integer({ description: 'The approval id, as on GET /approvals' }),
+    title: Type.String(),
+    status: StringEnum(APPROVAL_STATUSES),
+  },
+  { $id: 'GatingApproval', title: 'Gating approval' },
+);
+
+export const Delivery = Type.Object(
+  {
+    id: Type.Integer(),
+    title: Type.String(),
+    kind: StringEnum(DELIVERY_KINDS, {
+      description: '`internal`: department to department; `external`: to an outside organisation',
+    }),
+    status: StringEnum(DELIVERY_STATUSES),
+    due: Nullable(CalendarDate),
+    from_department: Nullable(Type.String({ description: 'Slug of the sending department' })),
+    to_department: Nullable(
+      Type.String({ description: 'Slug of the receiving department (internal deliveries)' }),
+    ),
+    external_to: Nullable(Type.String({ description: 'Receiving organisation (external deliveries)' })),
+    spec: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'Free-form entries' }),
+    sent_at: Nullable(Timestamp),
+    gating_approval: Nullable(GatingApproval),
+  },
+  { $id: 'Delivery', title: 'Delivery' },
+);
+export type Delivery = Static<typeof Delivery>;

@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { principalOf } from '../../http/auth.js';
+import { errorResponses } from '../../http/schemas.js';
+import { LimitQuery } from '../activity/schemas.js';
+import { GenerationJob } from './schemas.js';
+import { recentJobs } from './service.js';
+
+export async function jobRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(
+    '/jobs',
+    {
+      config: { auth: { scopes: ['read'], surface: 'production' } },
+      schema: {
+        summary: 'Recent image and video generation jobs, newest first',
+        tags: ['jobs'],
+        querystring: LimitQuery,
+        response: { 200: Type.Array(GenerationJob), ...errorResponses(422) },
+      },
+    },
+    async (request) => recentJobs(app.ctx, principalOf(request), request.query.limit),
+  );
+}

@@ -1,0 +1,22 @@
+import { Type, type Static } from 'typebox';
+import { JOB_KINDS } from '../../domain/vocabulary.js';
+import { Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+
+export const GenerationJob = Type.Object(
+  {
+    id: Type.Integer(),
+    kind: StringEnum(JOB_KINDS),
+    model: Type.String({ description: 'Open set: image-standard, video-standard, …' }),
+    prompt: Type.String(),
+    status: Type.String({ description: 'Open set: queued, running, succeeded, failed, …' }),
+    media_path: Nullable(
+      Type.String({
+        description: 'The result, served by GET /media/{path}?t=<ticket>; null until there is one',
+      }),
+    ),
+    created_at: Timestamp,
+    finished_at: Nullable(Timestamp),
+  },
+  { $id: 'GenerationJob', title: 'Generation job' },
+);
+export type GenerationJob = Static<typeof GenerationJob>;

@@ -1,0 +1,23 @@
+import type { Db } from '../../db/index.js';
+
+/** The key behind a ticket still stands: not revoked, production-wide, of that production. */
+export async function keyStillValid(db: Db, keyId: number, productionId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('api_keys')
+    .where('id', '=', keyId)
+    .where('production_id', '=', productionId)
+    .where('revoked_at', 'is', null)
+    .where('engagement_id', 'is', null)
+    .select('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export function findMediaByKey(db: Db, productionId: number, storageKey: string) {
+  return db
+    .selectFrom('media')
+    .where('production_id', '=', productionId)
+    .where('storage_key', '=', storageKey)
+    .select(['storage_key', 'content_type', 'sha256'])
+    .executeTakeFirst();
+}

@@ -1,0 +1,54 @@
+import type { FastifyInstance } from 'fastify';
+import { principalOf } from '../../http/auth.js';
+import { sendMedia } from '../../http/media-response.js';
+import { errorResponses } from '../../http/schemas.js';
+import { MediaTicket } from './schemas.js';
+import { mediaFileNotFound, mediaTicket, resolveTicketedMedia } from './service.js';
+
+/** GET /api/v1/media-ticket (mounted under the API prefix). */
+export async function mediaTicketRoutes(app: FastifyInstance): Promise<void> {
+  app.get(
+    '/media-ticket',
+    {
+      config: { auth: { scopes: ['read'], surface: 'production' } },
+      schema: {
+        summary: 'A 15-minute ticket for the off-plane file route GET /media/{path}?t=<ticket>',
+        description:
+          "The ticket opens the key's production's media only and dies when the key is revoked. " +
+          'Append it to any `media_path` the API returned: `{base_url}{media_path}?t={ticket}`.',
+        tags: ['media'],
+        response: { 200: MediaTicket },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return mediaTicket(app.ctx, principalOf(request));
+    },
+  );
+}
+
+/** The off-plane file route at the base URL: trusts the ticket, never a bearer header. */
+export async function mediaFileRoutes(app: FastifyInstance): Promise<void> {
+  app.get(
+    '/media/*',
+    {
+      config: { auth: 'public' },
+      schema: {
+        summary: 'Off-plane file route: stream a media file by its `media_path` and a media ticket',
+        description:
+          'Outside /api/v1. Query `t`: a ticket from GET /api/v1/media-ticket; any Authorization header is ignored. ' +
+          '401 for a missing, forged or expired ticket or one whose key was revoked; 404 for a path outside the ' +
+          "ticket's production's media or with no file. Streams with Content-Type, Content-Length, ETag and " +
+          'Last-Modified; honours Range (206, 416) and If-None-Match (304).',
+        tags: ['media'],
+        security: [],
+        response: errorResponses(401, 404, 416),
+      },
+    },
+    async (request, reply) => {
+      const ticket = (request.query as Record<string, unknown> | undefined)?.t;
+      const media = await resolveTicketedMedia(app.ctx, request.raw.url ?? request.url, ticket);
+      return sendMedia(request, reply, app.ctx.store, media, mediaFileNotFound);
+    },
+  );
+}

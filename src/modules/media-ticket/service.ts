@@ -1,0 +1,41 @@
+import type { Principal } from '../../auth/principal.js';
+import type { AppContext } from '../../context.js';
+import { errors } from '../../errors.js';
+import type { ServedMedia } from '../../http/media-response.js';
+import { storageKeyOf } from '../../media/paths.js';
+import { mediaRestOf } from './media-path.js';
+import * as repo from './repository.js';
+import type { MediaTicket } from './schemas.js';
+import { issueTicket, readTicket } from './ticket.js';
+
+export function mediaTicket(ctx: AppContext, principal: Principal): MediaTicket {
+  return issueTicket(ctx, principal);
+}
+
+const badTicket = () =>
+  errors.unauthorized('missing, invalid or expired media ticket (get one from GET /api/v1/media-ticket)');
+export const mediaFileNotFound = () => errors.notFound('media file');
+
+/**
+ * What the off-plane route serves for a raw URL and ticket: 401 unless the ticket stands
+ * (signature, expiry, key not revoked), 404 for any path outside the ticket's production's
+ * media (decided before any lookup) or with no media behind it.
+ */
+export async function resolveTicketedMedia(
+  ctx: AppContext,
+  rawUrl: string,
+  ticket: unknown,
+): Promise<ServedMedia> {
+  const claims = readTicket(ctx.config, ticket);
+  if (!claims) throw badTicket();
+  if (!(await repo.keyStillValid(ctx.db, claims.keyId, claims.productionId))) throw badTicket();
+  const rest = mediaRestOf(rawUrl);
+  if (rest === null) throw mediaFileNotFound();
+  const media = await repo.findMediaByKey(
+    ctx.db,
+    claims.productionId,
+    storageKeyOf(claims.productionId, rest),
+  );
+  if (!media) throw mediaFileNotFound();
+  return { storageKey: media.storage_key, contentType: media.content_type, sha256: media.sha256 };
+}

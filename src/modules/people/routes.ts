@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { principalOf } from '../../http/auth.js';
+import { Person } from './schemas.js';
+import { crewDirectory } from './service.js';
+
+export async function peopleRoutes(app: FastifyInstance): Promise<void> {
+  app.get(
+    '/people',
+    {
+      config: { auth: { scopes: ['read'], surface: 'production' } },
+      schema: {
+        summary: 'The crew directory, in the order the production lists it; no contact details',
+        tags: ['people'],
+        response: { 200: Type.Array(Person) },
+      },
+    },
+    async (request) => crewDirectory(app.ctx, principalOf(request)),
+  );
+}

@@ -1,0 +1,41 @@
+import type { Db } from '../../db/index.js';
+
+/** Every scene in script order, with its episode and the production's format, in one query. */
+export function listScenes(db: Db, productionId: number) {
+  return db
+    .selectFrom('nodes as n')
+    .innerJoin('productions as p', 'p.id', 'n.production_id')
+    .leftJoin('episodes as e', 'e.id', 'n.episode_id')
+    .where('n.production_id', '=', productionId)
+    .where('n.kind', '=', 'scene')
+    .select([
+      'n.id',
+      'n.number',
+      'n.slugline',
+      'n.synopsis',
+      'n.status',
+      'n.revision_color',
+      'n.elements',
+      'n.episode_id',
+      'e.code as episode_code',
+      'p.format',
+    ])
+    .orderBy('n.position')
+    .orderBy('n.id')
+    .execute();
+}
+
+/** The production's format and its episode ids, in one query. */
+export async function formatAndEpisodes(db: Db, productionId: number) {
+  const rows = await db
+    .selectFrom('productions as p')
+    .leftJoin('episodes as e', 'e.production_id', 'p.id')
+    .where('p.id', '=', productionId)
+    .select(['p.format', 'p.current_episode_id', 'e.id as episode_id'])
+    .execute();
+  return {
+    format: rows[0]?.format ?? 'single',
+    currentEpisodeId: rows[0]?.current_episode_id ?? null,
+    episodeIds: new Set(rows.map((r) => r.episode_id).filter((id): id is number => id !== null)),
+  };
+}

@@ -1,0 +1,42 @@
+import { Type, type Static } from 'typebox';
+import { SCENE_STATUSES } from '../../domain/vocabulary.js';
+import { StringEnum } from '../../http/schemas.js';
+
+const episodeId = Type.Integer({
+  description: 'Present only on an episodic production; the key is omitted otherwise (never null)',
+});
+const episodeCode = Type.String({ description: 'Same presence rule as episode_id' });
+
+export const Scene = Type.Object(
+  {
+    node_id: Type.Integer({ description: 'Graph node id' }),
+    number: Type.String(),
+    slugline: Type.String(),
+    synopsis: Type.String(),
+    status: StringEnum(SCENE_STATUSES, {
+      description: 'planned, active, blocked, done; a script revision can also mark a scene omitted',
+    }),
+    revision_color: Type.String(),
+    elements: Type.Record(Type.String(), Type.Array(Type.String()), {
+      description: 'Free-form: arrays of names keyed by element type (cast, props, vfx, …)',
+    }),
+    episode_id: Type.Optional(episodeId),
+    episode_code: Type.Optional(episodeCode),
+  },
+  { $id: 'Scene', title: 'Scene' },
+);
+export type Scene = Static<typeof Scene>;
+
+/** How other records point at a scene (asset records, schedule strips, script changes). */
+export const SceneRef = Type.Object(
+  {
+    node_id: Type.Integer(),
+    number: Type.String(),
+    slugline: Type.String(),
+    status: Type.String({ description: 'As on GET /scenes' }),
+    episode_id: Type.Optional(episodeId),
+    episode_code: Type.Optional(episodeCode),
+  },
+  { $id: 'SceneRef', title: 'Scene reference' },
+);
+export type SceneRef = Static<typeof SceneRef>;
