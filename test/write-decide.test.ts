@@ -136,6 +136,7 @@ for (const dialect of DIALECTS) {
       const first = await decide(id, { decision: 'approved', decided_by: '  ana RUIZ ', note: 'Good drape' });
       assert.equal(first.status, 200, first.text);
       assert.deepEqual(Object.keys(first.body).sort(), [
+        'created_at',
         'current_step',
         'department',
         'due',
@@ -145,14 +146,18 @@ for (const dialect of DIALECTS) {
         'steps',
         'subject',
         'title',
+        'updated_at',
       ]);
       assert.equal(first.body.status, 'pending');
       assert.equal(first.body.current_step, 1);
-      assert.deepEqual(first.body.subject, { node_id: coat, version_id: v2.id });
+      assert.equal(first.body.subject.node_id, coat);
+      assert.equal(first.body.subject.version_id, v2.id);
+      assert.equal(first.body.subject.version, 2);
       assert.equal(first.body.steps[0].decision, 'approved');
       assert.equal(first.body.steps[0].decided_by, 'Ana Ruiz', "recorded under the step owner's own name");
       assert.equal(first.body.steps[0].note, 'Good drape');
-      assert.equal(first.body.steps[0].person, 'Ana Ruiz');
+      assert.equal(first.body.steps[0].person_name, 'Ana Ruiz');
+      assert.equal(first.body.steps[1].current, true, 'the answer is the chain as GET /approvals shows it');
       assert.equal(first.body.steps[1].decision, null);
       let v = await db().selectFrom('versions').where('id', '=', v2.id).selectAll().executeTakeFirstOrThrow();
       assert.equal(v.released, 0, 'not released before the last step');
@@ -208,7 +213,8 @@ for (const dialect of DIALECTS) {
       const r = await decide(id, { decision: 'changes', decided_by: 'Ana Ruiz', note: 'Too dark' });
       assert.equal(r.status, 200);
       assert.equal(r.body.status, 'changes_requested');
-      assert.equal(r.body.current_step, 0);
+      assert.equal(r.body.current_step, null, 'a settled approval has no current step');
+      assert.equal(r.body.steps[0].decision, 'changes');
       const v = await db()
         .selectFrom('versions')
         .where('id', '=', landed.body.id)

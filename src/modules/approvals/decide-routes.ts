@@ -3,7 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../http/auth.js';
 import { respondToWrite } from '../../http/idempotency.js';
 import { errorResponses } from '../../http/schemas.js';
-import { ApprovalChain, ApprovalParams, DecideBody } from './decide-schemas.js';
+import { ApprovalParams, DecideBody } from './decide-schemas.js';
+import { ApprovalChain } from './schemas.js';
 import { decideApproval } from './decide-service.js';
 
 export async function approvalDecideRoutes(fastify: FastifyInstance): Promise<void> {

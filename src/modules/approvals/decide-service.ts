@@ -6,7 +6,9 @@ import { errors } from '../../errors.js';
 import { appendActivity } from '../activity/repository.js';
 import { clip, entryFor } from '../activity/write-entry.js';
 import * as repo from './decide-repository.js';
-import type { ApprovalChain, DecideBody, Decision } from './decide-schemas.js';
+import type { DecideBody, Decision } from './decide-schemas.js';
+import type { ApprovalChain } from './schemas.js';
+import { approvalChains } from './service.js';
 
 /** `decided_by` names the step's person by name (any case) or by id. */
 function isStepPerson(step: repo.StepRow, decidedBy: string): boolean {
@@ -102,23 +104,8 @@ export async function decideApproval(
       entryFor(principal, decision === 'changes' ? 'requested changes' : 'approved', summary, nodeId, at),
     );
 
-    return {
-      id: approval.id,
-      title: approval.title,
-      mode: approval.mode as ApprovalChain['mode'],
-      status,
-      due: approval.due,
-      department: approval.department,
-      subject:
-        approval.subject_node_id === null && approval.subject_version_id === null
-          ? null
-          : { node_id: approval.subject_node_id, version_id: approval.subject_version_id },
-      current_step: nextStep,
-      steps: steps.map((s) =>
-        s.position === position
-          ? { ...s, decision, decided_by: decidedBy, note, decided_at: at }
-          : { ...s, decision: s.decision as Decision | null },
-      ),
-    };
+    // the answer is the chain exactly as GET /approvals shows it, read back inside the write
+    const [chain] = await approvalChains(trx, pid, { ids: [approvalId] });
+    return chain!;
   });
 }
