@@ -1,3 +1,4 @@
+import { VERSION_COLUMNS } from '../versions/summary.js';
 import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
@@ -90,20 +91,7 @@ export function versionsOfNode(db: Db, productionId: number, nodeId: number) {
     .leftJoin('media as m', 'm.id', 'v.media_id')
     .where('v.production_id', '=', productionId)
     .where('v.node_id', '=', nodeId)
-    .select([
-      'v.id',
-      'v.node_id',
-      'v.version',
-      'v.variant',
-      'v.status',
-      'v.released',
-      'v.note',
-      'v.created_by',
-      'v.created_by_person_id',
-      'v.archived',
-      'v.created_at',
-      'm.storage_key',
-    ])
+    .select(VERSION_COLUMNS)
     .orderBy('v.version')
     .orderBy('v.id')
     .execute();

@@ -27,6 +27,22 @@ export const VersionSummary = Type.Object(
 );
 export type VersionSummary = Static<typeof VersionSummary>;
 
+/** What a version summary is made of, from `versions as v` left-joined to `media as m`. */
+export const VERSION_COLUMNS = [
+  'v.id',
+  'v.node_id',
+  'v.version',
+  'v.variant',
+  'v.status',
+  'v.released',
+  'v.note',
+  'v.created_by',
+  'v.created_by_person_id',
+  'v.archived',
+  'v.created_at',
+  'm.storage_key',
+] as const;
+
 /** Released versions of many nodes in one query, oldest version first within a node. */
 export function releasedVersionsOf(db: Db, productionId: number, nodeIds: readonly number[]) {
   return db
@@ -35,20 +51,7 @@ export function releasedVersionsOf(db: Db, productionId: number, nodeIds: readon
     .where('v.production_id', '=', productionId)
     .where('v.released', '=', 1)
     .where('v.node_id', 'in', nodeIds.length ? [...nodeIds] : [-1])
-    .select([
-      'v.id',
-      'v.node_id',
-      'v.version',
-      'v.variant',
-      'v.status',
-      'v.released',
-      'v.note',
-      'v.created_by',
-      'v.created_by_person_id',
-      'v.archived',
-      'v.created_at',
-      'm.storage_key',
-    ])
+    .select(VERSION_COLUMNS)
     .orderBy('v.node_id')
     .orderBy('v.version')
     .execute();
