@@ -1,5 +1,4 @@
 import type { Principal } from '../../auth/principal.js';
-import type { Db } from '../../db/index.js';
 import type { ActivityEntry } from './repository.js';
 
 /**
@@ -26,25 +25,6 @@ export const entryFor = (
   personId: p.personId,
   at,
 });
-
-/** appendActivity, returning the new entry's id (a note with no version to land on is one). */
-export async function appendActivityReturningId(db: Db, entry: ActivityEntry): Promise<number> {
-  const row = await db
-    .insertInto('activity')
-    .values({
-      production_id: entry.productionId,
-      at: entry.at!,
-      actor: entry.actor,
-      verb: entry.verb,
-      summary: entry.summary,
-      node_id: entry.nodeId ?? null,
-      api_key_id: entry.apiKeyId ?? null,
-      person_id: entry.personId ?? null,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
-}
 
 /** Long free text shortened for a one-line feed summary. */
 export const clip = (text: string, max = 120): string =>

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../http/auth.js';
 import { requestHashOf, respondToWrite } from '../../http/idempotency.js';
+import { formParts } from '../../http/multipart-parts.js';
 import { API_PREFIX } from '../../http/openapi.js';
 import { errorResponses } from '../../http/schemas.js';
 import { errors } from '../../errors.js';
@@ -120,23 +121,22 @@ export async function assetWriteRoutes(fastify: FastifyInstance): Promise<void> 
       let staged: StagedObject | undefined;
       let filename: string | undefined;
       try {
-        for await (const part of request.parts()) {
+        for await (const part of formParts(request, app.ctx.config.limits)) {
           if (part.type === 'file') {
-            if (part.fieldname !== 'file' || staged) {
-              part.file.resume();
-              throw part.fieldname === 'file'
+            if (part.name !== 'file' || staged) {
+              part.stream.resume();
+              throw part.name === 'file'
                 ? errors.invalid('file', 'send exactly one file')
-                : errors.invalid(part.fieldname, 'unknown file field (send the file as `file`)');
+                : errors.invalid(part.name, 'unknown file field (send the file as `file`)');
             }
             filename = part.filename;
-            staged = await stageUpload(app.ctx, principal, part.file, part.filename);
+            staged = await stageUpload(app.ctx, principal, part.stream, part.filename);
           } else {
-            const name = part.fieldname;
-            if (!(VERSION_FIELDS as readonly string[]).includes(name)) {
-              throw errors.invalid(name, `unknown field (fields: file, ${VERSION_FIELDS.join(', ')})`);
+            if (!(VERSION_FIELDS as readonly string[]).includes(part.name)) {
+              throw errors.invalid(part.name, `unknown field (fields: file, ${VERSION_FIELDS.join(', ')})`);
             }
-            if (name in fields) throw errors.invalid(name, 'given more than once');
-            fields[name] = String(part.value);
+            if (part.name in fields) throw errors.invalid(part.name, 'given more than once');
+            fields[part.name] = part.value;
           }
         }
       } catch (err) {

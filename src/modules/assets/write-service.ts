@@ -6,7 +6,7 @@ import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
 import { errors } from '../../errors.js';
 import { mediaKindOf, type StagedObject } from '../../media/store.js';
 import { appendActivity } from '../activity/repository.js';
-import { appendActivityReturningId, clip, entryFor } from '../activity/write-entry.js';
+import { clip, entryFor } from '../activity/write-entry.js';
 import * as repo from './write-repository.js';
 import type { CreatedAsset, CreatedNote, CreatedVersion, NewAsset, NewNote } from './write-schemas.js';
 
@@ -90,7 +90,7 @@ export async function addNote(
     if (!newest) {
       // No version to hold it: the note is the activity entry itself.
       const summary = givenAuthor ? `${givenAuthor}: ${text}` : text;
-      const id = await appendActivityReturningId(trx, entryFor(principal, 'noted', summary, nodeId, at));
+      const id = await appendActivity(trx, entryFor(principal, 'noted', summary, nodeId, at));
       return {
         id,
         node_id: nodeId,

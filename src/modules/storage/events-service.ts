@@ -6,7 +6,8 @@ import type { ActivityEntry } from '../activity/repository.js';
 import { isRefused, validateEvent, type RefusedEvent, type ValidEvent } from './event-validation.js';
 import { assertActiveFilespace } from './filespace.js';
 import { applyToLibrary } from './library.js';
-import { appendActivities, insertNewEvents, lockLibrary } from './repository.js';
+import { appendActivities } from '../activity/repository.js';
+import { insertNewEvents, lockLibrary } from './repository.js';
 import type { StorageEventsBody, StorageEventsResult } from './schemas.js';
 
 /**

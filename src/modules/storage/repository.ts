@@ -1,15 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Dialect } from '../../db/index.js';
-import type { ActivityEntry } from '../activity/repository.js';
-
-/** Rows per multi-row statement: well under SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
-export const CHUNK = 500;
-
-export function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
+import { chunks } from '../../util/chunks.js';
 
 export async function productionFilespace(db: Db, productionId: number): Promise<string | null> {
   const row = await db
@@ -164,27 +155,6 @@ export async function insertFiles(trx: Db, productionId: number, rows: readonly 
       .insertInto('library_files')
       .values(
         part.map((r) => ({ production_id: productionId, ...r, retired_at: null, proxy_media_id: null })),
-      )
-      .execute();
-  }
-}
-
-/** Several activity entries in one statement (a batch may file into many folders). */
-export async function appendActivities(trx: Db, entries: readonly ActivityEntry[]): Promise<void> {
-  for (const part of chunks(entries)) {
-    await trx
-      .insertInto('activity')
-      .values(
-        part.map((e) => ({
-          production_id: e.productionId,
-          at: e.at ?? new Date().toISOString(),
-          actor: e.actor,
-          verb: e.verb,
-          summary: e.summary,
-          node_id: e.nodeId ?? null,
-          api_key_id: e.apiKeyId ?? null,
-          person_id: e.personId ?? null,
-        })),
       )
       .execute();
   }
