@@ -64,6 +64,9 @@ export async function migrate(db: Db, dialect: Dialect): Promise<void> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
+    // migrations come from parallel lines of work; a database that ran a later-numbered one
+    // first must still take an earlier-numbered one that arrived after it
+    allowUnorderedMigrations: true,
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
