@@ -50,8 +50,13 @@ export function readTicket(config: Config, ticket: unknown, now = Date.now()): T
   const m = TICKET_RE.exec(ticket);
   if (!m) return null;
   const [, pid, keyId, expires, signature] = m as unknown as [string, string, string, string, string];
-  const given = Buffer.from(signature, 'base64url');
-  const expected = sign(secretOf(config), `${pid}.${keyId}.${expires}`);
+  // Compared as text: decoding first would accept a non-canonical last character (its two
+  // spare bits are ignored by the decoder), i.e. a tampered ticket that still verifies.
+  const given = Buffer.from(signature, 'ascii');
+  const expected = Buffer.from(
+    sign(secretOf(config), `${pid}.${keyId}.${expires}`).toString('base64url'),
+    'ascii',
+  );
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
   if (Number(expires) * 1000 <= now) return null;
   return { productionId: Number(pid), keyId: Number(keyId) };
