@@ -1,3 +1,4 @@
+import type { WriteScope } from '../db/change-log.js';
 import type { Scope } from '../domain/vocabulary.js';
 
 /**
@@ -25,3 +26,9 @@ export interface RouteAuth {
 
 /** The name a write is recorded under: the key's person when bound to one, else its label. */
 export const actorName = (p: Principal): string => p.personName ?? p.label;
+
+/** A write's production and the name its changes are recorded under. */
+export const writeScopeOf = (p: Principal): WriteScope => ({
+  productionId: p.productionId,
+  actor: actorName(p),
+});

@@ -21,6 +21,8 @@ export interface ProductionsTable {
   current_episode_id: number | null;
   filespace: string | null;
   created_at: string;
+  /** Bumped by every committed write (migration 0006). */
+  revision: Generated<number>;
 }
 
 export interface EpisodesTable {
@@ -407,6 +409,17 @@ export interface VisionLookBriefsTable {
   created_at: string;
 }
 
+export interface ChangesTable {
+  id: Id;
+  production_id: number;
+  revision: number;
+  at: string;
+  kind: string;
+  object_id: number;
+  op: string;
+  actor: string | null;
+}
+
 export interface Database {
   productions: ProductionsTable;
   episodes: EpisodesTable;
@@ -435,6 +448,7 @@ export interface Database {
   cost_report_lines: CostReportLinesTable;
   script_changes: ScriptChangesTable;
   activity: ActivityTable;
+  changes: ChangesTable;
   generation_jobs: GenerationJobsTable;
   library_files: LibraryFilesTable;
   storage_events: StorageEventsTable;

@@ -1,4 +1,7 @@
+import { ChangeLog, commitChanges, type WriteScope } from './change-log.js';
 import type { Db } from './index.js';
+
+export type { WriteScope } from './change-log.js';
 
 /**
  * Lets a caller take part in a write's transaction without the service knowing why: the
@@ -12,16 +15,23 @@ export interface WriteHooks<T> {
   end(trx: Db, result: T): Promise<void>;
 }
 
-/** One write, one transaction, with the caller's hooks around it. */
+/**
+ * The one write path: one transaction, the caller's hooks around the write, and the write's
+ * change log committed last (bumping the production's revision). Every service that changes a
+ * production goes through here.
+ */
 export function inWriteTransaction<T>(
   db: Db,
+  scope: WriteScope,
   hooks: WriteHooks<T> | undefined,
-  write: (trx: Db) => Promise<T>,
+  write: (trx: Db, changes: ChangeLog) => Promise<T>,
 ): Promise<T> {
   return db.transaction().execute(async (trx) => {
     await hooks?.begin(trx);
-    const result = await write(trx);
+    const changes = new ChangeLog();
+    const result = await write(trx, changes);
     await hooks?.end(trx, result);
+    await commitChanges(trx, scope, changes);
     return result;
   });
 }

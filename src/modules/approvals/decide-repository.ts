@@ -94,6 +94,6 @@ export function touchNode(db: Db, productionId: number, nodeId: number, at: stri
     .set({ updated_at: at })
     .where('id', '=', nodeId)
     .where('production_id', '=', productionId)
-    .returning(['label'])
+    .returning(['label', 'kind'])
     .executeTakeFirst();
 }

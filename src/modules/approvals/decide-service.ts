@@ -1,4 +1,4 @@
-import type { Principal } from '../../auth/principal.js';
+import { writeScopeOf, type Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/values.js';
 import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
@@ -33,7 +33,7 @@ export async function decideApproval(
   const named = input.decided_by?.trim() || null;
   const note = input.note?.trim() || null;
 
-  return inWriteTransaction(ctx.db, hooks, async (trx) => {
+  return inWriteTransaction(ctx.db, writeScopeOf(principal), hooks, async (trx, changes) => {
     const approval = await repo.findApproval(trx, pid, approvalId);
     if (!approval) throw errors.notFound('approval');
     if (approval.status !== 'pending') {
@@ -82,13 +82,18 @@ export async function decideApproval(
     if (!moved)
       throw errors.conflict('approval was decided by another request meanwhile; nothing was recorded');
     await repo.recordStep(trx, approvalId, position, { decision, decidedBy, note, at });
+    changes.updated('approval', approvalId);
 
     let released: { node_id: number; version: number } | undefined;
     if (status === 'approved' && approval.subject_version_id !== null) {
       released = await repo.releaseVersion(trx, pid, approval.subject_version_id);
+      if (released) changes.updated('version', approval.subject_version_id);
     }
     const nodeId = approval.subject_node_id ?? released?.node_id ?? null;
-    if (nodeId !== null) await repo.touchNode(trx, pid, nodeId, at);
+    if (nodeId !== null) {
+      const node = await repo.touchNode(trx, pid, nodeId, at);
+      if (node) changes.updated(node.kind === 'scene' ? 'scene' : 'asset', nodeId);
+    }
 
     const outcome =
       status === 'approved'

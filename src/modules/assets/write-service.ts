@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { actorName, type Principal } from '../../auth/principal.js';
+import { actorName, writeScopeOf, type Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/values.js';
 import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
@@ -39,7 +39,7 @@ export async function createAsset(
   const slug = optionalText(input.department);
   const pid = principal.productionId;
 
-  return inWriteTransaction(ctx.db, hooks, async (trx) => {
+  return inWriteTransaction(ctx.db, writeScopeOf(principal), hooks, async (trx, changes) => {
     const department = slug === null ? null : await repo.findDepartmentId(trx, pid, slug);
     if (slug !== null && !department) {
       throw errors.invalid('department', `no department "${slug}" in this production`);
@@ -55,6 +55,7 @@ export async function createAsset(
       position,
       at,
     });
+    changes.created('asset', id);
     const where = department ? ` in ${department.slug}` : '';
     await appendActivity(trx, entryFor(principal, 'created', `${kind} "${label}"${where}`, id, at));
     return {
@@ -82,10 +83,11 @@ export async function addNote(
   const author = givenAuthor ?? actorName(principal);
   const pid = principal.productionId;
 
-  return inWriteTransaction(ctx.db, hooks, async (trx) => {
+  return inWriteTransaction(ctx.db, writeScopeOf(principal), hooks, async (trx, changes) => {
     const at = nowIso();
     const asset = await repo.touchAsset(trx, pid, nodeId, at);
     if (!asset) throw errors.notFound('asset');
+    changes.updated('asset', nodeId);
     const newest = await repo.newestVersion(trx, nodeId);
     if (!newest) {
       // No version to hold it: the note is the activity entry itself.
@@ -109,6 +111,7 @@ export async function addNote(
       author,
       at,
     });
+    changes.created('note', id);
     await appendActivity(
       trx,
       entryFor(principal, 'noted', `"${asset.label}" v${newest.version}: ${clip(text)}`, nodeId, at),
@@ -169,7 +172,7 @@ export async function landVersion(
     if (note !== null && note.length > 10_000)
       throw errors.invalid('note', 'must be at most 10000 characters');
 
-    landed = await inWriteTransaction(ctx.db, hooks, async (trx) => {
+    landed = await inWriteTransaction(ctx.db, writeScopeOf(principal), hooks, async (trx, changes) => {
       const at = nowIso();
       // touchAsset locks the node first, so the number read next cannot be taken concurrently
       const asset = await repo.touchAsset(trx, pid, nodeId, at);
@@ -198,6 +201,7 @@ export async function landVersion(
         createdByPersonId: principal.personId,
         at,
       });
+      changes.updated('asset', nodeId).created('version', id).created('media', media.id);
       await appendActivity(
         trx,
         entryFor(principal, 'uploaded', `"${asset.label}" v${number} (${variant}), wip`, nodeId, at),

@@ -1,8 +1,9 @@
 import { Readable } from 'node:stream';
 import sharp from 'sharp';
-import { actorName, type Principal } from '../../auth/principal.js';
+import { actorName, writeScopeOf, type Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/values.js';
+import { inWriteTransaction } from '../../db/write-hooks.js';
 import { errors } from '../../errors.js';
 import { mediaPathOf } from '../../media/paths.js';
 import { assertActiveFilespace } from './filespace.js';
@@ -63,30 +64,39 @@ export async function storeProxy(
   const staged = await ctx.store.stage(pid, Readable.from([jpeg]), { filename: 'proxy.jpg' });
   let previousKey: string | null;
   try {
-    previousKey = await ctx.db.transaction().execute(async (trx) => {
-      await lockLibrary(trx, ctx.dialect, pid);
-      const file = await liveFileByPath(trx, pid, normal.path);
-      if (!file) throw errors.notFound('library file');
-      const mediaId = await insertMedia(trx, {
-        production_id: pid,
-        ref: null,
-        storage_key: staged.key,
-        kind: 'image',
-        label: `Proxy of ${normal.path}`,
-        content_type: staged.contentType,
-        size: staged.size,
-        sha256: staged.sha256,
-        node_id: null,
-        delivery_id: null,
-        work_item_id: null,
-        uploader_engagement_id: null,
-        created_by: actorName(principal),
-        created_at: nowIso(),
-      });
-      await setProxy(trx, file.id, mediaId);
-      if (file.proxy_media_id !== null) await deleteMedia(trx, pid, file.proxy_media_id);
-      return file.proxy_key ?? null;
-    });
+    previousKey = await inWriteTransaction(
+      ctx.db,
+      writeScopeOf(principal),
+      undefined,
+      async (trx, changes) => {
+        await lockLibrary(trx, ctx.dialect, pid);
+        const file = await liveFileByPath(trx, pid, normal.path);
+        if (!file) throw errors.notFound('library file');
+        const mediaId = await insertMedia(trx, {
+          production_id: pid,
+          ref: null,
+          storage_key: staged.key,
+          kind: 'image',
+          label: `Proxy of ${normal.path}`,
+          content_type: staged.contentType,
+          size: staged.size,
+          sha256: staged.sha256,
+          node_id: null,
+          delivery_id: null,
+          work_item_id: null,
+          uploader_engagement_id: null,
+          created_by: actorName(principal),
+          created_at: nowIso(),
+        });
+        await setProxy(trx, file.id, mediaId);
+        changes.created('media', mediaId);
+        if (file.proxy_media_id !== null) {
+          await deleteMedia(trx, pid, file.proxy_media_id);
+          changes.retired('media', file.proxy_media_id);
+        }
+        return file.proxy_key ?? null;
+      },
+    );
   } catch (err) {
     await staged.discard();
     throw err;

@@ -36,19 +36,19 @@ export interface EventRow {
 }
 
 /**
- * Inserts the events whose dedupe key is new and answers those keys. The unique
+ * Inserts the events whose dedupe key is new and answers their ids by key. The unique
  * (production_id, dedupe_key) index decides, so a concurrent replay can never add a second row.
  */
-export async function insertNewEvents(trx: Db, rows: readonly EventRow[]): Promise<Set<string>> {
-  const inserted = new Set<string>();
+export async function insertNewEvents(trx: Db, rows: readonly EventRow[]): Promise<Map<string, number>> {
+  const inserted = new Map<string, number>();
   for (const part of chunks(rows)) {
     const got = await trx
       .insertInto('storage_events')
       .values(part)
       .onConflict((oc) => oc.columns(['production_id', 'dedupe_key']).doNothing())
-      .returning('dedupe_key')
+      .returning(['id', 'dedupe_key'])
       .execute();
-    for (const r of got) inserted.add(r.dedupe_key);
+    for (const r of got) inserted.set(r.dedupe_key, r.id);
   }
   return inserted;
 }

@@ -1,6 +1,7 @@
-import { actorName, type Principal } from '../../auth/principal.js';
+import { actorName, writeScopeOf, type Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/values.js';
+import { inWriteTransaction } from '../../db/write-hooks.js';
 import { errors } from '../../errors.js';
 import { appendActivity } from '../activity/repository.js';
 import { applyToLibrary } from './library.js';
@@ -36,7 +37,7 @@ export async function acknowledgeTask(
   ack: TaskAckBody,
 ): Promise<TaskAckResult> {
   const pid = principal.productionId;
-  return ctx.db.transaction().execute(async (trx) => {
+  return inWriteTransaction(ctx.db, writeScopeOf(principal), undefined, async (trx, changes) => {
     await lockLibrary(trx, ctx.dialect, pid);
     const task = await findTask(trx, pid, ack.task_id);
     if (!task) throw errors.notFound('storage task');
@@ -50,6 +51,7 @@ export async function acknowledgeTask(
           })
         : undefined;
     if (!settled) return { ok: true, already_settled: true, task: toTask(task) };
+    changes.updated('storage_task', task.id);
 
     if (ack.ok) {
       await applyToLibrary(trx, pid, [

@@ -1,8 +1,9 @@
 import type { Readable } from 'node:stream';
 import { Clamp } from '../../auth/clamp.js';
-import { actorName, type Principal } from '../../auth/principal.js';
+import { actorName, writeScopeOf, type Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { nowIso, parseJson } from '../../db/values.js';
+import { inWriteTransaction } from '../../db/write-hooks.js';
 import { AppError, errors } from '../../errors.js';
 import { discardAll, mediaKindOf, type StagedObject } from '../../media/store.js';
 import { appendActivity } from '../activity/repository.js';
@@ -123,45 +124,52 @@ export async function submitTurnover(
     const finalTitle = title ?? delivery.title;
     const finalNote = note ?? '';
     const actor = actorName(principal);
-    const { workItemId, mediaIds } = await ctx.db.transaction().execute(async (trx) => {
-      const workItemId = await repo.insertWorkItem(trx, {
-        production_id: pid,
-        delivery_id: delivery.id,
-        engagement_id: engagementId,
-        title: finalTitle,
-        note: finalNote,
-        status: 'submitted',
-        created_by: actor,
-        created_at: now,
-      });
-      const mediaIds = await repo.insertMedia(
-        trx,
-        staged.map(({ label, object }) => ({
+    const { workItemId, mediaIds } = await inWriteTransaction(
+      ctx.db,
+      writeScopeOf(principal),
+      undefined,
+      async (trx, changes) => {
+        const workItemId = await repo.insertWorkItem(trx, {
           production_id: pid,
-          storage_key: object.key,
-          kind: mediaKindOf(object.contentType),
-          label,
-          content_type: object.contentType,
-          size: object.size,
-          sha256: object.sha256,
           delivery_id: delivery.id,
-          work_item_id: workItemId,
-          uploader_engagement_id: engagementId,
+          engagement_id: engagementId,
+          title: finalTitle,
+          note: finalNote,
+          status: 'submitted',
           created_by: actor,
           created_at: now,
-        })),
-      );
-      await appendActivity(trx, {
-        productionId: pid,
-        actor,
-        verb: 'submitted',
-        summary: `${finalTitle} on turnover "${delivery.title}" (${staged.length} file${staged.length === 1 ? '' : 's'})`,
-        apiKeyId: principal.keyId,
-        personId: principal.personId,
-        at: now,
-      });
-      return { workItemId, mediaIds };
-    });
+        });
+        const mediaIds = await repo.insertMedia(
+          trx,
+          staged.map(({ label, object }) => ({
+            production_id: pid,
+            storage_key: object.key,
+            kind: mediaKindOf(object.contentType),
+            label,
+            content_type: object.contentType,
+            size: object.size,
+            sha256: object.sha256,
+            delivery_id: delivery.id,
+            work_item_id: workItemId,
+            uploader_engagement_id: engagementId,
+            created_by: actor,
+            created_at: now,
+          })),
+        );
+        changes.created('submission', workItemId);
+        for (const id of mediaIds.values()) changes.created('media', id);
+        await appendActivity(trx, {
+          productionId: pid,
+          actor,
+          verb: 'submitted',
+          summary: `${finalTitle} on turnover "${delivery.title}" (${staged.length} file${staged.length === 1 ? '' : 's'})`,
+          apiKeyId: principal.keyId,
+          personId: principal.personId,
+          at: now,
+        });
+        return { workItemId, mediaIds };
+      },
+    );
 
     try {
       for (const s of staged) await s.object.commit();

@@ -1,0 +1,105 @@
+import { chunks } from '../util/chunks.js';
+import type { Db } from './index.js';
+import { nowIso } from './values.js';
+
+/**
+ * What a write did to the production, object by object. Collected while the write runs and
+ * committed as the write's last statement (see inWriteTransaction), so a refused or failed
+ * write records nothing and a committed one always records its changes.
+ */
+
+/** The kinds of object a client can be told about; each maps to where the API shows it. */
+export type ChangeKind =
+  | 'production'
+  | 'department'
+  | 'person'
+  | 'scene'
+  | 'asset'
+  | 'version'
+  | 'note'
+  | 'media'
+  | 'approval'
+  | 'delivery'
+  | 'shoot_day'
+  | 'submission'
+  | 'purchase_order'
+  | 'script_change'
+  | 'job'
+  | 'engagement'
+  | 'grant'
+  | 'storage_event'
+  | 'storage_task';
+
+/** A deleted object is reported as retired: either way a mirror drops it. */
+export type ChangeOp = 'created' | 'updated' | 'retired';
+
+const STRENGTH: Record<ChangeOp, number> = { updated: 0, created: 1, retired: 2 };
+
+export class ChangeLog {
+  private readonly byObject = new Map<string, { kind: ChangeKind; id: number; op: ChangeOp }>();
+
+  /** One entry per object and write: created-then-updated is created; anything then retired is retired. */
+  add(kind: ChangeKind, id: number, op: ChangeOp): this {
+    const key = `${kind}:${id}`;
+    const seen = this.byObject.get(key);
+    if (!seen || STRENGTH[op] > STRENGTH[seen.op]) this.byObject.set(key, { kind, id, op });
+    return this;
+  }
+
+  created(kind: ChangeKind, id: number): this {
+    return this.add(kind, id, 'created');
+  }
+
+  updated(kind: ChangeKind, id: number): this {
+    return this.add(kind, id, 'updated');
+  }
+
+  retired(kind: ChangeKind, id: number): this {
+    return this.add(kind, id, 'retired');
+  }
+
+  get size(): number {
+    return this.byObject.size;
+  }
+
+  entries(): Array<{ kind: ChangeKind; id: number; op: ChangeOp }> {
+    return [...this.byObject.values()];
+  }
+}
+
+/** Who a write is recorded under, and in which production. */
+export interface WriteScope {
+  productionId: number;
+  actor: string | null;
+}
+
+/**
+ * Bumps the production's revision and appends the log. The revision update comes first and
+ * takes the production row's lock until commit, so on PostgreSQL the change ids of one
+ * production are handed out in commit order: a reader never sees a later change before an
+ * earlier one has committed, and the feed has no gaps. Must be the write's last statement
+ * (it holds that lock for the rest of the transaction). Answers the new revision, or null
+ * when the write changed nothing.
+ */
+export async function commitChanges(trx: Db, scope: WriteScope, log: ChangeLog): Promise<number | null> {
+  if (log.size === 0) return null;
+  const { revision } = await trx
+    .updateTable('productions')
+    .set((eb) => ({ revision: eb('revision', '+', 1) }))
+    .where('id', '=', scope.productionId)
+    .returning('revision')
+    .executeTakeFirstOrThrow();
+  const at = nowIso();
+  const rows = log.entries().map((e) => ({
+    production_id: scope.productionId,
+    revision,
+    at,
+    kind: e.kind,
+    object_id: e.id,
+    op: e.op,
+    actor: scope.actor,
+  }));
+  // 8 parameters a row: 4,000 rows stay under both databases' bound-parameter limits
+  for (const part of chunks(rows, 4000)) await trx.insertInto('changes').values(part).execute();
+  return revision;
+}
