@@ -14,6 +14,8 @@ export interface BenchOptions {
   only: string[];
   /** Run ANALYZE on the working copy before serving (the product does not, yet). */
   analyze: boolean;
+  /** After the load, explain and time every statement of the hot routes, before and after ANALYZE. */
+  plans: boolean;
   /** Write a V8 CPU profile of the server into bench/.cache/profiles. */
   cpuProf: boolean;
   /** Log level of the measured server; the product's default is info. */
@@ -32,6 +34,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --pg URL          run on PostgreSQL: a database is created at URL's server and dropped after
   --only a,b        measure only these routes (names as in the table; the control always runs)
   --analyze         ANALYZE the database before serving (shows what statistics change)
+  --plans           after the load, write the hot routes' query plans (before/after ANALYZE)
   --cpu-prof        write a CPU profile of the server to bench/.cache/profiles/
   --log-level L     the server's log level (default info, as the product)
   --no-save         print the table but keep bench/results/ as it is`;
@@ -61,6 +64,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
         pg: { type: 'string' },
         only: { type: 'string' },
         analyze: { type: 'boolean' },
+        plans: { type: 'boolean' },
         'cpu-prof': { type: 'boolean' },
         'log-level': { type: 'string' },
         'no-save': { type: 'boolean' },
@@ -89,6 +93,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
           .filter(Boolean)
       : [],
     analyze: values.analyze ?? false,
+    plans: values.plans ?? false,
     cpuProf: values['cpu-prof'] ?? false,
     logLevel: values['log-level'] ?? 'info',
     save: !(values['no-save'] ?? false),

@@ -15,6 +15,7 @@ import { BENCH_DIR, CACHE_DIR, prepareDataset, type Dataset } from './dataset.js
 import { prepareFixture } from './fixture.js';
 import { BenchUsageError, parseBenchOptions, type BenchOptions } from './options.js';
 import { describeMachine, markdown, type BenchReport, type RouteResult } from './report.js';
+import { queryPlans } from './plans.js';
 import { ROUTES, type Prepared, type RouteSpec } from './routes.js';
 
 const ROOT = join(BENCH_DIR, '..');
@@ -303,12 +304,18 @@ async function main(): Promise<void> {
     };
     const text = markdown(report);
     process.stdout.write(`${text}\n`);
+    const dir = options.save ? join(BENCH_DIR, 'results') : CACHE_DIR;
+    await mkdir(dir, { recursive: true });
     if (options.save) {
-      const dir = join(BENCH_DIR, 'results');
-      await mkdir(dir, { recursive: true });
       await writeFile(join(dir, `${dataset.dialect}.json`), `${JSON.stringify(report, null, 2)}\n`);
       await writeFile(join(dir, `${dataset.dialect}.md`), text);
       log(`kept in bench/results/${dataset.dialect}.{md,json}`);
+    }
+    if (options.plans) {
+      log('explaining the hot routes’ queries (as imported, then after ANALYZE)');
+      const file = join(dir, `plans-${dataset.dialect}.md`);
+      await writeFile(file, await queryPlans(dataset, fixture));
+      log(`query plans in ${file}`);
     }
   } finally {
     if (server) await stopServer(server);
