@@ -98,7 +98,7 @@ async function sqliteDataset(
   const media = join(CACHE_DIR, 'media');
   let when: 'this run' | 'cached' = 'cached';
   if (!(await exists(cached)) || !(await exists(statsFile))) {
-    const partial = `${base}.partial.db`;
+    const partial = `${base}.partial-${process.pid}.db`;
     await rm(partial, { force: true });
     log(`importing into SQLite (once; cached as ${cached})`);
     const stats = await importInChild(documentFile, `sqlite:${partial}`, media);
@@ -107,7 +107,8 @@ async function sqliteDataset(
     when = 'this run';
   }
   const stats = JSON.parse(await readFile(statsFile, 'utf8')) as ImportStats;
-  const work = join(CACHE_DIR, 'run-sqlite.db');
+  // one working copy per bench process, so two runs never share (or delete) each other's file
+  const work = join(CACHE_DIR, `run-${process.pid}-sqlite.db`);
   for (const suffix of ['', '-wal', '-shm']) await rm(`${work}${suffix}`, { force: true });
   await copyFile(cached, work);
   return {
