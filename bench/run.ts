@@ -263,6 +263,11 @@ async function main(): Promise<void> {
 
   const dataset = await prepareDataset(options);
   let server: Server | null = null;
+  // an interrupted run still drops its PostgreSQL database and its working copy
+  process.once('SIGINT', () => {
+    server?.child.kill('SIGTERM');
+    void dataset.close().finally(() => process.exit(130));
+  });
   try {
     const fixture = await prepareFixture(dataset.db, options);
     const database = await databaseVersion(dataset);
