@@ -5,6 +5,7 @@ import { ConfigError, loadConfig, type Config } from '../config.js';
 import { openAndMigrate, type DbHandle } from '../db/index.js';
 import { importDocument } from '../document/import.js';
 import { DocumentError, readDocument } from '../document/parse.js';
+import { GenerateError, generate, parseGenerateOptions } from '../generate/index.js';
 import { KeyError, listKeys, mintKey, parseScopes, revokeKey } from '../keys/service.js';
 import { FileMediaStore } from '../media/store.js';
 import { findProductionByCode } from '../modules/production/repository.js';
@@ -24,6 +25,7 @@ const USAGE = `usage: prodgraph <command> [options]
   keys revoke ID_OR_PREFIX
   storage task --production CODE --from PATH --to PATH [--json]
   demo                                             load the demo productions if absent, mint demo keys
+  generate --scale N [--seed S] [--out FILE]       write a generated production document (1 = a full season)
 
 every command: --db URL_OR_PATH (env PRODGRAPH_DB), --media DIR (env PRODGRAPH_MEDIA)`;
 
@@ -141,6 +143,21 @@ export async function run(argv: string[]): Promise<void> {
       out(values.json ? JSON.stringify(task) : `queued move task ${task.id}`);
       return;
     }
+    case 'generate': {
+      const { values } = parse(rest, {
+        scale: { type: 'string' },
+        seed: { type: 'string' },
+        out: { type: 'string' },
+      });
+      const tally = await generate(parseGenerateOptions(values), values.out);
+      // with no --out the document itself is on stdout
+      if (values.out) {
+        out(
+          `wrote ${values.out}: ${tally.scenes} scenes, ${tally.assets} assets, ${tally.versions} versions (${tally.releasedVersions} released)`,
+        );
+      }
+      return;
+    }
     case 'demo': {
       const { values } = parse(rest, { host: { type: 'string' }, port: { type: 'string' } });
       const config = loadConfig(values);
@@ -222,7 +239,8 @@ export function describeFailure(err: unknown): string {
     err instanceof ConfigError ||
     err instanceof DocumentError ||
     err instanceof KeyError ||
-    err instanceof TaskInputError
+    err instanceof TaskInputError ||
+    err instanceof GenerateError
   ) {
     return err.message;
   }

@@ -1,0 +1,133 @@
+import { execFileSync } from 'node:child_process';
+import { cpus, loadavg, release, totalmem } from 'node:os';
+
+export interface RouteResult {
+  name: string;
+  label: string;
+  kind: 'control' | 'read' | 'write';
+  connections: number;
+  requests: number;
+  reqPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** req/s over the control's req/s in the same run (the mean of its first and last measurement). */
+  ratio: number;
+  itemsPerSec?: { value: number; unit: string };
+  /** Responses by status code; a row whose responses are not all the expected status failed. */
+  statuses: Record<string, number>;
+  expected: number;
+  errors: number;
+  timeouts: number;
+}
+
+export interface Machine {
+  cpu: string;
+  cores: number;
+  memoryGb: number;
+  os: string;
+  node: string;
+  database: string;
+  loadAverageBefore: number[];
+  loadAverageAfter: number[];
+  pinned: string;
+  commit: string;
+}
+
+export interface BenchReport {
+  date: string;
+  dialect: 'sqlite' | 'postgres';
+  options: Record<string, unknown>;
+  machine: Machine;
+  dataset: {
+    scale: number;
+    seed: number;
+    documentMb: number;
+    importSeconds: number;
+    importPeakRssMb: number;
+    importWhen: string;
+  };
+  server: {
+    startToReadyMs: number | null;
+    startToReadyNote: string;
+    benchServerReadyMs: number;
+    peakRssMb: number;
+  };
+  control: { first: number; last: number };
+  routes: RouteResult[];
+}
+
+export function describeMachine(database: string, pinned: string, loadBefore: number[]): Machine {
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain'], { encoding: 'utf8' }).trim() !== '';
+    if (dirty) commit += ' (with uncommitted changes)';
+  } catch {
+    // not a git checkout: the commit stays unknown
+  }
+  return {
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: cpus().length,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    os: `${process.platform} ${release()}`,
+    node: process.version,
+    database,
+    loadAverageBefore: loadBefore.map((l) => Math.round(l * 100) / 100),
+    loadAverageAfter: loadavg().map((l) => Math.round(l * 100) / 100),
+    pinned,
+    commit,
+  };
+}
+
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+function statusNote(r: RouteResult): string {
+  const total = Object.values(r.statuses).reduce((s, n) => s + n, 0);
+  const good = r.statuses[String(r.expected)] ?? 0;
+  const problems = [];
+  if (good !== total) {
+    problems.push(
+      Object.entries(r.statuses)
+        .filter(([code]) => code !== String(r.expected))
+        .map(([code, n]) => `${n}× ${code}`)
+        .join(', '),
+    );
+  }
+  if (r.errors) problems.push(`${r.errors} errors`);
+  if (r.timeouts) problems.push(`${r.timeouts} timeouts`);
+  return problems.length ? ` **FAILED: ${problems.join('; ')}**` : '';
+}
+
+export function markdown(report: BenchReport): string {
+  const m = report.machine;
+  const d = report.dataset;
+  const lines = [
+    `## prodgraph bench — ${report.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL'}, scale ${d.scale}`,
+    '',
+    `${report.date} · commit ${m.commit} · ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB · ${m.os} · Node ${m.node} · ${m.database}`,
+    `load average before ${m.loadAverageBefore.join(' / ')}, after ${m.loadAverageAfter.join(' / ')} · ${m.pinned}`,
+    `options: ${Object.entries(report.options)
+      .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+      .join(' ')}`,
+    '',
+    '| route | conns | req/s | p50 ms | p99 ms | ratio to control | |',
+    '|---|---:|---:|---:|---:|---:|---|',
+    ...report.routes.map(
+      (r) =>
+        `| ${r.label} | ${r.connections} | ${fmt(r.reqPerSec)} | ${fmt(r.p50Ms, 1)} | ${fmt(r.p99Ms, 1)} | ${r.kind === 'control' ? '1 (reference)' : fmt(r.ratio, 3)} | ${r.itemsPerSec ? `${fmt(r.itemsPerSec.value)} ${r.itemsPerSec.unit}` : ''}${statusNote(r)} |`,
+    ),
+    '',
+    `Control: ${fmt(report.control.first)} req/s first, ${fmt(report.control.last)} req/s last (ratios use their mean).`,
+    '',
+    '| | |',
+    '|---|---|',
+    `| document | ${d.documentMb} MB JSON (scale ${d.scale}, seed ${d.seed}) |`,
+    `| import (\`prodgraph import\`, ${d.importWhen}) | ${fmt(d.importSeconds, 1)} s, peak RSS ${fmt(d.importPeakRssMb)} MB |`,
+    `| start to ready | ${report.server.startToReadyMs === null ? 'not measured' : `${fmt(report.server.startToReadyMs)} ms`} (${report.server.startToReadyNote}) |`,
+    `| bench server ready (process start → listening, incl. tsx) | ${fmt(report.server.benchServerReadyMs)} ms |`,
+    `| server peak RSS (whole run) | ${fmt(report.server.peakRssMb)} MB |`,
+    '',
+  ];
+  return lines.join('\n');
+}

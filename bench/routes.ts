@@ -1,0 +1,216 @@
+import type { Request } from 'autocannon';
+import type { Fixture } from './fixture.js';
+
+/** Everything a route's measurement needs besides the fixture: the scene bundles' current ETags. */
+export interface Prepared {
+  fixture: Fixture;
+  sceneEtags: Map<number, string>;
+  /** Distinguishes this run's storage events from any earlier run's (a replay would be a duplicate). */
+  runId: string;
+}
+
+export interface RouteSpec {
+  name: string;
+  label: (p: Prepared) => string;
+  kind: 'control' | 'read' | 'write';
+  /** The status every response must have; anything else marks the row as failed. */
+  expect: number;
+  /** Concurrent connections, when not the run's default. */
+  connections?: number;
+  /** Items per request, for routes whose figure of merit is items per second. */
+  items?: { perRequest: number; unit: string };
+  requests: (p: Prepared) => Request[];
+}
+
+export const EVENTS_PER_BATCH = 1_000;
+const API = '/api/v1';
+
+const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** One request that walks a list of paths (and headers) in turn, so no single row stays hot. */
+function rotate(
+  items: readonly number[],
+  path: (id: number) => string,
+  headers: (id: number) => Record<string, string>,
+  extra: Partial<Request> = {},
+): Request[] {
+  let n = 0;
+  return [
+    {
+      method: 'GET',
+      ...extra,
+      setupRequest: (req: Request) => {
+        const id = items[n++ % items.length]!;
+        return { ...req, path: path(id), headers: { ...req.headers, ...headers(id) } };
+      },
+    },
+  ];
+}
+
+function eventBatch(p: Prepared, batch: number): string {
+  const at = new Date().toISOString();
+  const events = Array.from({ length: EVENTS_PER_BATCH }, (_, i) => ({
+    event_type: 'create',
+    path: `bench/${p.runId}/b${batch}/f${i}.exr`,
+    source: 'audit_tail',
+    dedupe_key: `bench-${p.runId}-${batch}-${i}`,
+    detected_at: at,
+  }));
+  return JSON.stringify({ filespace: p.fixture.filespace, events });
+}
+
+/** The issue's route list, in the order measured (reads first, so writes cannot skew them). */
+export const ROUTES: RouteSpec[] = [
+  {
+    name: 'control',
+    label: () => 'control: `GET /bench/hello` (same Fastify app, no database)',
+    kind: 'control',
+    expect: 200,
+    requests: () => [{ method: 'GET', path: '/bench/hello' }],
+  },
+  {
+    name: 'scenes',
+    label: (p) => `\`GET /scenes\` (${p.fixture.sceneCount} scenes)`,
+    kind: 'read',
+    expect: 200,
+    requests: (p) => [{ method: 'GET', path: `${API}/scenes`, headers: auth(p.fixture.wideKey) }],
+  },
+  {
+    name: 'assets-department',
+    label: (p) =>
+      `\`GET /assets?department=${p.fixture.department.slug}\` (${p.fixture.department.assets} rows)`,
+    kind: 'read',
+    expect: 200,
+    requests: (p) => [
+      {
+        method: 'GET',
+        path: `${API}/assets?department=${p.fixture.department.slug}`,
+        headers: auth(p.fixture.wideKey),
+      },
+    ],
+  },
+  {
+    name: 'asset',
+    label: () => '`GET /assets/{id}` (characters)',
+    kind: 'read',
+    expect: 200,
+    requests: (p) =>
+      rotate(
+        p.fixture.characters,
+        (id) => `${API}/assets/${id}`,
+        () => auth(p.fixture.wideKey),
+      ),
+  },
+  {
+    name: 'production',
+    label: () => '`GET /production`',
+    kind: 'read',
+    expect: 200,
+    requests: (p) => [{ method: 'GET', path: `${API}/production`, headers: auth(p.fixture.wideKey) }],
+  },
+  {
+    name: 'scene-bundle',
+    label: () => '`GET /bundles/scene/{id}`, production-wide key',
+    kind: 'read',
+    expect: 200,
+    requests: (p) =>
+      rotate(
+        p.fixture.scenes,
+        (id) => `${API}/bundles/scene/${id}`,
+        () => auth(p.fixture.wideKey),
+      ),
+  },
+  {
+    name: 'scene-bundle-304',
+    label: () => 'same with a matching `If-None-Match` (304)',
+    kind: 'read',
+    expect: 304,
+    requests: (p) =>
+      rotate(
+        p.fixture.scenes,
+        (id) => `${API}/bundles/scene/${id}`,
+        (id) => ({ ...auth(p.fixture.wideKey), 'if-none-match': p.sceneEtags.get(id)! }),
+      ),
+  },
+  {
+    name: 'scene-bundle-vendor',
+    label: (p) => `scene bundle, engagement-bound key (${p.fixture.vendorGrants} grants)`,
+    kind: 'read',
+    expect: 200,
+    requests: (p) =>
+      rotate(
+        p.fixture.vendorScenes,
+        (id) => `${API}/bundles/scene/${id}`,
+        () => auth(p.fixture.vendorKey),
+      ),
+  },
+  {
+    name: 'character-bundle-vendor',
+    label: () => '`GET /bundles/character/{id}`, engagement-bound key',
+    kind: 'read',
+    expect: 200,
+    requests: (p) =>
+      rotate(
+        p.fixture.vendorCharacters,
+        (id) => `${API}/bundles/character/${id}`,
+        () => auth(p.fixture.vendorKey),
+      ),
+  },
+  {
+    name: 'turnovers',
+    label: () => '`GET /turnovers`, engagement-bound key',
+    kind: 'read',
+    expect: 200,
+    requests: (p) => [{ method: 'GET', path: `${API}/turnovers`, headers: auth(p.fixture.vendorKey) }],
+  },
+  {
+    name: 'purchase-orders',
+    label: () => '`GET /purchase-orders`, engagement-bound key',
+    kind: 'read',
+    expect: 200,
+    requests: (p) => [{ method: 'GET', path: `${API}/purchase-orders`, headers: auth(p.fixture.vendorKey) }],
+  },
+  {
+    name: 'storage-events',
+    label: () => `\`POST /storage/events\`, ${EVENTS_PER_BATCH.toLocaleString('en')}-event batches`,
+    kind: 'write',
+    expect: 200,
+    connections: 4,
+    items: { perRequest: EVENTS_PER_BATCH, unit: 'events/s' },
+    requests: (p) => {
+      let batch = 0;
+      return [
+        {
+          method: 'POST',
+          path: `${API}/storage/events`,
+          headers: { ...auth(p.fixture.wideKey), 'content-type': 'application/json' },
+          setupRequest: (req: Request) => ({ ...req, body: eventBatch(p, batch++) }),
+        },
+      ];
+    },
+  },
+  {
+    name: 'notes',
+    label: () => '`POST /assets/{id}/notes`',
+    kind: 'write',
+    expect: 201,
+    items: { perRequest: 1, unit: 'writes/s' },
+    requests: (p) => {
+      let n = 0;
+      return [
+        {
+          method: 'POST',
+          headers: { ...auth(p.fixture.wideKey), 'content-type': 'application/json' },
+          setupRequest: (req: Request) => {
+            const id = p.fixture.assets[n % p.fixture.assets.length]!;
+            return {
+              ...req,
+              path: `${API}/assets/${id}/notes`,
+              body: JSON.stringify({ text: `bench note ${n++}` }),
+            };
+          },
+        },
+      ];
+    },
+  },
+];
