@@ -243,7 +243,13 @@ export function loadVisionConfig(env: NodeJS.ProcessEnv): VisionConfig {
   return {
     provider,
     models: parseModels(env.PRODGRAPH_VISION_MODELS),
-    tokenLifetimeSeconds: boundedInt('PRODGRAPH_VISION_TOKEN_TTL', env.PRODGRAPH_VISION_TOKEN_TTL, 300, 10, 3600),
+    tokenLifetimeSeconds: boundedInt(
+      'PRODGRAPH_VISION_TOKEN_TTL',
+      env.PRODGRAPH_VISION_TOKEN_TTL,
+      300,
+      10,
+      3600,
+    ),
     timeoutMs: boundedInt('PRODGRAPH_VISION_TIMEOUT_MS', env.PRODGRAPH_VISION_TIMEOUT_MS, 5000, 100, 60_000),
     mintsPerMinute: boundedInt(
       'PRODGRAPH_VISION_MINTS_PER_MINUTE',

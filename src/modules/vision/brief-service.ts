@@ -35,7 +35,11 @@ const parsed = (text: string | null): LookBrief | null => {
  * The look brief of a released still: served from the store while the version's media is the
  * one it was computed from (and by this method), else computed, stored and served.
  */
-export async function lookBrief(ctx: AppContext, principal: Principal, versionId: number): Promise<LookBrief> {
+export async function lookBrief(
+  ctx: AppContext,
+  principal: Principal,
+  versionId: number,
+): Promise<LookBrief> {
   const row = await releasedVersionForBrief(ctx.db, principal.productionId, versionId);
   if (!row) throw versionNotFound();
   const stored = parsed(row.brief);
@@ -57,7 +61,8 @@ export async function lookBrief(ctx: AppContext, principal: Principal, versionId
   try {
     look = await analyseStill(path);
   } catch (err) {
-    if (err instanceof NotAStill) throw errors.invalid('version_id', `the media of ${subject} ${err.message}`);
+    if (err instanceof NotAStill)
+      throw errors.invalid('version_id', `the media of ${subject} ${err.message}`);
     throw err;
   }
   const generatedAt = nowIso();

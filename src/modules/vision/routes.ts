@@ -88,7 +88,7 @@ export async function visionRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         summary: 'Look brief of a released still',
         description:
-          'A structured look brief distilled from the pixels of a released version\'s still: size, a ' +
+          "A structured look brief distilled from the pixels of a released version's still: size, a " +
           'palette of up to 8 named colours with their shares, exposure (mean luma, key, contrast, clipped ' +
           'and crushed fractions), colour (saturation, warmth, dominant hue) and a one-sentence summary. ' +
           'Deterministic and computed here (no provider, no network); stored per version and source ' +

@@ -67,7 +67,11 @@ export const LookBrief = Type.Object(
       key: StringEnum(['low', 'mid', 'high'], {
         description: 'low under 0.30 mean luma, high over 0.62, mid between',
       }),
-      contrast: Type.Number({ minimum: 0, maximum: 0.5, description: 'RMS contrast: standard deviation of luma' }),
+      contrast: Type.Number({
+        minimum: 0,
+        maximum: 0.5,
+        description: 'RMS contrast: standard deviation of luma',
+      }),
       clipped_highlights: share('Fraction of the frame at or above 0.98 luma'),
       crushed_shadows: share('Fraction of the frame at or below 0.02 luma'),
     }),
@@ -83,7 +87,9 @@ export const LookBrief = Type.Object(
       ),
     }),
     summary: Type.String({ description: 'One plain sentence built from the figures' }),
-    method: Type.String({ description: 'Algorithm and version; a brief made by another method is computed again' }),
+    method: Type.String({
+      description: 'Algorithm and version; a brief made by another method is computed again',
+    }),
     generated_at: Timestamp,
   },
   { $id: 'LookBrief', title: 'Look brief' },

@@ -34,7 +34,13 @@ export async function mintSessionToken(
   }
   await appendActivity(
     ctx.db,
-    entryFor(principal, 'minted vision token', `session token for model ${model}`, null, new Date().toISOString()),
+    entryFor(
+      principal,
+      'minted vision token',
+      `session token for model ${model}`,
+      null,
+      new Date().toISOString(),
+    ),
   );
   return { token: minted.token, expires_at: minted.expiresAt.toISOString(), model, provider: provider.name };
 }

@@ -49,14 +49,20 @@ const round = (v: number, places = 4): number => Number(v.toFixed(places));
  */
 export async function analyseStill(path: string): Promise<Look> {
   const input = () =>
-    sharp(path, { limitInputPixels: MAX_INPUT_PIXELS, sequentialRead: true, failOn: 'error', autoOrient: true });
+    sharp(path, {
+      limitInputPixels: MAX_INPUT_PIXELS,
+      sequentialRead: true,
+      failOn: 'error',
+      autoOrient: true,
+    });
   let meta: sharp.Metadata;
   try {
     meta = await input().metadata();
   } catch {
     throw new NotAStill('could not be decoded as an image');
   }
-  if ((meta.pages ?? 1) > 1 && meta.delay !== undefined) throw new NotAStill('is animated, not a still image');
+  if ((meta.pages ?? 1) > 1 && meta.delay !== undefined)
+    throw new NotAStill('is animated, not a still image');
   const width = meta.autoOrient?.width ?? meta.width;
   const height = meta.autoOrient?.height ?? meta.height;
   if (!width || !height) throw new NotAStill('has no readable dimensions');

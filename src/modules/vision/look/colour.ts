@@ -31,7 +31,8 @@ export const hexOf = ([r, g, b]: Rgb): string =>
   `#${[r, g, b].map((c) => Math.round(c).toString(16).padStart(2, '0')).join('')}`;
 
 /** Rec. 709 luma of gamma-encoded sRGB, 0–1: what "brightness" means in grading. */
-export const lumaOf = (r: number, g: number, b: number): number => (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+export const lumaOf = (r: number, g: number, b: number): number =>
+  (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
 
 /**
  * The small fixed table a palette colour is named from: the nearest entry in CIELAB. Plain
@@ -80,7 +81,16 @@ export function colourName(rgb: Rgb): string {
   return best[0];
 }
 
-export const HUE_FAMILY_NAMES = ['red', 'orange', 'yellow', 'green', 'cyan', 'blue', 'purple', 'magenta'] as const;
+export const HUE_FAMILY_NAMES = [
+  'red',
+  'orange',
+  'yellow',
+  'green',
+  'cyan',
+  'blue',
+  'purple',
+  'magenta',
+] as const;
 export type HueFamily = (typeof HUE_FAMILY_NAMES)[number];
 
 /** Hue families by upper bound in degrees (red wraps round past 345°). */

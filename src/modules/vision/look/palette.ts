@@ -207,7 +207,10 @@ function consolidate(input: Cluster[], total: number): Cluster[] {
         }
       });
       // a speck must not tint a real colour: only its share moves
-      clusters[into] = { rgb: clusters[into]!.rgb, weight: clusters[into]!.weight + clusters[smallest]!.weight };
+      clusters[into] = {
+        rgb: clusters[into]!.rgb,
+        weight: clusters[into]!.weight + clusters[smallest]!.weight,
+      };
       clusters.splice(smallest, 1);
       continue;
     }
@@ -222,7 +225,9 @@ function roundedShares(weights: readonly number[], total: number): number[] {
   const scaled = weights.map((w) => (w / total) * 10_000);
   const floors = scaled.map(Math.floor);
   let left = 10_000 - floors.reduce((a, b) => a + b, 0);
-  const order = scaled.map((s, i) => [s - Math.floor(s), i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
+  const order = scaled
+    .map((s, i) => [s - Math.floor(s), i] as const)
+    .sort((a, b) => b[0] - a[0] || a[1] - b[1]);
   for (const [, i] of order) {
     if (left <= 0) break;
     floors[i]!++;

@@ -2,7 +2,8 @@ import type { Look } from './analyse.js';
 
 const percent = (share: number): string => `${Math.round(share * 100)}%`;
 
-const contrastWord = (c: number): string => (c < 0.1 ? 'low-contrast' : c > 0.22 ? 'high-contrast' : 'medium-contrast');
+const contrastWord = (c: number): string =>
+  c < 0.1 ? 'low-contrast' : c > 0.22 ? 'high-contrast' : 'medium-contrast';
 
 const saturationWord = (s: number): string =>
   s < 0.04 ? 'colourless' : s < 0.15 ? 'muted' : s < 0.35 ? 'moderately saturated' : 'strongly saturated';
@@ -21,5 +22,7 @@ export function summarise(look: Look): string {
     exposure.crushed_shadows >= 0.005 ? `${percent(exposure.crushed_shadows)} crushed shadows` : '',
   ].filter(Boolean);
   const tail = extremes.length ? `, with ${extremes.join(' and ')}` : '';
-  return `${mood} dominated by ${main}; ${saturationWord(colour.saturation)}${hue}${tail}.`;
+  const spread = palette[0] !== undefined && palette[0].share < 0.25;
+  const body = spread ? `spread across ${palette.length} colours, led by ${main}` : `dominated by ${main}`;
+  return `${mood} ${body}; ${saturationWord(colour.saturation)}${hue}${tail}.`;
 }
