@@ -57,6 +57,10 @@ export async function visionRoutes(fastify: FastifyInstance): Promise<void> {
           },
         },
       },
+      // no body at all is a request for the default model, not a body that is not an object
+      preValidation: async (request) => {
+        if (request.body === undefined) request.body = {};
+      },
       schema: {
         summary: 'Mint a short-lived client token for the generation provider',
         description:
