@@ -12,9 +12,13 @@ const saturationWord = (s: number): string =>
 export function summarise(look: Look): string {
   const { exposure, colour, palette } = look;
   const mood = `${exposure.key === 'mid' ? 'Mid' : exposure.key === 'low' ? 'Low' : 'High'}-key, ${contrastWord(exposure.contrast)}, ${colour.warmth} still`;
-  const main = palette
+  // shades that share a plain name read as one colour in a sentence
+  const byName = new Map<string, number>();
+  for (const p of palette) byName.set(p.name, (byName.get(p.name) ?? 0) + p.share);
+  const leading = [...byName].sort((a, b) => b[1] - a[1]);
+  const main = leading
     .slice(0, 2)
-    .map((p) => `${p.name} (${percent(p.share)})`)
+    .map(([name, share]) => `${name} (${percent(share)})`)
     .join(' and ');
   const hue = colour.dominant_hue ? `, ${colour.dominant_hue} the leading hue` : '';
   const extremes = [
@@ -22,7 +26,7 @@ export function summarise(look: Look): string {
     exposure.crushed_shadows >= 0.005 ? `${percent(exposure.crushed_shadows)} crushed shadows` : '',
   ].filter(Boolean);
   const tail = extremes.length ? `, with ${extremes.join(' and ')}` : '';
-  const spread = palette[0] !== undefined && palette[0].share < 0.25;
-  const body = spread ? `spread across ${palette.length} colours, led by ${main}` : `dominated by ${main}`;
+  const spread = leading[0] !== undefined && leading[0][1] < 0.3;
+  const body = spread ? `spread across ${leading.length} colours, led by ${main}` : `dominated by ${main}`;
   return `${mood} ${body}; ${saturationWord(colour.saturation)}${hue}${tail}.`;
 }
