@@ -1,5 +1,6 @@
 import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
+import { nowIso } from '../../db/values.js';
 import { errors } from '../../errors.js';
 import { appendActivity } from '../activity/repository.js';
 import { entryFor } from '../activity/write-entry.js';
@@ -34,13 +35,7 @@ export async function mintSessionToken(
   }
   await appendActivity(
     ctx.db,
-    entryFor(
-      principal,
-      'minted vision token',
-      `session token for model ${model}`,
-      null,
-      new Date().toISOString(),
-    ),
+    entryFor(principal, 'minted vision token', `session token for model ${model}`, null, nowIso()),
   );
   return { token: minted.token, expires_at: minted.expiresAt.toISOString(), model, provider: provider.name };
 }
