@@ -11,7 +11,7 @@ import { call } from './support/http.js';
 const CREDENTIAL = 'sk-live-9f8e7d6c5b4a39281706f5e4d3c2b1a0';
 const MODELS = 'image-standard,video-standard';
 
-type Mode = 'ok' | 'slow' | 'fail' | 'html' | 'no-token' | 'expired';
+type Mode = 'ok' | 'slow' | 'fail' | 'html' | 'no-token' | 'expired' | 'redirect' | 'huge';
 
 /**
  * A stand-in for a hosted provider's "mint a client token" endpoint: it checks the credential
@@ -62,6 +62,12 @@ class ProviderStandIn {
         return;
       case 'no-token':
         return json(200, { ok: true });
+      case 'redirect':
+        res.writeHead(307, { location: 'http://127.0.0.1:9/elsewhere' });
+        res.end();
+        return;
+      case 'huge':
+        return json(200, { token: 'tok_big', padding: 'x'.repeat(100_000) });
       case 'expired':
         return json(200, { token: 'tok_old', expires_at: '2001-01-01T00:00:00Z' });
       default:
@@ -207,7 +213,11 @@ for (const dialect of DIALECTS) {
 
     it('limits mints per key: 429 with Retry-After once the minute is spent, other keys unaffected', async () => {
       const token = await key();
-      for (let i = 0; i < 4; i++) assert.equal((await mint(env.app, token)).status, 200);
+      for (let i = 0; i < 4; i++) {
+        const r = await mint(env.app, token);
+        assert.equal(r.status, 200);
+        assert.equal(r.headers['x-ratelimit-remaining'], String(3 - i));
+      }
       const over = await mint(env.app, token);
       assert.equal(over.status, 429);
       assert.match(over.body.detail, /at most 4 vision session tokens a minute; retry in \d+ s/);
@@ -248,6 +258,8 @@ for (const dialect of DIALECTS) {
         ['html', 'the vision provider answered with something other than JSON'],
         ['no-token', 'the vision provider answered without a usable token'],
         ['expired', 'the vision provider answered with an unusable expiry'],
+        ['redirect', 'the vision provider answered with a redirect, which is not followed'],
+        ['huge', 'the vision provider answered with an oversized body'],
       ];
       try {
         for (const [mode, detail] of cases) {

@@ -172,7 +172,11 @@ export class HttpTokenProvider implements SessionTokenProvider {
     if (signal.aborted || (err instanceof Error && err.name === 'TimeoutError')) {
       return new ProviderFailure('timeout', `did not answer within ${this.options.timeoutMs} ms`);
     }
-    const cause = err instanceof Error ? (err.cause as { code?: unknown } | undefined) : undefined;
+    const cause =
+      err instanceof Error ? (err.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
+    if (cause?.message === 'unexpected redirect') {
+      return new ProviderFailure('refused', 'answered with a redirect, which is not followed');
+    }
     const code = typeof cause?.code === 'string' ? cause.code : undefined;
     return new ProviderFailure('unreachable', 'could not be reached', undefined, code);
   }
