@@ -51,7 +51,10 @@ export async function lookBrief(
   }
   const contentType = row.content_type ?? 'application/octet-stream';
   if (!STILL_TYPES.has(contentType)) {
-    throw errors.invalid('version_id', `the media of ${subject} is ${contentType}, not a still image`);
+    const why = contentType.startsWith('image/')
+      ? 'an image format the look brief cannot read'
+      : 'not a still image';
+    throw errors.invalid('version_id', `the media of ${subject} is ${contentType}, ${why}`);
   }
   const path = ctx.store.resolveKey(row.storage_key);
   if (!path || !(await ctx.store.stat(row.storage_key))) {

@@ -78,7 +78,10 @@ export async function analyseStill(path: string): Promise<Look> {
       .raw({ depth: 'uchar' })
       .timeout({ seconds: DECODE_SECONDS })
       .toBuffer();
-  } catch {
+  } catch (err) {
+    if (err instanceof Error && /^timeout:/.test(err.message)) {
+      throw new NotAStill(`took longer than ${DECODE_SECONDS} s to decode`);
+    }
     throw new NotAStill('could not be decoded as an image');
   }
   return {
