@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import multipart from '@fastify/multipart';
+import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
@@ -29,6 +30,7 @@ import { bundleRoutes } from './modules/bundles/routes.js';
 import { turnoverRoutes } from './modules/turnovers/routes.js';
 import { mediaRoutes } from './modules/media/routes.js';
 import { purchaseOrderRoutes } from './modules/purchase-orders/routes.js';
+import { visionRoutes } from './modules/vision/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -43,6 +45,8 @@ export interface AppOptions {
   store?: MediaStore;
   /** false silences request logs (tests). */
   logger?: boolean;
+  /** Where log lines go instead of stdout (tests read them back). */
+  logStream?: { write(line: string): void };
 }
 
 export type App = FastifyInstance;
@@ -68,6 +72,7 @@ const apiModules = [
   turnoverRoutes,
   mediaRoutes,
   purchaseOrderRoutes,
+  visionRoutes,
 ];
 
 export async function buildApp(options: AppOptions): Promise<App> {
@@ -77,7 +82,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const store = options.store ?? new FileMediaStore(config.mediaDir);
 
   const app = Fastify({
-    logger: options.logger === false ? false : { level: config.logLevel },
+    logger:
+      options.logger === false
+        ? false
+        : { level: config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) },
     // ids in paths are integers; trailing slashes are the same route
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
@@ -92,6 +100,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
   await app.register(auth, { db: database.db });
   await app.register(idempotency);
+  // limits are per route (config.rateLimit), each keyed as its route chooses
+  await app.register(rateLimit, { global: false });
 
   await app.register(healthRoutes);
   // the off-plane file route lives at the base URL, outside /api/v1 (decisions.md)

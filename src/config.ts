@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { inspect } from 'node:util';
 
 /** Everything the service reads from its environment, read once and validated at start-up. */
 export interface Config {
@@ -10,6 +12,7 @@ export interface Config {
   ticketSecret: string | null;
   limits: Limits;
   logLevel: string;
+  vision: VisionConfig;
 }
 
 export type DbTarget = { dialect: 'sqlite'; path: string } | { dialect: 'postgres'; url: string };
@@ -99,5 +102,161 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
       submissionFiles: positiveInt('PRODGRAPH_MAX_SUBMISSION_FILES', env.PRODGRAPH_MAX_SUBMISSION_FILES, 50),
       eventBatch: positiveInt('PRODGRAPH_MAX_EVENT_BATCH', env.PRODGRAPH_MAX_EVENT_BATCH, 10_000),
     },
+    vision: loadVisionConfig(env),
+  };
+}
+
+/**
+ * A value that must never reach a log line, an error or a response: it prints as a
+ * placeholder however it is serialised, and only `reveal()` gives it up.
+ */
+export class Secret {
+  readonly #value: string;
+  constructor(value: string) {
+    this.#value = value;
+  }
+  reveal(): string {
+    return this.#value;
+  }
+  toString(): string {
+    return '[secret]';
+  }
+  toJSON(): string {
+    return '[secret]';
+  }
+  [inspect.custom](): string {
+    return '[secret]';
+  }
+}
+
+export interface VisionProviderConfig {
+  /** Shown to clients as `provider`; the token URL's host unless named. */
+  name: string;
+  tokenUrl: URL;
+  credential: Secret;
+}
+
+export interface VisionConfig {
+  /** null: the session-token route answers 503 until a provider is configured. */
+  provider: VisionProviderConfig | null;
+  /** Exactly two model identifiers a client token may be limited to; the first is the default. */
+  models: readonly [string, string];
+  tokenLifetimeSeconds: number;
+  timeoutMs: number;
+  /** Session tokens one API key may mint per minute. */
+  mintsPerMinute: number;
+}
+
+/** Model identifiers of the two demo generation models (image and video). */
+export const DEFAULT_VISION_MODELS = ['image-standard', 'video-standard'] as const;
+
+const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$/;
+// visible ASCII only: the credential goes into a header, and a header error would quote it
+const CREDENTIAL = /^[\x21-\x7e]{1,4096}$/;
+
+function boundedInt(name: string, raw: string | undefined, fallback: number, min: number, max: number) {
+  const n = positiveInt(name, raw, fallback, max);
+  if (n < min) throw new ConfigError(`${name}: ${n} is out of range (${min}..${max})`);
+  return n;
+}
+
+function readCredential(env: NodeJS.ProcessEnv): string | undefined {
+  const inline = env.PRODGRAPH_VISION_CREDENTIAL;
+  const file = env.PRODGRAPH_VISION_CREDENTIAL_FILE;
+  if (inline !== undefined && inline !== '' && file !== undefined && file !== '') {
+    throw new ConfigError('PRODGRAPH_VISION_CREDENTIAL and PRODGRAPH_VISION_CREDENTIAL_FILE: set only one');
+  }
+  let value = inline;
+  if (file !== undefined && file !== '') {
+    try {
+      value = readFileSync(file, 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw new ConfigError(`PRODGRAPH_VISION_CREDENTIAL_FILE: cannot read ${file} (${code})`);
+    }
+    // files written by editors and secret managers end with a newline
+    value = value.replace(/\r?\n$/, '');
+  }
+  if (value === undefined || value === '') return undefined;
+  if (!CREDENTIAL.test(value)) {
+    throw new ConfigError(
+      'PRODGRAPH_VISION_CREDENTIAL: must be 1 to 4096 visible ASCII characters (no spaces or line breaks)',
+    );
+  }
+  return value;
+}
+
+function parseModels(raw: string | undefined): readonly [string, string] {
+  if (raw === undefined || raw.trim() === '') return DEFAULT_VISION_MODELS;
+  const models = raw.split(',').map((m) => m.trim());
+  if (models.length !== 2 || models[0] === models[1]) {
+    throw new ConfigError('PRODGRAPH_VISION_MODELS: must name exactly two different models, comma-separated');
+  }
+  for (const m of models) {
+    if (!MODEL_ID.test(m)) {
+      throw new ConfigError(
+        `PRODGRAPH_VISION_MODELS: "${m}" is not a model identifier (letters, digits and . _ : / @ + -, at most 128)`,
+      );
+    }
+  }
+  return [models[0]!, models[1]!];
+}
+
+function parseTokenUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`PRODGRAPH_VISION_TOKEN_URL: "${raw}" is not a URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ConfigError('PRODGRAPH_VISION_TOKEN_URL: must be an http:// or https:// URL');
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new ConfigError(
+      'PRODGRAPH_VISION_TOKEN_URL: must not carry a user or password; put the credential in PRODGRAPH_VISION_CREDENTIAL',
+    );
+  }
+  return url;
+}
+
+export function loadVisionConfig(env: NodeJS.ProcessEnv): VisionConfig {
+  const rawUrl = env.PRODGRAPH_VISION_TOKEN_URL?.trim() || undefined;
+  const credential = readCredential(env);
+  let provider: VisionProviderConfig | null = null;
+  if (rawUrl !== undefined || credential !== undefined) {
+    if (rawUrl === undefined) {
+      throw new ConfigError('PRODGRAPH_VISION_TOKEN_URL: required when a vision credential is set');
+    }
+    if (credential === undefined) {
+      throw new ConfigError(
+        'PRODGRAPH_VISION_CREDENTIAL (or PRODGRAPH_VISION_CREDENTIAL_FILE): required when PRODGRAPH_VISION_TOKEN_URL is set',
+      );
+    }
+    const tokenUrl = parseTokenUrl(rawUrl);
+    const name = env.PRODGRAPH_VISION_PROVIDER?.trim() || tokenUrl.hostname;
+    if (name.length > 100 || /\p{Cc}/u.test(name)) {
+      throw new ConfigError('PRODGRAPH_VISION_PROVIDER: at most 100 characters, no control characters');
+    }
+    provider = { name, tokenUrl, credential: new Secret(credential) };
+  }
+  return {
+    provider,
+    models: parseModels(env.PRODGRAPH_VISION_MODELS),
+    tokenLifetimeSeconds: boundedInt(
+      'PRODGRAPH_VISION_TOKEN_TTL',
+      env.PRODGRAPH_VISION_TOKEN_TTL,
+      300,
+      10,
+      3600,
+    ),
+    timeoutMs: boundedInt('PRODGRAPH_VISION_TIMEOUT_MS', env.PRODGRAPH_VISION_TIMEOUT_MS, 5000, 100, 60_000),
+    mintsPerMinute: boundedInt(
+      'PRODGRAPH_VISION_MINTS_PER_MINUTE',
+      env.PRODGRAPH_VISION_MINTS_PER_MINUTE,
+      10,
+      1,
+      10_000,
+    ),
   };
 }

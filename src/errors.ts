@@ -25,6 +25,8 @@ export const errors = {
   unsupportedMedia: (detail: string) => new AppError(415, detail),
   /** A validation failure always names the field. */
   invalid: (field: string, problem: string) => new AppError(422, `${field}: ${problem}`),
+  tooManyRequests: (detail: string, retryAfterSeconds: number) =>
+    new AppError(429, detail, { 'retry-after': String(retryAfterSeconds) }),
   badGateway: (detail: string) => new AppError(502, detail),
   unavailable: (detail: string) => new AppError(503, detail),
 } as const;

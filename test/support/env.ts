@@ -46,6 +46,8 @@ async function withAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
 export interface EnvOptions {
   /** Wraps the file store the app uses (e.g. to inject failures); `env.store` stays the inner store. */
   wrapStore?: (store: FileMediaStore) => MediaStore;
+  /** Receives the app's log lines (at PRODGRAPH_LOG_LEVEL) instead of silencing them. */
+  logStream?: { write(line: string): void };
 }
 
 export async function createEnv(
@@ -74,7 +76,7 @@ export async function createEnv(
     config,
     database: handle,
     store: options.wrapStore ? options.wrapStore(store) : store,
-    logger: false,
+    ...(options.logStream ? { logStream: options.logStream } : { logger: false }),
   });
   await app.ready();
   queries.count = 0;
