@@ -1,0 +1,119 @@
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Type } from 'typebox';
+import { errors } from '../errors.js';
+import { principalOf } from '../http/auth.js';
+import { errorResponses } from '../http/schemas.js';
+import { buildCatalogue, type Catalogue } from './catalogue.js';
+import { classify, JsonRpcRequest, JsonRpcResponse, UNPARSEABLE } from './envelope.js';
+import { exchange } from './exchange.js';
+import { RestTwins } from './twins.js';
+
+const DESCRIPTION = `
+The production graph for AI agents over the Model Context Protocol (Streamable HTTP, stateless):
+one JSON-RPC 2.0 request per POST, answered with one JSON body (never an SSE stream, no session).
+\`Accept: application/json\` alone is enough. The key is checked before the body is read: a
+missing, unknown or revoked key is HTTP 401; inside \`tools/call\`, \`resources/read\` and
+\`prompts/get\` a surface or scope refusal is the REST twin's HTTP 403 \`{detail}\`, not a
+JSON-RPC error. Bad JSON is -32700, a batch or a malformed request -32600, an unknown method
+-32601, an unknown tool or prompt or bad params -32602, an unknown resource -32002 (with
+\`data.uri\`). A notification (no \`id\`) is 202 with no body. Fifteen tools, six resources and
+four prompts; each tool calls the same service as its REST route, so clamps, refusals and data
+are identical. A tool's arguments are its REST route's path and query parameters (a closed
+object); a refused argument or a missing object is a tool result with \`isError: true\` and the
+REST detail.`;
+
+const NOT_ALLOWED = 'this endpoint takes POST only: one JSON-RPC request per POST, no SSE stream';
+
+async function mcpRoutes(app: FastifyInstance, opts: { catalogue: () => Catalogue }): Promise<void> {
+  // A body that is not JSON must become a JSON-RPC -32700, not the REST 400.
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+    json(request, body as string, (err, value) => done(null, err ? UNPARSEABLE : value)),
+  );
+
+  app.post(
+    '/mcp',
+    {
+      config: { auth: { scopes: [], surface: 'round-trip' } },
+      bodyLimit: app.ctx.config.limits.mcpBodyBytes,
+      // the envelope is checked by the JSON-RPC layer, whose refusals are JSON-RPC errors
+      validatorCompiler: () => () => true,
+      schema: {
+        summary: 'MCP: tools, resources and prompts over the production, for AI agents',
+        description: DESCRIPTION.trim(),
+        tags: ['mcp'],
+        headers: Type.Object({
+          'mcp-protocol-version': Type.Optional(
+            Type.String({ description: 'Sent by MCP clients after initialize; an unsupported one is 400' }),
+          ),
+        }),
+        body: JsonRpcRequest,
+        response: {
+          200: JsonRpcResponse,
+          202: Type.Null({ description: 'A notification was received; no body' }),
+          ...errorResponses(400, 413, 415),
+        },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const envelope = classify(request.body);
+      if (envelope.kind === 'refused') return reply.code(200).send(envelope.body);
+      if (envelope.kind === 'notification') return reply.code(202).send();
+      const header = request.headers['mcp-protocol-version'];
+      const answer = await exchange(
+        opts.catalogue(),
+        app.ctx,
+        principal,
+        envelope.message,
+        typeof header === 'string' ? header : undefined,
+      );
+      if ('refusal' in answer) throw answer.refusal;
+      return reply
+        .code(answer.status as 200)
+        .type('application/json; charset=utf-8')
+        .send(answer.body);
+    },
+  );
+
+  for (const method of ['GET', 'DELETE'] as const) {
+    app.route({
+      method,
+      url: '/mcp',
+      config: { auth: 'public' },
+      schema: {
+        summary: `Not offered: ${method === 'GET' ? 'no SSE stream' : 'no session to end'}`,
+        tags: ['mcp'],
+        response: errorResponses(405),
+      },
+      handler: async () => {
+        throw errors.methodNotAllowed(NOT_ALLOWED, 'POST');
+      },
+    });
+  }
+}
+
+/**
+ * POST /mcp. Registered before the REST modules so that it sees each of them register: every
+ * tool, resource and prompt takes its auth and schemas from its REST twin, and the catalogue
+ * is built once, when the app is ready.
+ */
+export const mcp = fp(
+  async (app: FastifyInstance) => {
+    const twins = new RestTwins();
+    app.addHook('onRoute', (route) => twins.record(route));
+    let catalogue: Catalogue | undefined;
+    app.addHook('onReady', async () => {
+      catalogue = buildCatalogue(twins);
+    });
+    await app.register(mcpRoutes, {
+      catalogue: () => {
+        if (!catalogue) throw new Error('MCP catalogue used before the app was ready');
+        return catalogue;
+      },
+    });
+  },
+  { name: 'prodgraph-mcp' },
+);
