@@ -1,13 +1,3 @@
-import {
-  CallToolRequestSchema,
-  GetPromptRequestSchema,
-  InitializeRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListToolsRequestSchema,
-  PingRequestSchema,
-  ReadResourceRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
 import { Type, type Static } from 'typebox';
 import { describeValidation, type ValidationItem } from '../validation.js';
 import { ajv } from './json-schema.js';
@@ -64,30 +54,6 @@ export const JsonRpcResponse = Type.Object(
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
-const INVALID_PARAMS = -32602;
-
-interface ParamsSchema {
-  safeParse(value: unknown): {
-    success: boolean;
-    error?: { issues: Array<{ path: PropertyKey[]; message: string }> };
-  };
-}
-
-/**
- * The SDK's own request schemas for the methods served. The SDK checks them too, but answers a
- * failure with -32603 (an internal error) and a dump of the parser's complaints.
- */
-const REQUESTS: Record<string, ParamsSchema> = {
-  initialize: InitializeRequestSchema,
-  ping: PingRequestSchema,
-  'tools/list': ListToolsRequestSchema,
-  'tools/call': CallToolRequestSchema,
-  'resources/list': ListResourcesRequestSchema,
-  'resources/read': ReadResourceRequestSchema,
-  'prompts/list': ListPromptsRequestSchema,
-  'prompts/get': GetPromptRequestSchema,
-};
-
 /** What the body parser hands over when the bytes are not JSON (so the answer can be -32700). */
 export const UNPARSEABLE = Symbol('unparseable JSON body');
 
@@ -105,9 +71,15 @@ export type Envelope =
 const isRequest = ajv.compile<JsonRpcRequest>(JsonRpcRequest);
 const isId = ajv.compile<string | number>(RequestId);
 
+export const errorBody = (code: number, message: string, id: unknown = null): JsonRpcErrorBody => ({
+  jsonrpc: '2.0',
+  id: isId(id) ? id : null,
+  error: { code, message },
+});
+
 const refuse = (code: number, message: string, id: unknown = null): Envelope => ({
   kind: 'refused',
-  body: { jsonrpc: '2.0', id: isId(id) ? id : null, error: { code, message } },
+  body: errorBody(code, message, id),
 });
 
 export function classify(body: unknown): Envelope {
@@ -133,10 +105,5 @@ export function classify(body: unknown): Envelope {
   }
   // A notification never gets an answer (JSON-RPC 2.0 §4.1); stateless, none has an effect.
   if (body.id === undefined) return { kind: 'notification' };
-  const issue = REQUESTS[body.method]?.safeParse(body).error?.issues[0];
-  if (issue) {
-    const where = issue.path.map(String).join('.');
-    return refuse(INVALID_PARAMS, `Invalid params: ${where ? `${where}: ` : ''}${issue.message}`, id);
-  }
   return { kind: 'request', message: body as JsonRpcRequest & { id: string | number } };
 }

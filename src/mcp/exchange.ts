@@ -3,9 +3,11 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import {
   CallToolRequestSchema,
   GetPromptRequestSchema,
+  InitializeRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
+  PingRequestSchema,
   ReadResourceRequestSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -16,7 +18,7 @@ import { isAppError } from '../errors.js';
 import { authorize } from '../http/auth.js';
 import { describeValidation, type ValidationItem } from '../validation.js';
 import type { Catalogue } from './catalogue.js';
-import type { JsonRpcRequest } from './envelope.js';
+import { errorBody, type JsonRpcRequest } from './envelope.js';
 import {
   answersAsHttp,
   INVALID_PARAMS,
@@ -25,6 +27,33 @@ import {
   toolError,
   toolResult,
 } from './outcome.js';
+
+interface RequestSchema {
+  safeParse(value: unknown): { error?: { issues: Array<{ path: PropertyKey[]; message: string }> } };
+}
+
+/**
+ * The SDK's own request schemas for the methods served. The SDK checks them too, but answers
+ * a failure with -32603 (an internal error) and a dump of the parser's complaints; a client's
+ * mistake is -32602 naming the field.
+ */
+const REQUESTS: Record<string, RequestSchema> = {
+  initialize: InitializeRequestSchema,
+  ping: PingRequestSchema,
+  'tools/list': ListToolsRequestSchema,
+  'tools/call': CallToolRequestSchema,
+  'resources/list': ListResourcesRequestSchema,
+  'resources/read': ReadResourceRequestSchema,
+  'prompts/list': ListPromptsRequestSchema,
+  'prompts/get': GetPromptRequestSchema,
+};
+
+function paramsProblem(message: JsonRpcRequest): string | undefined {
+  const issue = REQUESTS[message.method]?.safeParse(message).error?.issues[0];
+  if (!issue) return undefined;
+  const where = issue.path.map(String).join('.');
+  return `Invalid params: ${where ? `${where}: ` : ''}${issue.message}`;
+}
 
 /** The SDK only uses it for elicitation, which this server never asks for; one is plenty. */
 const schemaValidator = new AjvJsonSchemaValidator();
@@ -153,6 +182,8 @@ export async function exchange(
   message: JsonRpcRequest,
   protocolVersion: string | undefined,
 ): Promise<Exchange> {
+  const problem = paramsProblem(message);
+  if (problem) return { status: 200, body: JSON.stringify(errorBody(INVALID_PARAMS, problem, message.id)) };
   const call: Call = { ctx, principal, catalogue };
   const server = serverFor(call);
   const transport = new WebStandardStreamableHTTPServerTransport({

@@ -6,7 +6,6 @@ import { principalOf } from '../http/auth.js';
 import { errorResponses } from '../http/schemas.js';
 import { buildCatalogue, type Catalogue } from './catalogue.js';
 import { classify, JsonRpcRequest, JsonRpcResponse, UNPARSEABLE } from './envelope.js';
-import { exchange } from './exchange.js';
 import { RestTwins } from './twins.js';
 
 const DESCRIPTION = `
@@ -22,6 +21,14 @@ four prompts; each tool calls the same service as its REST route, so clamps, ref
 are identical. A tool's arguments are its REST route's path and query parameters (a closed
 object); a refused argument or a missing object is a tool result with \`isError: true\` and the
 REST detail.`;
+
+/**
+ * The SDK (and the zod schemas it builds) costs about half a second to load: it is loaded when
+ * the server starts listening or on the first call, not by every process that builds the app
+ * (the CLI, the test suites).
+ */
+let sdk: Promise<typeof import('./exchange.js')> | undefined;
+const loadSdk = () => (sdk ??= import('./exchange.js'));
 
 const NOT_ALLOWED = 'this endpoint takes POST only: one JSON-RPC request per POST, no SSE stream';
 
@@ -63,6 +70,7 @@ async function mcpRoutes(app: FastifyInstance, opts: { catalogue: () => Catalogu
       if (envelope.kind === 'refused') return reply.code(200).send(envelope.body);
       if (envelope.kind === 'notification') return reply.code(202).send();
       const header = request.headers['mcp-protocol-version'];
+      const { exchange } = await loadSdk();
       const answer = await exchange(
         opts.catalogue(),
         app.ctx,
@@ -107,6 +115,9 @@ export const mcp = fp(
     let catalogue: Catalogue | undefined;
     app.addHook('onReady', async () => {
       catalogue = buildCatalogue(twins);
+    });
+    app.addHook('onListen', async () => {
+      await loadSdk();
     });
     await app.register(mcpRoutes, {
       catalogue: () => {
