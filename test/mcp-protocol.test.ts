@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { revokeKey } from '../src/keys/service.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { get } from './support/http.js';
-import { call, rpc } from './support/mcp.js';
+import { smallProduction } from './support/fixtures.js';
+import { call, readTwins, rpc } from './support/mcp.js';
 import { ALL_SCOPES, importRoundTrip, submit, type Refs } from './support/round-trip.js';
 
 const error = (id: string | number | null, code: number, message: RegExp) => ({ id, code, message });
@@ -251,6 +252,32 @@ for (const dialect of DIALECTS) {
       const missing = await get(env.app, '/api/v1/departments/nope', wide);
       assert.equal(missing.status, 404);
       assert.equal(await text(call(1, 'get_department', { slug: 'nope' })), missing.body.detail);
+    });
+
+    it("a tool call costs exactly its REST twin's queries, and another production's ids are not found", async () => {
+      const queriesOf = async (work: () => Promise<unknown>) => {
+        const start = env.queries.sql.length;
+        await work();
+        return env.queries.sql.slice(start).filter((q) => !/set "last_used_at"/.test(q)).length;
+      };
+      for (const token of [wide, vendor]) {
+        for (const twin of readTwins(refs)) {
+          const rest = await queriesOf(() => get(env.app, `/api/v1${twin.url}`, token));
+          const mcp = await queriesOf(() => rpc(env.app, token, call(1, twin.tool, twin.args)));
+          assert.equal(mcp, rest, twin.tool);
+        }
+      }
+      await env.import(smallProduction('other'));
+      const outsider = await env.mint({ production: 'other', scopes: ALL_SCOPES });
+      for (const [tool, url] of [
+        ['get_asset', `/assets/${refs['co-coat']}`],
+        ['get_scene_bundle', `/bundles/scene/${refs.sc1}`],
+      ] as const) {
+        const rest = await get(env.app, `/api/v1${url}`, outsider);
+        const mcp = await rpc(env.app, outsider, call(1, tool, { node_id: Number(url.split('/').pop()) }));
+        assert.equal(rest.status, 404);
+        assert.deepEqual(mcp.body.result.content, [{ type: 'text', text: rest.body.detail }]);
+      }
     });
 
     it('submission limits: no file 422, too many files or too large 413, over the body limit HTTP 413', async () => {

@@ -191,19 +191,17 @@ export async function exchange(
     enableJsonResponse: true,
   });
   await server.connect(transport);
-  try {
-    const headers: Record<string, string> = {
-      // the answer is always one JSON body, so a client accepting only JSON is served
-      accept: 'application/json, text/event-stream',
-      'content-type': 'application/json',
-    };
-    if (protocolVersion !== undefined) headers['mcp-protocol-version'] = protocolVersion;
-    const response = await transport.handleRequest(new Request(ENDPOINT, { method: 'POST', headers }), {
-      parsedBody: message,
-    });
-    if (call.refusal !== undefined) return { refusal: call.refusal };
-    return { status: response.status, body: await response.text() };
-  } finally {
-    await server.close();
-  }
+  const headers: Record<string, string> = {
+    // the answer is always one JSON body, so a client accepting only JSON is served
+    accept: 'application/json, text/event-stream',
+    'content-type': 'application/json',
+  };
+  if (protocolVersion !== undefined) headers['mcp-protocol-version'] = protocolVersion;
+  const response = await transport.handleRequest(new Request(ENDPOINT, { method: 'POST', headers }), {
+    parsedBody: message,
+  });
+  // No close: once the one JSON response exists, a stateless transport holds no stream, timer or
+  // pending request, and closing would only build a "connection closed" error for none of them.
+  if (call.refusal !== undefined) return { refusal: call.refusal };
+  return { status: response.status, body: await response.text() };
 }

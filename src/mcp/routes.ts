@@ -6,21 +6,43 @@ import { principalOf } from '../http/auth.js';
 import { errorResponses } from '../http/schemas.js';
 import { buildCatalogue, type Catalogue } from './catalogue.js';
 import { classify, JsonRpcRequest, JsonRpcResponse, UNPARSEABLE } from './envelope.js';
+import { PROMPTS } from './prompts.js';
+import { RESOURCES } from './resources.js';
+import { TOOLS } from './tools.js';
 import { RestTwins } from './twins.js';
 
 const DESCRIPTION = `
 The production graph for AI agents over the Model Context Protocol (Streamable HTTP, stateless):
-one JSON-RPC 2.0 request per POST, answered with one JSON body (never an SSE stream, no session).
-\`Accept: application/json\` alone is enough. The key is checked before the body is read: a
-missing, unknown or revoked key is HTTP 401; inside \`tools/call\`, \`resources/read\` and
-\`prompts/get\` a surface or scope refusal is the REST twin's HTTP 403 \`{detail}\`, not a
-JSON-RPC error. Bad JSON is -32700, a batch or a malformed request -32600, an unknown method
--32601, an unknown tool or prompt or bad params -32602, an unknown resource -32002 (with
-\`data.uri\`). A notification (no \`id\`) is 202 with no body. Fifteen tools, six resources and
-four prompts; each tool calls the same service as its REST route, so clamps, refusals and data
-are identical. A tool's arguments are its REST route's path and query parameters (a closed
-object); a refused argument or a missing object is a tool result with \`isError: true\` and the
-REST detail.`;
+one JSON-RPC 2.0 request per POST, answered with one JSON body (never an SSE stream, no session;
+no \`initialize\` needed first). \`Accept: application/json\` alone is enough.
+
+**Keys.** Checked before the body is read: a missing, unknown or revoked key is HTTP 401. Inside
+\`tools/call\`, \`resources/read\` and \`prompts/get\` a surface, scope or grant refusal is the
+REST twin's HTTP 403 \`{detail}\`, not a JSON-RPC error. Engagement-bound keys reach this
+endpoint; tools whose REST twin is production-surface answer them 403, as REST does.
+
+**JSON-RPC errors** (in a 200 response): -32700 bad JSON, -32600 a batch or not a JSON-RPC 2.0
+request, -32601 unknown method, -32602 unknown tool or prompt or bad params (naming the field),
+-32002 unknown resource (with \`data.uri\`). A notification (no \`id\`) is 202 with no body.
+
+**Tools** call the same service as their REST twin, so clamps, refusals and data are identical.
+Arguments are the twin's path and query parameters with the twin's own schemas, as one closed
+object. \`structuredContent\` is the twin's body (an array travels under one named key, e.g.
+\`{"scenes": [...]}\`), repeated as JSON in one text block. A refused argument (REST 422), a
+missing or out-of-reach object (REST 404) or a submission over its limits (REST 413) is a tool
+result with \`isError: true\` and the REST detail. \`submit_turnover\` takes its files in
+base64 with the REST limits per file and per submission; the whole request is bounded by
+PRODGRAPH_MAX_MCP_BODY_BYTES (HTTP 413 beyond).`;
+
+/** The catalogue as the OpenAPI document states it, from the same tables the server serves. */
+const CATALOGUE = [
+  '**Tools** (each with its REST twin under /api/v1):',
+  ...TOOLS.map((t) => `- \`${t.name}\` (${t.twin}): ${t.title}`),
+  '',
+  `**Resources** (application/json): ${RESOURCES.map((r) => `\`${r.uri}\``).join(', ')}.`,
+  '',
+  `**Prompts**: ${PROMPTS.map((p) => `\`${p.name}\` (${p.arguments.map((a) => a.name).join(', ')})`).join(', ')}.`,
+].join('\n');
 
 /**
  * The SDK (and the zod schemas it builds) costs about half a second to load: it is loaded when
@@ -49,7 +71,7 @@ async function mcpRoutes(app: FastifyInstance, opts: { catalogue: () => Catalogu
       validatorCompiler: () => () => true,
       schema: {
         summary: 'MCP: tools, resources and prompts over the production, for AI agents',
-        description: DESCRIPTION.trim(),
+        description: `${DESCRIPTION.trim()}\n\n${CATALOGUE}`,
         tags: ['mcp'],
         headers: Type.Object({
           'mcp-protocol-version': Type.Optional(
