@@ -50,8 +50,7 @@ for (const dialect of DIALECTS) {
     let refs: Refs;
     let base: string;
     const clients: Client[] = [];
-    const keys: Record<'wide' | 'wideRead' | 'vendor' | 'reader', { token: string; client: Client }> =
-      {} as never;
+    const keys: Record<'wide' | 'vendor' | 'reader', { token: string; client: Client }> = {} as never;
 
     before(async () => {
       env = await createEnv(dialect);
@@ -60,7 +59,6 @@ for (const dialect of DIALECTS) {
       base = `http://127.0.0.1:${(env.app.server.address() as AddressInfo).port}`;
       const mint = {
         wide: { scopes: ALL_SCOPES },
-        wideRead: { scopes: ['read' as const] },
         vendor: { scopes: ALL_SCOPES, engagement: 'eng-pix' },
         reader: { scopes: ['read' as const], engagement: 'eng-read' },
       };
@@ -88,7 +86,8 @@ for (const dialect of DIALECTS) {
     });
 
     it('lists exactly 15 tools, 6 resources and 4 prompts, each tool with schemas and annotations', async () => {
-      const { client } = keys.vendor;
+      // listing makes this client check every later structuredContent against the outputSchema
+      const { client } = keys.wide;
       const { tools } = await client.listTools();
       assert.deepEqual(
         tools.map((t) => t.name),

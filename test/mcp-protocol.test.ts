@@ -74,6 +74,27 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(init.body.result.serverInfo, { name: 'prodgraph', version: '0.1.0' });
       assert.deepEqual(Object.keys(init.body.result.capabilities).sort(), ['prompts', 'resources', 'tools']);
       assert.equal(init.headers['mcp-session-id'], undefined);
+      // an unknown version is answered with the SDK's latest; an unsupported header is the transport's 400
+      const future = await rpc(env.app, wide, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '1999-01-01',
+          capabilities: {},
+          clientInfo: { name: 'old', version: '1' },
+        },
+      });
+      assert.match(future.body.result.protocolVersion, /^20\d\d-\d\d-\d\d$/);
+      assert.notEqual(future.body.result.protocolVersion, '1999-01-01');
+      const header = await rpc(
+        env.app,
+        wide,
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { 'mcp-protocol-version': '1999-01-01' },
+      );
+      assert.equal(header.status, 400);
+      assert.match(header.body.error.message, /Unsupported protocol version/);
     });
 
     it('refuses what is not one JSON-RPC 2.0 request with -32700 / -32600', async () => {
