@@ -127,10 +127,12 @@ for (const dialect of DIALECTS) {
     });
 
     it('names unknown methods (-32601), tools, prompts and bad params (-32602), resources (-32002)', async () => {
-      assertRpcError(
-        await rpc(env.app, wide, { jsonrpc: '2.0', id: 1, method: 'tools/delete' }),
-        error(1, -32601, /not found/),
-      );
+      for (const method of ['tools/delete', 'constructor', 'toString', '__proto__', 'x'.repeat(10_000)]) {
+        assertRpcError(
+          await rpc(env.app, wide, { jsonrpc: '2.0', id: 1, method }),
+          error(1, -32601, /not found/),
+        );
+      }
       assertRpcError(
         await rpc(env.app, wide, call(2, 'get_people')),
         error(2, -32602, /unknown tool "get_people"/),

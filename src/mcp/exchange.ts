@@ -37,19 +37,19 @@ interface RequestSchema {
  * a failure with -32603 (an internal error) and a dump of the parser's complaints; a client's
  * mistake is -32602 naming the field.
  */
-const REQUESTS: Record<string, RequestSchema> = {
-  initialize: InitializeRequestSchema,
-  ping: PingRequestSchema,
-  'tools/list': ListToolsRequestSchema,
-  'tools/call': CallToolRequestSchema,
-  'resources/list': ListResourcesRequestSchema,
-  'resources/read': ReadResourceRequestSchema,
-  'prompts/list': ListPromptsRequestSchema,
-  'prompts/get': GetPromptRequestSchema,
-};
+const REQUESTS = new Map<string, RequestSchema>([
+  ['initialize', InitializeRequestSchema],
+  ['ping', PingRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+  ['tools/call', CallToolRequestSchema],
+  ['resources/list', ListResourcesRequestSchema],
+  ['resources/read', ReadResourceRequestSchema],
+  ['prompts/list', ListPromptsRequestSchema],
+  ['prompts/get', GetPromptRequestSchema],
+]);
 
 function paramsProblem(message: JsonRpcRequest): string | undefined {
-  const issue = REQUESTS[message.method]?.safeParse(message).error?.issues[0];
+  const issue = REQUESTS.get(message.method)?.safeParse(message).error?.issues[0];
   if (!issue) return undefined;
   const where = issue.path.map(String).join('.');
   return `Invalid params: ${where ? `${where}: ` : ''}${issue.message}`;
