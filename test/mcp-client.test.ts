@@ -239,7 +239,10 @@ for (const dialect of DIALECTS) {
       assert.match(briefing, /Pending, nothing released yet \(1\):\n- Mara/);
       assert.match(briefing, /Mara look/);
       const checklist = await text('turnover_checklist', { delivery_id: String(refs['dl-plates']) });
-      assert.match(checklist, /- \[ \] \{/);
+      assert.match(
+        checklist,
+        /Gated by approval "[^"]+" \(\w+\)\.\nSpec entries \(1\), each to be met before submitting:\n- \[ \] format: EXR\n/,
+      );
       const sheet = await text('call_sheet', { day_number: '2' });
       assert.match(sheet, /shoot day 2 on 2026-04-02/);
       assert.match(sheet, /EXT\. ROOF - DAWN[\s\S]*INT\. WARD - NIGHT/);

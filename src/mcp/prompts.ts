@@ -46,6 +46,14 @@ async function reaching<T>(work: Promise<T>, what: string): Promise<T> {
   }
 }
 
+/** A free-form spec entry in words: `format: EXR, colour: ACEScg`. */
+const specLine = (entry: unknown): string =>
+  entry !== null && typeof entry === 'object'
+    ? Object.entries(entry)
+        .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+        .join(', ')
+    : JSON.stringify(entry);
+
 const json = (value: unknown) => '```json\n' + JSON.stringify(value) + '\n```';
 const today = () => new Date().toISOString().slice(0, 10);
 
@@ -107,22 +115,29 @@ const turnoverChecklist: PromptSpec = {
   reads: { production: ['GET /deliveries'], engagement: ['GET /turnovers'] },
   async render(ctx, principal, args) {
     const id = idArgument(args, 'delivery_id');
-    const vendor = principal.engagementId !== null;
-    const rows: Array<{ id: number; title: string; status: string; due?: string | null; spec: unknown[] }> =
-      vendor ? await listTurnovers(ctx, principal) : await listDeliveries(ctx, principal);
-    const d = rows.find((r) => r.id === id);
-    if (!d) throw invalid(`delivery_id: delivery ${id} is unknown or out of this key's reach`);
-    const gate =
-      'can_submit' in d
-        ? `This engagement ${d.can_submit ? 'may submit (submit_turnover tool)' : 'may read it but not submit'}.`
-        : 'gating_approval' in d && d.gating_approval
-          ? `Gated by approval "${(d.gating_approval as { title: string }).title}" (${(d.gating_approval as { status: string }).status}).`
-          : 'No gating approval.';
+    const outOfReach = () => invalid(`delivery_id: delivery ${id} is unknown or out of this key's reach`);
+    let d: { id: number; title: string; status: string; due?: string | null; spec: unknown[] };
+    let gate: string;
+    if (principal.engagementId !== null) {
+      const row = (await listTurnovers(ctx, principal)).find((r) => r.id === id);
+      if (!row) throw outOfReach();
+      d = row;
+      gate = row.can_submit
+        ? 'This engagement may submit (the submit_turnover tool).'
+        : 'This engagement may read it but not submit.';
+    } else {
+      const row = (await listDeliveries(ctx, principal)).find((r) => r.id === id);
+      if (!row) throw outOfReach();
+      d = row;
+      gate = row.gating_approval
+        ? `Gated by approval "${row.gating_approval.title}" (${row.gating_approval.status}).`
+        : 'No gating approval.';
+    }
     return userText(`Checklist for "${d.title}"`, [
       `Prepare the turnover checklist for "${d.title}" (delivery ${d.id}), status ${d.status}, due ${d.due ?? 'undated'}.`,
       gate,
       `Spec entries (${d.spec.length}), each to be met before submitting:`,
-      ...d.spec.map((entry) => `- [ ] ${JSON.stringify(entry)}`),
+      ...d.spec.map((entry) => `- [ ] ${specLine(entry)}`),
       '',
       `Today is ${today()}. Write a checklist the vendor can tick off: one line per spec entry in plain words, then the deadline and anything that blocks sending. Use only this data; the delivery record follows.`,
       json(d),
@@ -148,7 +163,7 @@ const callSheet: PromptSpec = {
       throw invalid(`day_number: no shoot day ${n} (${range})`);
     }
     const byId = new Map(scenes.map((s) => [s.node_id, s]));
-    const strips = day.scenes.map((strip) => byId.get(strip.node_id)!).filter(Boolean);
+    const strips = day.scenes.flatMap((strip) => byId.get(strip.node_id) ?? []);
     return userText(`Call sheet for day ${day.day_number}`, [
       `Draft the call sheet for shoot day ${day.day_number} on ${day.date}: general call ${day.general_call ?? 'not set'}, status ${day.status}.`,
       `Scenes in shooting order (${strips.length}):`,
