@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -110,6 +111,13 @@ for (const dialect of DIALECTS) {
         prompts.map((p) => p.name),
         ['scene_briefing', 'turnover_checklist', 'call_sheet', 'approvals_digest'],
       );
+      // the README's catalogue is the served one
+      const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
+      const documented = [...readme.matchAll(/^\| `([a-z_]+)` \| `(?:GET|POST) /gm)].map((m) => m[1]);
+      assert.deepEqual(documented, TOOLS);
+      for (const name of [...Object.keys(RESOURCES), ...prompts.map((p) => p.name)]) {
+        assert.ok(readme.includes(`\`${name}\``), name);
+      }
     });
 
     it("every read tool answers exactly its REST twin's body, refusal or 404, for every kind of key", async () => {
