@@ -345,9 +345,17 @@ for (const dialect of DIALECTS) {
         assert.equal(reply.headers.allow, 'POST');
         assert.ok(typeof reply.json().detail === 'string');
       }
-      const form = await rpc(env.app, wide, 'a=1', { 'content-type': 'application/x-www-form-urlencoded' });
-      assert.equal(form.status, 415);
-      assert.ok(typeof form.body.detail === 'string');
+      for (const type of [
+        'application/x-www-form-urlencoded',
+        'text/plain',
+        'multipart/form-data; boundary=x',
+      ]) {
+        const reply = await rpc(env.app, wide, '{"jsonrpc":"2.0","id":1,"method":"ping"}', {
+          'content-type': type,
+        });
+        assert.equal(reply.status, 415, type);
+        assert.ok(typeof reply.body.detail === 'string');
+      }
     });
   });
 }

@@ -55,9 +55,9 @@ const loadSdk = () => (sdk ??= import('./exchange.js'));
 const NOT_ALLOWED = 'this endpoint takes POST only: one JSON-RPC request per POST, no SSE stream';
 
 async function mcpRoutes(app: FastifyInstance, opts: { catalogue: () => Catalogue }): Promise<void> {
-  // A body that is not JSON must become a JSON-RPC -32700, not the REST 400.
+  // JSON only (anything else is 415), and bytes that are not JSON a JSON-RPC -32700, not the REST 400.
   const json = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
     json(request, body as string, (err, value) => done(null, err ? UNPARSEABLE : value)),
   );
