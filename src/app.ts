@@ -31,6 +31,7 @@ import { turnoverRoutes } from './modules/turnovers/routes.js';
 import { mediaRoutes } from './modules/media/routes.js';
 import { purchaseOrderRoutes } from './modules/purchase-orders/routes.js';
 import { visionRoutes } from './modules/vision/routes.js';
+import { mcp } from './mcp/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -106,6 +107,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(healthRoutes);
   // the off-plane file route lives at the base URL, outside /api/v1 (decisions.md)
   await app.register(mediaFileRoutes);
+  // before the REST modules: each MCP tool reads its REST twin's auth and schemas as it registers
+  await app.register(mcp);
   await app.register(
     async (api) => {
       for (const mod of apiModules) await api.register(mod);

@@ -24,6 +24,8 @@ export interface Limits {
   submissionFiles: number;
   /** Most events in one storage batch. */
   eventBatch: number;
+  /** Largest POST /mcp body (a JSON-RPC message; submissions carry their files in base64), bytes. */
+  mcpBodyBytes: number;
 }
 
 export class ConfigError extends Error {}
@@ -101,6 +103,11 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
       ),
       submissionFiles: positiveInt('PRODGRAPH_MAX_SUBMISSION_FILES', env.PRODGRAPH_MAX_SUBMISSION_FILES, 50),
       eventBatch: positiveInt('PRODGRAPH_MAX_EVENT_BATCH', env.PRODGRAPH_MAX_EVENT_BATCH, 10_000),
+      mcpBodyBytes: positiveInt(
+        'PRODGRAPH_MAX_MCP_BODY_BYTES',
+        env.PRODGRAPH_MAX_MCP_BODY_BYTES,
+        32 * 1024 * 1024,
+      ),
     },
     vision: loadVisionConfig(env),
   };

@@ -20,6 +20,7 @@ export const errors = {
   forbidden: (detail: string) => new AppError(403, detail),
   /** Missing and out-of-reach objects answer exactly alike: one wording per kind of object. */
   notFound: (what: string) => new AppError(404, `${what} not found`),
+  methodNotAllowed: (detail: string, allow: string) => new AppError(405, detail, { allow }),
   conflict: (detail: string) => new AppError(409, detail),
   tooLarge: (detail: string) => new AppError(413, detail),
   unsupportedMedia: (detail: string) => new AppError(415, detail),

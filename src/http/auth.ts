@@ -24,7 +24,24 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
+/**
+ * The surface and scope decision for one route (decisions.md check order: surface, then
+ * scope). REST runs it in the request hook; MCP runs it per tool, resource and prompt with
+ * the REST twin's RouteAuth, so a refusal there is word for word the REST one.
+ */
+export function authorize(principal: Principal, auth: RouteAuth): void {
+  if (principal.engagementId !== null && auth.surface !== 'round-trip') {
+    throw errors.forbidden(
+      'this key is bound to a vendor engagement and reaches only the bundle, turnover, media and purchase-order endpoints',
+    );
+  }
+  const missing = auth.scopes.filter((s) => !principal.scopes.has(s));
+  if (missing.length > 0)
+    throw errors.forbidden(`this key lacks the ${missing.map((s) => `"${s}"`).join(' and ')} scope`);
+}
+
 const describe = (auth: RouteAuth): string => {
+  if (auth.scopes.length === 0) return 'Any valid key, production-wide or engagement-bound.';
   const scopes = auth.scopes.map((s) => `\`${s}\``).join(' and ');
   return auth.surface === 'round-trip'
     ? `Scope ${scopes}. Round-trip surface: production-wide keys get the whole answer; engagement-bound keys get their engagement's slice.`
@@ -68,14 +85,7 @@ async function authPlugin(app: FastifyInstance, opts: { db: Db }) {
       );
     const principal = await authenticate(opts.db, token);
     if (!principal) throw errors.unauthorized('unknown or revoked API key');
-    if (principal.engagementId !== null && auth.surface !== 'round-trip') {
-      throw errors.forbidden(
-        'this key is bound to a vendor engagement and reaches only the bundle, turnover, media and purchase-order endpoints',
-      );
-    }
-    const missing = auth.scopes.filter((s) => !principal.scopes.has(s));
-    if (missing.length > 0)
-      throw errors.forbidden(`this key lacks the ${missing.map((s) => `"${s}"`).join(' and ')} scope`);
+    authorize(principal, auth);
     request.principal = principal;
     usage.used(principal.keyId);
   });

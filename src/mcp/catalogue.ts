@@ -1,0 +1,106 @@
+import { readFileSync } from 'node:fs';
+import type { ValidateFunction } from 'ajv';
+import type { Prompt, Resource, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { RouteAuth } from '../auth/principal.js';
+import { INSTRUCTIONS } from './instructions.js';
+import { compile, inputSchemaOf, outputSchemaOf } from './json-schema.js';
+import { PROMPTS, type PromptSpec } from './prompts.js';
+import { RESOURCES, type ResourceSpec } from './resources.js';
+import { TOOLS, type ToolSpec } from './tools.js';
+import type { RestTwins } from './twins.js';
+
+export interface CompiledTool {
+  spec: ToolSpec;
+  auth: RouteAuth;
+  validate: ValidateFunction;
+}
+
+export interface CompiledPrompt {
+  spec: PromptSpec;
+  auth: { production: RouteAuth[]; engagement: RouteAuth[] };
+}
+
+/**
+ * Everything about the MCP surface that does not depend on the caller, built once at
+ * start-up: the list answers are handed out as they are, the validators compiled.
+ */
+export interface Catalogue {
+  info: { name: string; version: string };
+  instructions: string;
+  tools: Map<string, CompiledTool>;
+  toolList: { tools: Tool[] };
+  resources: Map<string, { spec: ResourceSpec; auth: RouteAuth }>;
+  resourceList: { resources: Resource[] };
+  prompts: Map<string, CompiledPrompt>;
+  promptList: { prompts: Prompt[] };
+}
+
+// src/mcp and dist/mcp both sit two levels under the package root
+const version = (): string =>
+  (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+    .version;
+
+export function buildCatalogue(twins: RestTwins): Catalogue {
+  const tools = new Map<string, CompiledTool>();
+  const toolList: Tool[] = [];
+  for (const spec of TOOLS) {
+    const twin = twins.get(spec.twin);
+    const inputSchema = inputSchemaOf(twin, spec.extraInput);
+    tools.set(spec.name, { spec, auth: twin.auth, validate: compile(inputSchema) });
+    toolList.push({
+      name: spec.name,
+      title: spec.title,
+      description: spec.description,
+      inputSchema,
+      outputSchema: outputSchemaOf(twin, spec.listKey),
+      annotations: spec.readOnly
+        ? { title: spec.title, readOnlyHint: true, openWorldHint: false }
+        : {
+            title: spec.title,
+            readOnlyHint: false,
+            destructiveHint: false,
+            idempotentHint: false,
+            openWorldHint: false,
+          },
+    });
+  }
+
+  const resources = new Map(RESOURCES.map((spec) => [spec.uri, { spec, auth: twins.get(spec.twin).auth }]));
+  const resourceList: Resource[] = RESOURCES.map(({ uri, name, title, description }) => ({
+    uri,
+    name,
+    title,
+    description,
+    mimeType: 'application/json',
+  }));
+
+  const prompts = new Map(
+    PROMPTS.map((spec) => [
+      spec.name,
+      {
+        spec,
+        auth: {
+          production: spec.reads.production.map((k) => twins.get(k).auth),
+          engagement: spec.reads.engagement.map((k) => twins.get(k).auth),
+        },
+      },
+    ]),
+  );
+  const promptList: Prompt[] = PROMPTS.map(({ name, title, description, arguments: args }) => ({
+    name,
+    title,
+    description,
+    arguments: args,
+  }));
+
+  return {
+    info: { name: 'prodgraph', version: version() },
+    instructions: INSTRUCTIONS,
+    tools,
+    toolList: { tools: toolList },
+    resources,
+    resourceList: { resources: resourceList },
+    prompts,
+    promptList: { prompts: promptList },
+  };
+}
