@@ -1,11 +1,11 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openAndMigrate, type DbHandle } from './db/index.js';
 import { auth } from './http/auth.js';
-import { installErrorHandling } from './http/error-handler.js';
+import { clientError, frameworkError, installErrorHandling } from './http/error-handler.js';
 import { API_PREFIX, registerOpenApi } from './http/openapi.js';
 import { FileMediaStore, type MediaStore } from './media/store.js';
 import { healthRoutes } from './modules/health/routes.js';
@@ -24,6 +24,8 @@ import { mediaFileRoutes, mediaTicketRoutes } from './modules/media-ticket/route
 import { assetWriteRoutes } from './modules/assets/write-routes.js';
 import { approvalDecideRoutes } from './modules/approvals/decide-routes.js';
 import { idempotency } from './http/idempotency.js';
+import { requestRules } from './http/request-rules.js';
+import { strictValidatorBuilder } from './http/validator.js';
 import { storageRoutes } from './modules/storage/routes.js';
 import { bundleRoutes } from './modules/bundles/routes.js';
 import { turnoverRoutes } from './modules/turnovers/routes.js';
@@ -80,7 +82,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
     logger: options.logger === false ? false : { level: config.logLevel },
     // ids in paths are integers; trailing slashes are the same route
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+    // request parts are validated as sent (src/http/validator.ts)
+    schemaController: { compilersFactory: { buildValidator: strictValidatorBuilder() } },
+    frameworkErrors: (err, _request, reply) => frameworkError(err, reply as FastifyReply),
+    clientErrorHandler: clientError,
     bodyLimit: 1024 * 1024,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -91,6 +96,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     limits: { fileSize: config.limits.uploadBytes, files: config.limits.submissionFiles, fields: 20 },
   });
   await app.register(auth, { db: database.db });
+  await app.register(requestRules);
   await app.register(idempotency);
 
   await app.register(healthRoutes);

@@ -2,7 +2,7 @@ import { userInfo } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.js';
-import { openAndMigrate, type DbHandle } from '../db/index.js';
+import { DatabaseError, openAndMigrate, type DbHandle } from '../db/index.js';
 import { importDocument } from '../document/import.js';
 import { DocumentError, readDocument } from '../document/parse.js';
 import { KeyError, listKeys, mintKey, parseScopes, revokeKey } from '../keys/service.js';
@@ -10,6 +10,7 @@ import { FileMediaStore } from '../media/store.js';
 import { findProductionByCode } from '../modules/production/repository.js';
 import { queueMoveTask, TaskInputError } from '../modules/storage/tasks.js';
 import { loadDemo } from './demo.js';
+import { assertPortFree, PortInUseError, portTaken } from './port.js';
 import { serve } from '../server.js';
 
 /** A failure the user can act on: printed as one line, exit 1. */
@@ -60,8 +61,16 @@ function required(value: string | boolean | undefined, flag: string): string {
   return value;
 }
 
-async function withDb<T>(config: Config, fn: (db: DbHandle) => Promise<T>): Promise<T> {
-  const handle = await openAndMigrate(config.db);
+/**
+ * `create`: only the commands that build a database (import, demo; serve through the app) may
+ * create a missing SQLite file, so a mistyped --db never leaves an empty database behind.
+ */
+async function withDb<T>(
+  config: Config,
+  fn: (db: DbHandle) => Promise<T>,
+  { create = false }: { create?: boolean } = {},
+): Promise<T> {
+  const handle = await openAndMigrate(config.db, { create });
   try {
     return await fn(handle);
   } finally {
@@ -86,7 +95,12 @@ export async function run(argv: string[]): Promise<void> {
   switch (command) {
     case 'serve': {
       const { values } = parse(rest, { host: { type: 'string' }, port: { type: 'string' } });
-      await serve(loadConfig(values));
+      const config = loadConfig(values);
+      try {
+        await serve(config);
+      } catch (err) {
+        throw (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? portTaken(config.host, config.port) : err;
+      }
       return;
     }
     case 'import': {
@@ -105,6 +119,7 @@ export async function run(argv: string[]): Promise<void> {
           baseDir: dirname(resolve(file)),
           replace: values.replace ?? false,
         }),
+        { create: true },
       );
       out(
         values.json
@@ -144,9 +159,15 @@ export async function run(argv: string[]): Promise<void> {
     case 'demo': {
       const { values } = parse(rest, { host: { type: 'string' }, port: { type: 'string' } });
       const config = loadConfig(values);
-      await withDb(config, async (h) => {
-        for (const line of await loadDemo(h.db, config)) out(line);
-      });
+      // the demo keys are for the server `npm start` runs next: refuse before minting when it cannot listen
+      await assertPortFree(config.host, config.port);
+      await withDb(
+        config,
+        async (h) => {
+          for (const line of await loadDemo(h.db, config)) out(line);
+        },
+        { create: true },
+      );
       return;
     }
     default:
@@ -222,7 +243,9 @@ export function describeFailure(err: unknown): string {
     err instanceof ConfigError ||
     err instanceof DocumentError ||
     err instanceof KeyError ||
-    err instanceof TaskInputError
+    err instanceof TaskInputError ||
+    err instanceof DatabaseError ||
+    err instanceof PortInUseError
   ) {
     return err.message;
   }

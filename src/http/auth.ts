@@ -71,11 +71,15 @@ async function authPlugin(app: FastifyInstance, opts: { db: Db }) {
     if (principal.engagementId !== null && auth.surface !== 'round-trip') {
       throw errors.forbidden(
         'this key is bound to a vendor engagement and reaches only the bundle, turnover, media and purchase-order endpoints',
+        'engagement_door',
       );
     }
     const missing = auth.scopes.filter((s) => !principal.scopes.has(s));
     if (missing.length > 0)
-      throw errors.forbidden(`this key lacks the ${missing.map((s) => `"${s}"`).join(' and ')} scope`);
+      throw errors.forbidden(
+        `this key lacks the ${missing.map((s) => `"${s}"`).join(' and ')} scope`,
+        'scope_missing',
+      );
     request.principal = principal;
     usage.used(principal.keyId);
   });

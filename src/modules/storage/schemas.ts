@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { STORAGE_EVENT_TYPES, STORAGE_SOURCES } from '../../domain/vocabulary.js';
-import { Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 
 const Filespace = Type.String({
   description:
@@ -107,7 +107,7 @@ export type StorageTask = Static<typeof StorageTask>;
 
 export const TaskAckBody = Type.Object(
   {
-    task_id: Type.Integer({ minimum: 1, maximum: 2147483647, description: 'id from GET /storage/tasks' }),
+    task_id: Id('id from GET /storage/tasks'),
     ok: Type.Boolean({
       description: 'true: the agent made the move (`done`); false: it could not (`failed`)',
     }),
