@@ -14,12 +14,14 @@ export const ERROR_CODES = {
   engagement_door:
     'an engagement-bound key called an endpoint outside the bundle, turnover, media and purchase-order surface (403)',
   scope_missing: 'the key lacks a scope the endpoint needs (403)',
-  forbidden: 'a rule refuses this caller: not the person whose step it is, no submit grant, another filespace (403)',
+  forbidden:
+    'a rule refuses this caller: not the person whose step it is, no submit grant, another filespace (403)',
   not_found: 'no such object, or one out of this key’s reach; the two are indistinguishable (404)',
   route_not_found: 'no such endpoint for this method and path (404)',
   conflict: 'the object is not in a state that allows this: already settled, a stale step, a duplicate (409)',
   too_large: 'a body, file, batch or field count over its limit (413)',
-  unsupported_media_type: 'a Content-Type this endpoint does not take, or file bytes of a type it does not take (415)',
+  unsupported_media_type:
+    'a Content-Type this endpoint does not take, or file bytes of a type it does not take (415)',
   range_not_satisfiable: 'a Range outside the file (416)',
   invalid_field: 'validation failed; the detail starts with the field, parameter or header it names (422)',
   idempotency_key_reused: 'the Idempotency-Key was used for a different request in the last 24 hours (422)',
@@ -87,8 +89,11 @@ export const errors = {
   tooLarge: (detail: string) => new AppError(413, detail),
   unsupportedMedia: (detail: string) => new AppError(415, detail),
   /** A validation failure always names the field. */
-  invalid: (field: string, problem: string, code: 'invalid_field' | 'idempotency_key_reused' = 'invalid_field') =>
-    new AppError(422, `${field}: ${problem}`, {}, code),
+  invalid: (
+    field: string,
+    problem: string,
+    code: 'invalid_field' | 'idempotency_key_reused' = 'invalid_field',
+  ) => new AppError(422, `${field}: ${problem}`, {}, code),
   badGateway: (detail: string) => new AppError(502, detail),
   unavailable: (detail: string) => new AppError(503, detail),
 } as const;

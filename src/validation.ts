@@ -51,8 +51,11 @@ function problemOf(item: ValidationItem, context: string): string {
       const types = String(item.params.type ?? '').split(',');
       const words = types.map((t) => TYPE_WORDS[t] ?? t).join(' or ');
       // parameters arrive as text: say what text passes
-      const written = context === 'querystring' || context === 'params' ? ' written in plain decimal digits' : '';
-      return types.includes('integer') || types.includes('number') ? `must be ${words}${written}` : `must be ${words}`;
+      const written =
+        context === 'querystring' || context === 'params' ? ' written in plain decimal digits' : '';
+      return types.includes('integer') || types.includes('number')
+        ? `must be ${words}${written}`
+        : `must be ${words}`;
     }
     case 'enum':
       return `must be one of ${(item.params.allowedValues as unknown[]).map(String).join(', ')}`;

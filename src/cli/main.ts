@@ -99,7 +99,9 @@ export async function run(argv: string[]): Promise<void> {
       try {
         await serve(config);
       } catch (err) {
-        throw (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? portTaken(config.host, config.port) : err;
+        throw (err as NodeJS.ErrnoException).code === 'EADDRINUSE'
+          ? portTaken(config.host, config.port)
+          : err;
       }
       return;
     }
@@ -113,12 +115,14 @@ export async function run(argv: string[]): Promise<void> {
       if (!file) throw new CliError('import needs a FILE');
       const config = loadConfig(values);
       const doc = await readDocument(file);
-      const result = await withDb(config, (h) =>
-        importDocument(h.db, doc, {
-          store: new FileMediaStore(config.mediaDir),
-          baseDir: dirname(resolve(file)),
-          replace: values.replace ?? false,
-        }),
+      const result = await withDb(
+        config,
+        (h) =>
+          importDocument(h.db, doc, {
+            store: new FileMediaStore(config.mediaDir),
+            baseDir: dirname(resolve(file)),
+            replace: values.replace ?? false,
+          }),
         { create: true },
       );
       out(

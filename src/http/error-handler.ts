@@ -45,21 +45,31 @@ function databaseRefusal(err: unknown): AppError | null {
     return fail(409, 'this refers to a record that does not exist (or no longer does); nothing was written');
   // 22xxx: a value PostgreSQL cannot take (out of range, bad encoding); 54000: a value too long to index
   if (/^22[0-9A-Z]{3}$/.test(code) || code === '54000' || code === 'SQLITE_TOOBIG')
-    return fail(422, 'a value in this request cannot be stored (out of range or too long); nothing was written');
+    return fail(
+      422,
+      'a value in this request cannot be stored (out of range or too long); nothing was written',
+    );
   return null;
 }
 
 function classify(err: FastifyError): AppError | null {
   if (isAppError(err)) return err;
   if (err.validation) {
-    return fail(422, describeValidation(err.validation as ValidationItem[], err.validationContext ?? 'request'));
+    return fail(
+      422,
+      describeValidation(err.validation as ValidationItem[], err.validationContext ?? 'request'),
+    );
   }
   const known = err.code ? FRAMEWORK[err.code] : undefined;
   if (known) return known(err);
   // secure-json-parse refuses __proto__ and constructor.prototype keys outright
   if (err instanceof SyntaxError && /prototype/i.test(err.message))
-    return fail(400, 'request body is not accepted: it uses a forbidden __proto__ or constructor.prototype key');
-  if (err instanceof SyntaxError && err.statusCode === 400) return fail(400, 'request body is not valid JSON');
+    return fail(
+      400,
+      'request body is not accepted: it uses a forbidden __proto__ or constructor.prototype key',
+    );
+  if (err instanceof SyntaxError && err.statusCode === 400)
+    return fail(400, 'request body is not valid JSON');
   // busboy's complaints about the multipart framing itself
   if (err instanceof Error && /multipart|boundary|part terminated|unexpected end of form/i.test(err.message))
     return fail(400, 'malformed multipart/form-data body');

@@ -56,7 +56,9 @@ export async function sendMedia(
   const ifRange = request.headers['if-range'];
   const range = ifRange && ifRange !== etag ? null : parseRange(request.headers.range, stat.size);
   if (range === 'unsatisfiable') {
-    throw new AppError(416, 'requested range is not satisfiable', { 'content-range': `bytes */${stat.size}` });
+    throw new AppError(416, 'requested range is not satisfiable', {
+      'content-range': `bytes */${stat.size}`,
+    });
   }
   reply.type(media.contentType);
   if (range) {

@@ -44,7 +44,10 @@ function translate(err: unknown, limits: FormLimits): unknown {
     case 'FST_INVALID_JSON_FIELD_ERROR':
       return errors.invalid('form', 'a field declared as JSON is not valid JSON');
     default:
-      if (err instanceof Error && /multipart|boundary|part terminated|unexpected end of form/i.test(err.message)) {
+      if (
+        err instanceof Error &&
+        /multipart|boundary|part terminated|unexpected end of form/i.test(err.message)
+      ) {
         return errors.badRequest('malformed multipart/form-data body');
       }
       return err;

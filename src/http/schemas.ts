@@ -9,7 +9,9 @@ const CODE_TABLE = Object.entries(ERROR_CODES)
 
 export const ErrorBody = Type.Object(
   {
-    detail: Type.String({ description: 'What went wrong, in one sentence, for people; a 422 starts with the field' }),
+    detail: Type.String({
+      description: 'What went wrong, in one sentence, for people; a 422 starts with the field',
+    }),
     code: Type.String({
       enum: Object.keys(ERROR_CODES),
       description: `Stable and machine-readable, for clients and agents to branch on (codes are only ever added):\n${CODE_TABLE}`,

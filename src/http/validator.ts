@@ -39,7 +39,13 @@ function addTextKeyword(ajv: Ajv): void {
     check.errors = problem === null ? [] : [{ keyword: TEXT_KEYWORD, message: problem, params: {} }];
     return problem === null;
   };
-  ajv.addKeyword({ keyword: TEXT_KEYWORD, type: 'string', schemaType: 'string', errors: true, validate: check });
+  ajv.addKeyword({
+    keyword: TEXT_KEYWORD,
+    type: 'string',
+    schemaType: 'string',
+    errors: true,
+    validate: check,
+  });
 }
 
 const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -80,8 +86,11 @@ const NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 
 const typeOf = (schema: unknown): unknown => (isObject(schema) ? schema.type : undefined);
 
-const problem = (instancePath: string, message: string, params: Record<string, unknown> = {}): ValidationItem =>
-  ({ instancePath, keyword: 'x-prodgraph-param', message, params });
+const problem = (
+  instancePath: string,
+  message: string,
+  params: Record<string, unknown> = {},
+): ValidationItem => ({ instancePath, keyword: 'x-prodgraph-param', message, params });
 
 /** One parameter value as its schema types it; strings that are not strictly that type stay strings. */
 function convert(raw: string, schema: unknown): unknown {

@@ -167,7 +167,8 @@ export async function landVersion(
     if (file.size === 0) throw errors.invalid('file', 'is empty');
     const kind = mediaKindOf(file.contentType);
     if (kind !== 'image' && kind !== 'video') {
-      const found = file.contentType === 'application/octet-stream' ? 'not a recognised format' : file.contentType;
+      const found =
+        file.contentType === 'application/octet-stream' ? 'not a recognised format' : file.contentType;
       throw errors.unsupportedMedia(`file: is ${found}; a version is an image or a video`);
     }
     const note = optionalText(upload.note);

@@ -22,7 +22,13 @@ function decodeBase64(text: string): Buffer {
   return Buffer.from(compact, 'base64');
 }
 
-const FORM_LIMITS = { fileBytes: MAX_PROXY_BYTES, files: 1, fileField: 'file', fields: 10, fieldBytes: 16 * 1024 };
+const FORM_LIMITS = {
+  fileBytes: MAX_PROXY_BYTES,
+  files: 1,
+  fileField: 'file',
+  fields: 10,
+  fieldBytes: 16 * 1024,
+};
 
 /** Multipart form: the file is read up to the limit and no further (busboy stops at fileSize). */
 async function readMultipart(request: FastifyRequest): Promise<ProxyUpload> {

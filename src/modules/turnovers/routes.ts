@@ -56,6 +56,11 @@ export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request) =>
-      submitTurnover(app.ctx, principalOf(request), request.params.id, formParts(request, uploadLimits(limits))),
+      submitTurnover(
+        app.ctx,
+        principalOf(request),
+        request.params.id,
+        formParts(request, uploadLimits(limits)),
+      ),
   );
 }
