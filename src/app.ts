@@ -25,6 +25,7 @@ import { assetWriteRoutes } from './modules/assets/write-routes.js';
 import { approvalDecideRoutes } from './modules/approvals/decide-routes.js';
 import { idempotency } from './http/idempotency.js';
 import { requestRules } from './http/request-rules.js';
+import { routeTable } from './http/route-table.js';
 import { strictValidatorBuilder } from './http/validator.js';
 import { storageRoutes } from './modules/storage/routes.js';
 import { bundleRoutes } from './modules/bundles/routes.js';
@@ -91,6 +92,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   app.decorate('ctx', { config, db: database.db, dialect: database.dialect, store });
   installErrorHandling(app);
+  await app.register(routeTable);
   await registerOpenApi(app);
   await app.register(multipart, {
     limits: { fileSize: config.limits.uploadBytes, files: config.limits.submissionFiles, fields: 20 },

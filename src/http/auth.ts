@@ -4,7 +4,7 @@ import type { Principal, RouteAuth } from '../auth/principal.js';
 import type { Db } from '../db/index.js';
 import { errors } from '../errors.js';
 import { authenticate, KeyUsage } from '../keys/service.js';
-import { ErrorBody } from './schemas.js';
+import { errorResponse } from './schemas.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -34,7 +34,7 @@ const describe = (auth: RouteAuth): string => {
 function documentRoute(route: RouteOptions, auth: RouteAuth): void {
   const schema = (route.schema ?? {}) as Record<string, unknown>;
   const responses = { ...((schema.response as Record<string, unknown>) ?? {}) };
-  for (const code of [401, 403]) responses[code] ??= ErrorBody;
+  for (const code of [401, 403]) responses[code] ??= errorResponse;
   const note = describe(auth);
   route.schema = {
     ...schema,

@@ -35,4 +35,11 @@ export const Id = (description?: string) =>
 export const Timestamp = Type.String({ format: 'date-time', description: 'UTC ISO-8601' });
 export const CalendarDate = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
 
-export const errorResponses = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorBody]));
+/** An error response: JSON whatever the route produces when it succeeds (a file route included). */
+export const errorResponse = {
+  description: 'Refused',
+  content: { 'application/json': { schema: ErrorBody } },
+};
+
+export const errorResponses = (...codes: number[]) =>
+  Object.fromEntries(codes.map((c) => [c, errorResponse]));

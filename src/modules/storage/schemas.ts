@@ -28,7 +28,7 @@ export const StorageEventsBody = Type.Object(
       },
     ),
   },
-  { $id: 'StorageEventsRequest', title: 'Storage event batch' },
+  { $id: 'StorageEventsRequest', title: 'Storage event batch', additionalProperties: false },
 );
 export type StorageEventsBody = Static<typeof StorageEventsBody>;
 
@@ -69,7 +69,7 @@ export const MediaProxyJson = Type.Object(
       description: 'The JPEG, base64 (standard alphabet; line breaks allowed). At most 8 MiB once decoded.',
     }),
   },
-  { $id: 'MediaProxyJson', title: 'Media proxy (JSON form)' },
+  { $id: 'MediaProxyJson', title: 'Media proxy (JSON form)', additionalProperties: false },
 );
 export type MediaProxyJson = Static<typeof MediaProxyJson>;
 
@@ -115,7 +115,7 @@ export const TaskAckBody = Type.Object(
       Type.String({ maxLength: 2000, description: 'Why it failed, or anything worth keeping' }),
     ),
   },
-  { $id: 'StorageTaskAck', title: 'Storage task acknowledgement' },
+  { $id: 'StorageTaskAck', title: 'Storage task acknowledgement', additionalProperties: false },
 );
 export type TaskAckBody = Static<typeof TaskAckBody>;
 
