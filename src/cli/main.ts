@@ -24,7 +24,8 @@ const USAGE = `usage: prodgraph <command> [options]
   keys list --production CODE [--json]
   keys revoke ID_OR_PREFIX
   storage task --production CODE --from PATH --to PATH [--json]
-  demo                                             load the demo productions if absent, mint demo keys
+  demo [--serve] [--host H] [--port N]             load the demo productions if absent, mint demo keys;
+                                                   --serve then runs the service (npm start), refusing a taken port first
 
 every command: --db URL_OR_PATH (env PRODGRAPH_DB), --media DIR (env PRODGRAPH_MEDIA)`;
 
@@ -80,6 +81,14 @@ async function withDb<T>(
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
+async function serveOn(config: Config): Promise<void> {
+  try {
+    await serve(config);
+  } catch (err) {
+    throw (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? portTaken(config.host, config.port) : err;
+  }
+}
+
 async function productionId(db: DbHandle, code: string): Promise<number> {
   const p = await findProductionByCode(db.db, code);
   if (!p) throw new CliError(`no production with code "${code}"`);
@@ -95,14 +104,7 @@ export async function run(argv: string[]): Promise<void> {
   switch (command) {
     case 'serve': {
       const { values } = parse(rest, { host: { type: 'string' }, port: { type: 'string' } });
-      const config = loadConfig(values);
-      try {
-        await serve(config);
-      } catch (err) {
-        throw (err as NodeJS.ErrnoException).code === 'EADDRINUSE'
-          ? portTaken(config.host, config.port)
-          : err;
-      }
+      await serveOn(loadConfig(values));
       return;
     }
     case 'import': {
@@ -161,10 +163,14 @@ export async function run(argv: string[]): Promise<void> {
       return;
     }
     case 'demo': {
-      const { values } = parse(rest, { host: { type: 'string' }, port: { type: 'string' } });
+      const { values } = parse(rest, {
+        host: { type: 'string' },
+        port: { type: 'string' },
+        serve: { type: 'boolean' },
+      });
       const config = loadConfig(values);
-      // the demo keys are for the server `npm start` runs next: refuse before minting when it cannot listen
-      await assertPortFree(config.host, config.port);
+      // with --serve (npm start) the keys are for this very server: a taken port stops us before minting
+      if (values.serve) await assertPortFree(config.host, config.port);
       await withDb(
         config,
         async (h) => {
@@ -172,6 +178,7 @@ export async function run(argv: string[]): Promise<void> {
         },
         { create: true },
       );
+      if (values.serve) await serveOn(config);
       return;
     }
     default:
