@@ -18,7 +18,7 @@ function raw(port: number, text: string): Promise<string> {
     socket.on('data', (c) => chunks.push(c));
     socket.on('error', reject);
     socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
-    socket.end(text);
+    socket.write(text);
   });
 }
 
