@@ -79,6 +79,12 @@ describe('the error handler', () => {
     app.get('/api/v1/conflict', { config: { auth: 'public' } }, async () => {
       throw errors.conflict('already settled');
     });
+    // what the two drivers throw when a constraint refuses a write
+    app.get('/api/v1/db/:code', { config: { auth: 'public' } }, async (req) => {
+      throw Object.assign(new Error('duplicate key value violates unique constraint "x"'), {
+        code: (req.params as { code: string }).code,
+      });
+    });
     await app.listen({ host: '127.0.0.1', port: 0 });
   });
   after(async () => {
@@ -235,6 +241,32 @@ describe('the error handler', () => {
     assert.equal(r.statusCode, 409);
     assert.deepEqual(r.json(), { detail: 'already settled', code: 'conflict' });
     assert.match(String(r.headers['content-type']), /^application\/json/);
+  });
+
+  it('maps a database refusal a request can provoke to 409 or 422, never 500, and says no more', async () => {
+    const cases: Array<[string, number, string]> = [
+      ['23505', 409, 'conflict'],
+      ['SQLITE_CONSTRAINT_UNIQUE', 409, 'conflict'],
+      ['23503', 409, 'conflict'],
+      ['SQLITE_CONSTRAINT_FOREIGNKEY', 409, 'conflict'],
+      ['22003', 422, 'invalid_field'],
+      ['22021', 422, 'invalid_field'],
+      ['54000', 422, 'invalid_field'],
+      ['SQLITE_TOOBIG', 422, 'invalid_field'],
+      ['42P01', 500, 'internal'],
+    ];
+    for (const [code, status, name] of cases) {
+      const r = await app.inject({ url: `/api/v1/db/${code}` });
+      assert.equal(r.statusCode, status, code);
+      assert.equal(r.json().code, name, code);
+      assert.doesNotMatch(r.body, /constraint|duplicate/, code);
+    }
+  });
+
+  it('answers a body over the limit 413', async () => {
+    const big = await post(JSON.stringify({ label: 'x'.repeat(2 * 1024 * 1024) }), 'application/json');
+    assert.equal(big.statusCode, 413);
+    assert.equal(big.json().code, 'too_large');
   });
 
   it('answers an unknown route 404 with a detail body, on every method', async () => {

@@ -310,6 +310,24 @@ for (const dialect of DIALECTS) {
           'malformed_request',
           /multipart/,
         ],
+        [
+          'thousands of file parts',
+          () =>
+            send('POST', `/api/v1/turnovers/${refs['dl-plates']}/submissions`, {
+              type: FORM,
+              key: vendor,
+              body: multipart(
+                Array.from({ length: 3000 }, (_, n) => ({
+                  name: 'files',
+                  filename: `${n}.jpg`,
+                  value: image,
+                })),
+              ),
+            }),
+          413,
+          'too_large',
+          /^files: at most 50 files/,
+        ],
         // misleading or missing refusals
         [
           'JSON sent as text/plain',
