@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, defaultCode, isAppError, type ErrorCode } from '../errors.js';
 import { describeValidation, type ValidationItem } from '../validation.js';
+import { isBrokenForm } from './multipart-parts.js';
 
 function send(reply: FastifyReply, err: AppError) {
   return reply
@@ -18,6 +19,7 @@ const fail = (status: number, detail: string, code: ErrorCode = defaultCode(stat
 const FRAMEWORK: Record<string, (err: FastifyError) => AppError> = {
   FST_ERR_BAD_URL: () => fail(400, 'the URL is not valid: a percent-escape is malformed or is not UTF-8'),
   FST_ERR_MAX_PARAM_LENGTH: () => fail(422, 'path: a path parameter is longer than 500 characters'),
+  // Fastify's parser also lands here for a __proto__ or constructor.prototype key, refused outright
   FST_ERR_CTP_INVALID_JSON_BODY: () => fail(400, 'request body is not valid JSON'),
   FST_ERR_CTP_EMPTY_JSON_BODY: () => fail(400, 'request body is empty'),
   FST_ERR_CTP_INVALID_MEDIA_TYPE: () => fail(415, 'unsupported Content-Type'),
@@ -62,17 +64,9 @@ function classify(err: FastifyError): AppError | null {
   }
   const known = err.code ? FRAMEWORK[err.code] : undefined;
   if (known) return known(err);
-  // secure-json-parse refuses __proto__ and constructor.prototype keys outright
-  if (err instanceof SyntaxError && /prototype/i.test(err.message))
-    return fail(
-      400,
-      'request body is not accepted: it uses a forbidden __proto__ or constructor.prototype key',
-    );
   if (err instanceof SyntaxError && err.statusCode === 400)
     return fail(400, 'request body is not valid JSON');
-  // busboy's complaints about the multipart framing itself
-  if (err instanceof Error && /multipart|boundary|part terminated|unexpected end of form/i.test(err.message))
-    return fail(400, 'malformed multipart/form-data body');
+  if (isBrokenForm(err)) return fail(400, 'malformed multipart/form-data body');
   const db = databaseRefusal(err);
   if (db) return db;
   const status = err.statusCode ?? 500;

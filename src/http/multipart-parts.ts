@@ -24,6 +24,11 @@ export const uploadLimits = (limits: Limits, fileField = 'files'): FormLimits =>
   fileField,
 });
 
+/** busboy's own words for a body that is not the multipart framing it announced (cut short, no boundary). */
+export const isBrokenForm = (err: unknown): boolean =>
+  err instanceof Error &&
+  /^Multipart: Boundary not found$|unexpected end of multipart data$/i.test(err.message);
+
 /** @fastify/multipart's limit errors, in the catalogue's words (413 naming what was exceeded). */
 function translate(err: unknown, limits: FormLimits): unknown {
   const code = (err as { code?: string } | null)?.code;
