@@ -19,11 +19,11 @@ import { queueMoveTask } from '../src/modules/storage/tasks.js';
  * - a refused request (4xx) and any GET leave every table's row count and the media folder as
  *   they were.
  *
- * Budget: PRODGRAPH_FUZZ_RUNS requests per operation (default 40), seed PRODGRAPH_FUZZ_SEED
+ * Budget: PRODGRAPH_FUZZ_RUNS requests per operation (default 80), seed PRODGRAPH_FUZZ_SEED
  * (fixed by default, so CI is repeatable). A failure prints the seed and the request; rerun
  * with the same seed and runs to replay it.
  */
-const RUNS = Number(process.env.PRODGRAPH_FUZZ_RUNS ?? 40);
+const RUNS = Number(process.env.PRODGRAPH_FUZZ_RUNS ?? 80);
 const SEED = Number(process.env.PRODGRAPH_FUZZ_SEED ?? 20_261_123);
 
 const CODES = new Set(Object.keys(ERROR_CODES));

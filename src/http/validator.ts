@@ -86,11 +86,13 @@ const NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 
 const typeOf = (schema: unknown): unknown => (isObject(schema) ? schema.type : undefined);
 
-const problem = (
-  instancePath: string,
-  message: string,
-  params: Record<string, unknown> = {},
-): ValidationItem => ({ instancePath, keyword: 'x-prodgraph-param', message, params });
+/** An Ajv-shaped complaint about one parameter (its name escaped as a JSON pointer, as Ajv does). */
+const problem = (name: string, message: string): ValidationItem => ({
+  instancePath: `/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+  keyword: 'x-prodgraph-param',
+  message,
+  params: {},
+});
 
 /** One parameter value as its schema types it; strings that are not strictly that type stay strings. */
 function convert(raw: string, schema: unknown): unknown {
@@ -115,16 +117,17 @@ function convertParameters(
   const properties = isObject(schema.properties) ? schema.properties : {};
   const out: Schema = {};
   for (const [name, raw] of Object.entries(isObject(data) ? data : {})) {
-    const prop = properties[name];
+    // own properties only: `?__proto__=x` or `?constructor=x` is an unknown parameter like any other
+    const prop = Object.hasOwn(properties, name) ? properties[name] : undefined;
     if (prop === undefined) {
       const known = Object.keys(properties);
       const takes = known.length > 0 ? `this endpoint takes ${known.join(', ')}` : 'this endpoint takes none';
       const what = part === 'querystring' ? 'query parameter' : 'path parameter';
-      return { error: [problem(`/${name}`, `unknown ${what} (${takes})`)] };
+      return { error: [problem(name, `unknown ${what} (${takes})`)] };
     }
     const repeatable = typeOf(prop) === 'array';
     if (Array.isArray(raw) && !repeatable) {
-      return { error: [problem(`/${name}`, 'given more than once; this parameter takes one value')] };
+      return { error: [problem(name, 'given more than once; this parameter takes one value')] };
     }
     const values = Array.isArray(raw) ? raw : [raw];
     if (repeatable) {
