@@ -261,6 +261,13 @@ for (const dialect of DIALECTS) {
           'malformed_request',
           /HTTP request is malformed/,
         ],
+        [
+          'NUL in a media ticket (a forged ticket, as decisions.md has it)',
+          () => send('GET', '/media/ab/c.jpg?t=a%00b'),
+          401,
+          'unauthorized',
+          /media ticket/,
+        ],
         // malformed percent-encoding
         ['%ZZ', () => send('GET', '/api/v1/assets/%ZZ'), 400, 'malformed_request', /URL is not valid/],
         [

@@ -44,7 +44,10 @@ export async function mediaFileRoutes(app: FastifyInstance): Promise<void> {
         tags: ['media'],
         security: [],
         querystring: Type.Object({
-          t: Type.Optional(Type.String({ description: 'A media ticket from GET /api/v1/media-ticket' })),
+          // opaque on purpose: whatever it holds, a ticket that does not stand is 401 (decisions.md)
+          t: Type.Optional(
+            Type.Unknown({ description: 'A media ticket (a string) from GET /api/v1/media-ticket' }),
+          ),
         }),
         response: errorResponses(401, 404, 416),
       },
