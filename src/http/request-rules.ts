@@ -20,7 +20,7 @@ import { errors } from '../errors.js';
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Filled in from the route's schema when it is registered. */
-    body?: { accepts: string[]; required: boolean };
+    bodyRule?: { accepts: string[]; required: boolean };
   }
 }
 
@@ -48,7 +48,7 @@ function hasBody(request: FastifyRequest): boolean {
 }
 
 function checkBody(request: FastifyRequest): void {
-  const rule = request.routeOptions.config.body;
+  const rule = request.routeOptions.config.bodyRule;
   if (!rule) return;
   const contentType = request.headers['content-type'];
   if (!hasBody(request) && contentType === undefined) {
@@ -71,7 +71,7 @@ async function requestRulesPlugin(app: FastifyInstance) {
     if (route.config?.auth === undefined) return;
     const schema = (route.schema ?? {}) as Schema;
     const rule = bodyRule(schema);
-    route.config = { ...route.config, ...(rule ? { body: rule } : {}) };
+    route.config = { ...route.config, ...(rule ? { bodyRule: rule } : {}) };
     if (schema.querystring === undefined) route.schema = { ...schema, querystring: NoQuery };
   });
   // after onRequest (so 401/403 come first), before the body is parsed
