@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import multipart from '@fastify/multipart';
 import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -6,7 +6,7 @@ import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openAndMigrate, type DbHandle } from './db/index.js';
 import { auth } from './http/auth.js';
-import { installErrorHandling } from './http/error-handler.js';
+import { clientError, frameworkError, installErrorHandling } from './http/error-handler.js';
 import { API_PREFIX, registerOpenApi } from './http/openapi.js';
 import { FileMediaStore, type MediaStore } from './media/store.js';
 import { healthRoutes } from './modules/health/routes.js';
@@ -25,6 +25,9 @@ import { mediaFileRoutes, mediaTicketRoutes } from './modules/media-ticket/route
 import { assetWriteRoutes } from './modules/assets/write-routes.js';
 import { approvalDecideRoutes } from './modules/approvals/decide-routes.js';
 import { idempotency } from './http/idempotency.js';
+import { requestRules } from './http/request-rules.js';
+import { routeTable } from './http/route-table.js';
+import { strictValidatorBuilder } from './http/validator.js';
 import { storageRoutes } from './modules/storage/routes.js';
 import { bundleRoutes } from './modules/bundles/routes.js';
 import { turnoverRoutes } from './modules/turnovers/routes.js';
@@ -89,17 +92,22 @@ export async function buildApp(options: AppOptions): Promise<App> {
         : { level: config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) },
     // ids in paths are integers; trailing slashes are the same route
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+    // request parts are validated as sent (src/http/validator.ts)
+    schemaController: { compilersFactory: { buildValidator: strictValidatorBuilder() } },
+    frameworkErrors: (err, _request, reply) => frameworkError(err, reply as FastifyReply),
+    clientErrorHandler: clientError,
     bodyLimit: 1024 * 1024,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('ctx', { config, db: database.db, dialect: database.dialect, store });
   installErrorHandling(app);
+  await app.register(routeTable);
   await registerOpenApi(app);
   await app.register(multipart, {
     limits: { fileSize: config.limits.uploadBytes, files: config.limits.submissionFiles, fields: 20 },
   });
   await app.register(auth, { db: database.db });
+  await app.register(requestRules);
   await app.register(idempotency);
   // limits are per route (config.rateLimit), each keyed as its route chooses
   await app.register(rateLimit, { global: false });

@@ -1,15 +1,81 @@
 /**
  * The one error catalogue. Services throw these; the HTTP error handler (and later MCP)
- * turns them into `{detail}` responses. Services never know about HTTP beyond the status.
+ * turns them into `{detail, code}` responses. Services never know about HTTP beyond the status.
  */
+
+/**
+ * The machine-readable `code` every error body carries next to `detail`. Clients and agents
+ * branch on the code; people read the detail. The list is part of the v1 contract: codes are
+ * only ever added, never renamed or removed.
+ */
+export const ERROR_CODES = {
+  malformed_request: 'the request cannot be read: invalid JSON, a malformed multipart body or URL (400)',
+  unauthorized: 'no key, a malformed, unknown or revoked key, or a missing or expired media ticket (401)',
+  engagement_door:
+    'an engagement-bound key called an endpoint outside the bundle, turnover, media and purchase-order surface (403)',
+  scope_missing: 'the key lacks a scope the endpoint needs (403)',
+  forbidden:
+    'a rule refuses this caller: not the person whose step it is, no submit grant, another filespace (403)',
+  not_found: 'no such object, or one out of this key’s reach; the two are indistinguishable (404)',
+  route_not_found: 'no such endpoint for this method and path (404)',
+  conflict: 'the object is not in a state that allows this: already settled, a stale step, a duplicate (409)',
+  too_large: 'a body, file, batch or field count over its limit (413)',
+  unsupported_media_type:
+    'a Content-Type this endpoint does not take, or file bytes of a type it does not take (415)',
+  method_not_allowed: 'the path exists but not for this method; `Allow` lists the methods it takes (405)',
+  range_not_satisfiable: 'a Range outside the file (416)',
+  invalid_field: 'validation failed; the detail starts with the field, parameter or header it names (422)',
+  idempotency_key_reused: 'the Idempotency-Key was used for a different request in the last 24 hours (422)',
+  internal: 'an unexpected failure on the server; the detail says nothing more (500)',
+  rate_limited: 'too many requests from this key; `Retry-After` says when to try again (429)',
+  upstream_failed: 'a provider the service depends on failed or did not answer (502)',
+  unavailable: 'the service, or a part of it, is not available right now (503)',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The code of an error that names none: one per status. */
+export function defaultCode(status: number): ErrorCode {
+  switch (status) {
+    case 400:
+      return 'malformed_request';
+    case 401:
+      return 'unauthorized';
+    case 403:
+      return 'forbidden';
+    case 404:
+      return 'not_found';
+    case 409:
+      return 'conflict';
+    case 413:
+      return 'too_large';
+    case 415:
+      return 'unsupported_media_type';
+    case 416:
+      return 'range_not_satisfiable';
+    case 422:
+      return 'invalid_field';
+    case 502:
+      return 'upstream_failed';
+    case 503:
+      return 'unavailable';
+    default:
+      return status >= 500 ? 'internal' : 'malformed_request';
+  }
+}
+
 export class AppError extends Error {
+  readonly code: ErrorCode;
+
   constructor(
     readonly status: number,
     readonly detail: string,
     readonly headers: Record<string, string> = {},
+    code?: ErrorCode,
   ) {
     super(detail);
     this.name = 'AppError';
+    this.code = code ?? defaultCode(status);
   }
 }
 
@@ -17,17 +83,23 @@ export const errors = {
   badRequest: (detail: string) => new AppError(400, detail),
   unauthorized: (detail = 'missing or invalid API key') =>
     new AppError(401, detail, { 'www-authenticate': 'Bearer realm="prodgraph"' }),
-  forbidden: (detail: string) => new AppError(403, detail),
+  forbidden: (detail: string, code: 'forbidden' | 'scope_missing' | 'engagement_door' = 'forbidden') =>
+    new AppError(403, detail, {}, code),
   /** Missing and out-of-reach objects answer exactly alike: one wording per kind of object. */
   notFound: (what: string) => new AppError(404, `${what} not found`),
-  methodNotAllowed: (detail: string, allow: string) => new AppError(405, detail, { allow }),
+  methodNotAllowed: (detail: string, allow: string) =>
+    new AppError(405, detail, { allow }, 'method_not_allowed'),
   conflict: (detail: string) => new AppError(409, detail),
   tooLarge: (detail: string) => new AppError(413, detail),
   unsupportedMedia: (detail: string) => new AppError(415, detail),
   /** A validation failure always names the field. */
-  invalid: (field: string, problem: string) => new AppError(422, `${field}: ${problem}`),
   tooManyRequests: (detail: string, retryAfterSeconds: number) =>
-    new AppError(429, detail, { 'retry-after': String(retryAfterSeconds) }),
+    new AppError(429, detail, { 'retry-after': String(retryAfterSeconds) }, 'rate_limited'),
+  invalid: (
+    field: string,
+    problem: string,
+    code: 'invalid_field' | 'idempotency_key_reused' = 'invalid_field',
+  ) => new AppError(422, `${field}: ${problem}`, {}, code),
   badGateway: (detail: string) => new AppError(502, detail),
   unavailable: (detail: string) => new AppError(503, detail),
 } as const;

@@ -19,5 +19,11 @@ export async function serve(config: Config): Promise<void> {
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    // a taken port must not leave a half-started process holding the database
+    await app.close();
+    throw err;
+  }
 }

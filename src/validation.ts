@@ -31,12 +31,32 @@ function fieldOf(item: ValidationItem, fallback: string): string {
   return pathOf(parts) || fallback;
 }
 
-function problemOf(item: ValidationItem): string {
+const TYPE_WORDS: Record<string, string> = {
+  integer: 'a whole number',
+  number: 'a number',
+  boolean: 'true or false',
+  string: 'a string',
+  array: 'an array',
+  object: 'an object',
+  null: 'null',
+};
+
+function problemOf(item: ValidationItem, context: string): string {
   switch (item.keyword) {
     case 'required':
       return 'is required';
     case 'additionalProperties':
-      return 'unknown field';
+      return context === 'querystring' ? 'unknown query parameter' : 'unknown field';
+    case 'type': {
+      const types = String(item.params.type ?? '').split(',');
+      const words = types.map((t) => TYPE_WORDS[t] ?? t).join(' or ');
+      // parameters arrive as text: say what text passes
+      const written =
+        context === 'querystring' || context === 'params' ? ' written in plain decimal digits' : '';
+      return types.includes('integer') || types.includes('number')
+        ? `must be ${words}${written}`
+        : `must be ${words}`;
+    }
     case 'enum':
       return `must be one of ${(item.params.allowedValues as unknown[]).map(String).join(', ')}`;
     case 'const':
@@ -52,5 +72,5 @@ export function describeValidation(items: readonly ValidationItem[], fallback: s
   // Union branches report noisily; the first concrete complaint is the useful one.
   const item = items.find((i) => i.keyword !== 'anyOf' && i.keyword !== 'oneOf') ?? items[0];
   if (!item) return `${fallback}: is invalid`;
-  return `${fieldOf(item, fallback)}: ${problemOf(item)}`;
+  return `${fieldOf(item, fallback)}: ${problemOf(item, fallback)}`;
 }

@@ -6,10 +6,31 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { createServer } from 'node:net';
+import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { smallProduction } from './support/fixtures.js';
 
 const exec = promisify(execFile);
+
+/** Every `ref` anywhere in a document. */
+function refsOf(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(refsOf);
+  if (value === null || typeof value !== 'object') return [];
+  const own = typeof (value as { ref?: unknown }).ref === 'string' ? [(value as { ref: string }).ref] : [];
+  return [...own, ...Object.values(value).flatMap(refsOf)];
+}
+
+/** A port nobody listens on, and a server holding one. */
+async function heldPort(): Promise<{ port: number; release: () => Promise<void> }> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    release: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
 const CLI = ['--import', 'tsx', join(import.meta.dirname, '..', 'src', 'cli.ts')];
 
 interface Run {
@@ -72,13 +93,20 @@ for (const target of targets) {
       await rm(dir, { recursive: true, force: true });
     });
 
-    it('import --json prints the production and the refs map', async () => {
+    it('import --json prints the production and the refs map, every ref of the document in it', async () => {
       const r = await prodgraph(['import', docFile, '--json'], env);
       assert.equal(r.code, 0, r.stderr);
       const out = JSON.parse(r.stdout);
       assert.equal(out.production.code, 'clitest');
       assert.equal(typeof out.production.id, 'number');
       assert.equal(typeof out.refs['ch-mara'], 'number');
+      assert.equal(typeof out.refs.job1, 'number', 'generation jobs are mapped too');
+      const refs = refsOf(smallProduction('clitest'));
+      assert.ok(refs.length > 20);
+      assert.deepEqual(
+        refs.filter((ref) => typeof out.refs[ref] !== 'number'),
+        [],
+      );
     });
 
     it('refuses a second import of the same code unless --replace, with one line and a non-zero exit', async () => {
@@ -205,3 +233,92 @@ for (const target of targets) {
     });
   });
 }
+
+describe('prodgraph CLI: a bad environment is refused before anything is written', () => {
+  let dir: string;
+  const sqliteEnv = (db: string) => ({ PRODGRAPH_DB: db, PRODGRAPH_MEDIA: join(dir, 'media') });
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'prodgraph-cli-env-'));
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  it('read-only commands never create a database or its folder, and name the path they did not find', async () => {
+    const typo = join(dir, 'dtaa', 'prodgraph.db');
+    for (const args of [
+      ['keys', 'list', '--production', 'x'],
+      ['keys', 'revoke', 'pgk_abcdefgh'],
+      ['storage', 'task', '--production', 'x', '--from', 'a', '--to', 'b'],
+    ]) {
+      const r = await prodgraph(args, sqliteEnv(typo));
+      assert.equal(r.code, 1, args.join(' '));
+      assert.equal(
+        r.stderr,
+        `prodgraph: no SQLite database at ${typo} (check --db / PRODGRAPH_DB; "prodgraph import" or "prodgraph demo" creates one)\n`,
+      );
+    }
+    assert.equal(existsSync(join(dir, 'dtaa')), false, 'no folder was created');
+  });
+
+  it('names the file when SQLite refuses it', async () => {
+    const notDb = join(dir, 'notes.txt');
+    await writeFile(notDb, 'these are not the tables you are looking for\n'.repeat(100));
+    const r = await prodgraph(['keys', 'list', '--production', 'x'], sqliteEnv(notDb));
+    assert.equal(r.code, 1);
+    assert.match(
+      r.stderr,
+      new RegExp(`^prodgraph: .*${notDb.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}.*not a database`),
+    );
+    assert.equal(r.stderr.trim().split('\n').length, 1);
+  });
+
+  it('demo --serve on a taken port says which and mints nothing; serve says the same', async () => {
+    const held = await heldPort();
+    try {
+      const db = join(dir, 'busy.db');
+      const demo = await prodgraph(['demo', '--serve', '--port', String(held.port)], sqliteEnv(db));
+      assert.equal(demo.code, 1);
+      assert.equal(demo.stdout, '', 'no key printed');
+      assert.match(
+        demo.stderr,
+        new RegExp(`^prodgraph: port ${held.port} on 127\\.0\\.0\\.1 is already in use.*--port N or PORT=N`),
+      );
+      assert.equal(existsSync(db), false, 'nothing was written');
+      const serve = await prodgraph(['serve', '--port', String(held.port)], sqliteEnv(db));
+      assert.equal(serve.code, 1);
+      assert.match(
+        serve.stderr,
+        new RegExp(`^prodgraph: port ${held.port} on 127\\.0\\.0\\.1 is already in use`),
+      );
+    } finally {
+      await held.release();
+    }
+  });
+
+  it('demo --serve (npm start) loads, prints the keys and then serves on that port', async () => {
+    const free = await heldPort();
+    await free.release();
+    const child = spawn(process.execPath, [...CLI, 'demo', '--serve', '--port', String(free.port)], {
+      env: { ...process.env, ...sqliteEnv(join(dir, 'start.db')), PRODGRAPH_LOG_LEVEL: 'silent' },
+    });
+    try {
+      let stdout = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      const token = await new Promise<string>((resolve, reject) => {
+        child.once('exit', (code) => reject(new Error(`exited ${code}`)));
+        child.stdout.on('data', () => {
+          const m = /production-wide .*: (pgk_\S+)/.exec(stdout);
+          if (m && stdout.includes('API reference')) resolve(m[1]!);
+        });
+      });
+      let answer: Response | undefined;
+      for (let i = 0; i < 100 && !answer; i++) {
+        answer = await fetch(`http://127.0.0.1:${free.port}/api/v1/production`, {
+          headers: { authorization: `Bearer ${token}` },
+        }).catch(() => new Promise<undefined>((r) => setTimeout(() => r(undefined), 100)));
+      }
+      assert.equal(answer?.status, 200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+});

@@ -1,12 +1,26 @@
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Type } from 'typebox';
 import { buildApp, type App } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { errors } from '../src/errors.js';
+import { ERROR_CODES, errors } from '../src/errors.js';
+import { Id } from '../src/http/schemas.js';
+
+/** One raw HTTP exchange, for what no HTTP client will send (a malformed request line or escape). */
+function raw(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    socket.write(text);
+  });
+}
 
 describe('the error handler', () => {
   let app: App;
@@ -27,75 +41,279 @@ describe('the error handler', () => {
         config: { auth: 'public' },
         schema: {
           body: Type.Object(
-            { label: Type.String({ minLength: 1 }), n: Type.Optional(Type.Integer()) },
+            {
+              label: Type.String({ minLength: 1 }),
+              n: Type.Optional(Type.Integer({ maximum: 1000 })),
+              tags: Type.Optional(Type.Array(Type.String())),
+            },
             { additionalProperties: false },
           ),
         },
       },
       async (req) => req.body,
     );
+    app.get(
+      '/api/v1/things/:id',
+      {
+        config: { auth: 'public' },
+        schema: {
+          params: Type.Object({ id: Id() }),
+          querystring: Type.Object({
+            limit: Type.Optional(Type.Integer({ minimum: 1 })),
+            flag: Type.Optional(Type.Boolean()),
+            tag: Type.Optional(Type.Array(Type.String())),
+            q: Type.Optional(Type.String()),
+          }),
+        },
+      },
+      async (req) => ({ params: req.params, query: req.query }),
+    );
+    app.post(
+      '/api/v1/upload',
+      {
+        config: { auth: 'public' },
+        schema: { consumes: ['multipart/form-data'] },
+      },
+      async () => ({ ok: true }),
+    );
     app.get('/api/v1/conflict', { config: { auth: 'public' } }, async () => {
       throw errors.conflict('already settled');
     });
-    await app.ready();
+    // what the two drivers throw when a constraint refuses a write
+    app.get('/api/v1/db/:code', { config: { auth: 'public' } }, async (req) => {
+      throw Object.assign(new Error('duplicate key value violates unique constraint "x"'), {
+        code: (req.params as { code: string }).code,
+      });
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
   });
   after(async () => {
     await app.close();
     await rm(dir, { recursive: true, force: true });
   });
 
+  const post = (payload: string, contentType?: string) =>
+    app.inject({
+      method: 'POST',
+      url: '/api/v1/echo',
+      headers: contentType ? { 'content-type': contentType } : {},
+      payload,
+    });
+
   it('answers an unexpected failure 500 with no stack and no SQL', async () => {
     const r = await app.inject({ url: '/api/v1/boom' });
     assert.equal(r.statusCode, 500);
-    assert.deepEqual(r.json(), { detail: 'internal server error' });
+    assert.deepEqual(r.json(), { detail: 'internal server error', code: 'internal' });
     assert.doesNotMatch(r.body, /select|api_keys|at /);
   });
 
-  it('answers malformed JSON 400 and an empty JSON body 400', async () => {
-    const bad = await app.inject({
-      method: 'POST',
-      url: '/api/v1/echo',
-      headers: { 'content-type': 'application/json' },
-      payload: '{"label": ',
-    });
+  it('answers malformed JSON 400, a forbidden __proto__ key 400, and a missing body 422', async () => {
+    const bad = await post('{"label": ', 'application/json');
     assert.equal(bad.statusCode, 400);
-    assert.deepEqual(bad.json(), { detail: 'request body is not valid JSON' });
-    const empty = await app.inject({
-      method: 'POST',
-      url: '/api/v1/echo',
-      headers: { 'content-type': 'application/json' },
-      payload: '',
-    });
+    assert.deepEqual(bad.json(), { detail: 'request body is not valid JSON', code: 'malformed_request' });
+    const proto = await post('{"label": "x", "__proto__": {"admin": true}}', 'application/json');
+    assert.equal(proto.statusCode, 400);
+    assert.equal(proto.json().code, 'malformed_request');
+    const empty = await post('', 'application/json');
     assert.equal(empty.statusCode, 400);
     assert.match(empty.json().detail, /empty/);
+    const none = await app.inject({ method: 'POST', url: '/api/v1/echo' });
+    assert.equal(none.statusCode, 422);
+    assert.deepEqual(none.json(), {
+      detail: 'body: is required (send application/json)',
+      code: 'invalid_field',
+    });
   });
 
-  it('answers validation failures 422 naming the field', async () => {
+  it('validates a JSON body as sent: no coercion, no silent removal, the text rule, naming the field', async () => {
     const cases: Array<[unknown, string]> = [
       [{}, 'label: is required'],
       [{ label: '' }, 'label: must NOT have fewer than 1 characters'],
-      [{ label: 'x', n: 'many' }, 'n: must be integer'],
+      [{ label: 42 }, 'label: must be a string'],
+      [{ label: null }, 'label: must be a string'],
+      [{ label: true }, 'label: must be a string'],
+      [{ label: 'x', n: 'many' }, 'n: must be a whole number'],
+      [{ label: 'x', n: '5' }, 'n: must be a whole number'],
+      [{ label: 'x', n: 1.5 }, 'n: must be a whole number'],
+      [{ label: 'x', n: 1e20 }, 'n: must be <= 1000'],
+      [{ label: 'x', tags: 'one' }, 'tags: must be an array'],
+      [{ label: 'x', tags: ['a', 7] }, 'tags[1]: must be a string'],
       [{ label: 'x', colour: 'red' }, 'colour: unknown field'],
+      [{ label: 'a\u0000b' }, 'label: must not contain the control character U+0000'],
+      [{ label: 'a\u001bb' }, 'label: must not contain the control character U+001B'],
+      [{ label: 'a\u0085b' }, 'label: must not contain the control character U+0085'],
+      [{ label: 'a\ud800b' }, 'label: is not valid Unicode (a lone surrogate U+D800)'],
+      [{ label: 'x', tags: ['ok', '\udc00'] }, 'tags[1]: is not valid Unicode (a lone surrogate U+DC00)'],
+      [[], 'body: must be an object'],
+      ['x', 'body: must be an object'],
     ];
     for (const [payload, detail] of cases) {
-      const r = await app.inject({ method: 'POST', url: '/api/v1/echo', payload: payload as object });
+      const r = await post(JSON.stringify(payload), 'application/json');
       assert.equal(r.statusCode, 422, JSON.stringify(payload));
-      assert.deepEqual(r.json(), { detail });
+      assert.deepEqual(r.json(), { detail, code: 'invalid_field' }, JSON.stringify(payload));
+    }
+    // free text keeps tabs, line breaks and every other character, astral ones included
+    const text = 'line one\r\n\tline two — ✓ 🎬';
+    const ok = await post(JSON.stringify({ label: text, n: 7 }), 'application/json');
+    assert.equal(ok.statusCode, 200);
+    assert.deepEqual(ok.json(), { label: text, n: 7 });
+  });
+
+  it('answers a Content-Type the route does not take 415, and a form without a boundary 400', async () => {
+    const plain = await post('{"label":"x"}', 'text/plain');
+    assert.equal(plain.statusCode, 415);
+    assert.deepEqual(plain.json(), {
+      detail: 'Content-Type "text/plain" is not accepted here; send application/json',
+      code: 'unsupported_media_type',
+    });
+    const form = await post('--b\r\n', 'multipart/form-data; boundary=b');
+    assert.equal(form.statusCode, 415);
+    const odd = await post('x', 'application/x-www-form-urlencoded');
+    assert.equal(odd.statusCode, 415);
+    const json = await app.inject({
+      method: 'POST',
+      url: '/api/v1/upload',
+      headers: { 'content-type': 'application/json' },
+      payload: '{}',
+    });
+    assert.equal(json.statusCode, 415);
+    assert.match(json.json().detail, /send multipart\/form-data/);
+    const unbounded = await app.inject({
+      method: 'POST',
+      url: '/api/v1/upload',
+      headers: { 'content-type': 'multipart/form-data' },
+      payload: 'x',
+    });
+    assert.equal(unbounded.statusCode, 400);
+    assert.deepEqual(unbounded.json(), {
+      detail: 'multipart/form-data needs a boundary parameter in its Content-Type',
+      code: 'malformed_request',
+    });
+    const nothing = await app.inject({ method: 'POST', url: '/api/v1/upload' });
+    assert.equal(nothing.statusCode, 422);
+    assert.match(nothing.json().detail, /^body: is required/);
+  });
+
+  it('converts path and query parameters strictly', async () => {
+    const ok = await app.inject({ url: '/api/v1/things/42?limit=7&flag=false&tag=a&q=x%20y' });
+    assert.equal(ok.statusCode, 200);
+    assert.deepEqual(ok.json(), {
+      params: { id: 42 },
+      query: { limit: 7, flag: false, tag: ['a'], q: 'x y' },
+    });
+    const both = await app.inject({ url: '/api/v1/things/1?tag=a&tag=b' });
+    assert.deepEqual(both.json().query, { tag: ['a', 'b'] });
+
+    const notIds = ['1.5', '1e3', '0x1A', '+1', '01', '-1', '0', 'Infinity', 'NaN', '%201', '1%20', 'abc'];
+    for (const id of notIds) {
+      const r = await app.inject({ url: `/api/v1/things/${id}` });
+      assert.equal(r.statusCode, 422, id);
+      assert.equal(r.json().code, 'invalid_field', id);
+      assert.match(r.json().detail, /^id: must be/, id);
+    }
+    for (const id of ['2147483648', '9223372036854775808', '99999999999999999999']) {
+      const r = await app.inject({ url: `/api/v1/things/${id}` });
+      assert.deepEqual(r.json(), { detail: 'id: must be <= 2147483647', code: 'invalid_field' }, id);
+    }
+    const refused: Array<[string, string]> = [
+      ['?limit=1e3', 'limit: must be a whole number written in plain decimal digits'],
+      ['?flag=1', 'flag: must be true or false'],
+      ['?limit=1&limit=2', 'limit: given more than once; this parameter takes one value'],
+      ['?sort=label', 'sort: unknown query parameter (this endpoint takes limit, flag, tag, q)'],
+      ['?__proto__=x', '__proto__: unknown query parameter (this endpoint takes limit, flag, tag, q)'],
+      ['?constructor=x', 'constructor: unknown query parameter (this endpoint takes limit, flag, tag, q)'],
+      ['?a%2Fb=x', 'a/b: unknown query parameter (this endpoint takes limit, flag, tag, q)'],
+      ['?q=a%00b', 'q: must not contain the control character U+0000'],
+      ['?q=a%0Ab', 'q: must not contain the control character U+000A'],
+      ['?tag=a&tag=%01', 'tag[1]: must not contain the control character U+0001'],
+    ];
+    for (const [query, detail] of refused) {
+      const r = await app.inject({ url: `/api/v1/things/1${query}` });
+      assert.equal(r.statusCode, 422, query);
+      assert.deepEqual(r.json(), { detail, code: 'invalid_field' }, query);
+    }
+    const none = await app.inject({ url: '/api/v1/conflict?debug=1' });
+    assert.deepEqual(none.json(), {
+      detail: 'debug: unknown query parameter (this endpoint takes none)',
+      code: 'invalid_field',
+    });
+  });
+
+  it('answers catalogue errors with their status, code and a JSON detail body', async () => {
+    const r = await app.inject({ url: '/api/v1/conflict' });
+    assert.equal(r.statusCode, 409);
+    assert.deepEqual(r.json(), { detail: 'already settled', code: 'conflict' });
+    assert.match(String(r.headers['content-type']), /^application\/json/);
+  });
+
+  it('maps a database refusal a request can provoke to 409 or 422, never 500, and says no more', async () => {
+    const cases: Array<[string, number, string]> = [
+      ['23505', 409, 'conflict'],
+      ['SQLITE_CONSTRAINT_UNIQUE', 409, 'conflict'],
+      ['23503', 409, 'conflict'],
+      ['SQLITE_CONSTRAINT_FOREIGNKEY', 409, 'conflict'],
+      ['22003', 422, 'invalid_field'],
+      ['22021', 422, 'invalid_field'],
+      ['54000', 422, 'invalid_field'],
+      ['SQLITE_TOOBIG', 422, 'invalid_field'],
+      ['42P01', 500, 'internal'],
+    ];
+    for (const [code, status, name] of cases) {
+      const r = await app.inject({ url: `/api/v1/db/${code}` });
+      assert.equal(r.statusCode, status, code);
+      assert.equal(r.json().code, name, code);
+      assert.doesNotMatch(r.body, /constraint|duplicate/, code);
     }
   });
 
-  it('answers catalogue errors with their status and a JSON detail body', async () => {
-    const r = await app.inject({ url: '/api/v1/conflict' });
-    assert.equal(r.statusCode, 409);
-    assert.deepEqual(r.json(), { detail: 'already settled' });
-    assert.match(String(r.headers['content-type']), /^application\/json/);
+  it('answers a body over the limit 413', async () => {
+    const big = await post(JSON.stringify({ label: 'x'.repeat(2 * 1024 * 1024) }), 'application/json');
+    assert.equal(big.statusCode, 413);
+    assert.equal(big.json().code, 'too_large');
   });
 
   it('answers an unknown route 404 with a detail body, on every method', async () => {
     for (const method of ['GET', 'POST', 'DELETE'] as const) {
       const r = await app.inject({ method, url: '/api/v1/no/such/thing' });
       assert.equal(r.statusCode, 404);
-      assert.deepEqual(r.json(), { detail: `no route for ${method} /api/v1/no/such/thing` });
+      assert.deepEqual(r.json(), {
+        detail: `no route for ${method} /api/v1/no/such/thing`,
+        code: 'route_not_found',
+      });
     }
+  });
+
+  it('answers a malformed URL or HTTP request with the catalogue body, over a real socket', async () => {
+    const { port } = app.server.address() as { port: number };
+    for (const path of ['/api/v1/things/%ZZ', '/api/v1/things/%E2%82', '/api/v1/things/%C0%AF']) {
+      const reply = await raw(port, `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      assert.match(reply, /^HTTP\/1\.1 400 /, path);
+      const body = JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4));
+      assert.equal(body.code, 'malformed_request', path);
+      assert.match(body.detail, /URL is not valid/, path);
+    }
+    const long = await app.inject({ url: `/api/v1/things/${'1'.repeat(600)}` });
+    assert.equal(long.statusCode, 422);
+    assert.equal(long.json().code, 'invalid_field');
+    for (const request of [
+      'GET /api/v1/conflict HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n',
+      'GET /api/v1/conflict HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\u0000b\r\n\r\n',
+    ]) {
+      const reply = await raw(port, request);
+      assert.match(reply, /^HTTP\/1\.1 400 /);
+      assert.deepEqual(JSON.parse(reply.slice(reply.indexOf('\r\n\r\n') + 4)), {
+        detail: 'the HTTP request is malformed',
+        code: 'malformed_request',
+      });
+    }
+  });
+
+  it('lists every code in the OpenAPI document', async () => {
+    const doc = app.swagger() as {
+      components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+    };
+    const code = doc.components.schemas.ErrorBody!.properties.code as { enum: string[]; description: string };
+    assert.deepEqual(code.enum, Object.keys(ERROR_CODES));
+    for (const c of code.enum) assert.ok(code.description.includes(`\`${c}\``), c);
   });
 });

@@ -106,7 +106,7 @@ for (const dialect of DIALECTS) {
     it("GET /departments/{slug} answers 404 for an unknown slug and for another production's department alike", async () => {
       const unknown = await get(env.app, '/api/v1/departments/nope', single);
       assert.equal(unknown.status, 404);
-      assert.deepEqual(unknown.body, { detail: 'department not found' });
+      assert.deepEqual(unknown.body, { detail: 'department not found', code: 'not_found' });
       // both productions have a costume department; each key sees only its own
       const own = await get(env.app, '/api/v1/departments/costume', series);
       const other = await get(env.app, '/api/v1/departments/costume', single);

@@ -22,7 +22,7 @@ const bad: Array<[string, (d: ProductionDocument) => void, string]> = [
   [
     'wrong type',
     (d) => ((d.scenes![0] as Record<string, unknown>).number = 12),
-    'scenes[0].number: must be string',
+    'scenes[0].number: must be a string',
   ],
   [
     'bad enum',

@@ -65,7 +65,7 @@ for (const dialect of DIALECTS) {
       await revokeKey(env.handle.db, key.prefix);
       const r = await get(env.app, '/api/v1/production', key.token);
       assert.equal(r.status, 401);
-      assert.deepEqual(r.body, { detail: 'unknown or revoked API key' });
+      assert.deepEqual(r.body, { detail: 'unknown or revoked API key', code: 'unauthorized' });
       await assert.rejects(() => revokeKey(env.handle.db, 'pgk_nothere'), /no key "pgk_nothere"/);
     });
 
@@ -176,9 +176,12 @@ for (const dialect of DIALECTS) {
           assert.equal(r.status, expected.status, r.text);
           if (expected.detail) {
             assert.match(r.body.detail, expected.detail);
-            assert.deepEqual(Object.keys(r.body), ['detail']);
+            assert.deepEqual(Object.keys(r.body), ['detail', 'code']);
           }
-          if (expected.status === 401) assert.match(String(r.headers['www-authenticate']), /^Bearer/);
+          if (expected.status === 401) {
+            assert.match(String(r.headers['www-authenticate']), /^Bearer/);
+            assert.equal(r.body.code, 'unauthorized');
+          }
         });
       }
     }

@@ -191,7 +191,7 @@ for (const dialect of DIALECTS) {
       ] as const) {
         const reply = await rpc(env.app, token, '{not json');
         assert.equal(reply.status, 401);
-        assert.deepEqual(reply.body, { detail });
+        assert.deepEqual(reply.body, { detail, code: 'unauthorized' });
         assert.match(String(reply.headers['www-authenticate']), /^Bearer/);
       }
     });
@@ -262,7 +262,7 @@ for (const dialect of DIALECTS) {
         assert.equal(reply.body.result.isError, true);
         return reply.body.result.content[0].text as string;
       };
-      assert.equal(await text(call(1, 'get_asset', { node_id: 'seven' })), 'node_id: must be integer');
+      assert.equal(await text(call(1, 'get_asset', { node_id: 'seven' })), 'node_id: must be a whole number');
       assert.equal(await text(call(1, 'get_asset', {})), 'node_id: is required');
       assert.equal(await text(call(1, 'list_assets', { departement: 'vfx' })), 'departement: unknown field');
       assert.equal(

@@ -214,7 +214,7 @@ for (const dialect of DIALECTS) {
       );
       for (const r of [scene, unknown, foreign]) {
         assert.equal(r.status, 404);
-        assert.deepEqual(r.body, { detail: 'asset not found' });
+        assert.deepEqual(r.body, { detail: 'asset not found', code: 'not_found' });
       }
       const bad = await get(env.app, '/api/v1/assets/abc', series);
       assert.equal(bad.status, 422);

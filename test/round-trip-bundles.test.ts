@@ -224,7 +224,7 @@ for (const dialect of DIALECTS) {
       const none = await env.mint({ production: 'film', scopes: ['read'], engagement: 'eng-none' });
       const r = await scene(none, { 'if-none-match': '*' });
       assert.equal(r.status, 404);
-      assert.deepEqual(r.body, { detail: 'scene not found' });
+      assert.deepEqual(r.body, { detail: 'scene not found', code: 'not_found' });
     });
 
     it('the ETag changes after a relevant write and stays after an irrelevant one', async () => {
@@ -318,7 +318,7 @@ for (const dialect of DIALECTS) {
     it('401 without a key', async () => {
       const r = await get(env.app, `/api/v1/bundles/scene/${refs.sc1}`);
       assert.equal(r.status, 401);
-      assert.deepEqual(Object.keys(r.body), ['detail']);
+      assert.deepEqual(Object.keys(r.body), ['detail', 'code']);
     });
   });
 

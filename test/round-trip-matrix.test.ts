@@ -282,9 +282,9 @@ for (const dialect of DIALECTS) {
               } else {
                 assert.match(String(r.headers['content-type']), /^application\/json/);
                 const body = JSON.parse(r.body);
-                assert.deepEqual(Object.keys(body), ['detail']);
+                assert.deepEqual(Object.keys(body), ['detail', 'code']);
                 if (status === 404) {
-                  assert.deepEqual(body, { detail: route.notFound });
+                  assert.deepEqual(body, { detail: route.notFound, code: 'not_found' });
                   notFoundReplies.push({
                     cell: `${p} × ${o}`,
                     body: r.body,
@@ -292,7 +292,10 @@ for (const dialect of DIALECTS) {
                     length: r.headers['content-length'],
                   });
                 }
-                if (p.endsWith('noscope')) assert.match(body.detail, new RegExp(route.scope));
+                if (p.endsWith('noscope')) {
+                  assert.match(body.detail, new RegExp(route.scope));
+                  assert.equal(body.code, 'scope_missing');
+                }
               }
             });
           });
@@ -325,7 +328,7 @@ for (const dialect of DIALECTS) {
             assert.equal(r.statusCode, status, r.body);
             const body = JSON.parse(r.body);
             if (status !== 200) {
-              assert.deepEqual(Object.keys(body), ['detail']);
+              assert.deepEqual(Object.keys(body), ['detail', 'code']);
               return;
             }
             const want = route.body(w, p);

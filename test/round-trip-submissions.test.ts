@@ -219,13 +219,16 @@ for (const dialect of DIALECTS) {
         { name: 'title', value: 'Nothing attached' },
       ]);
       assert.equal(empty.statusCode, 422);
-      assert.deepEqual(JSON.parse(empty.body), { detail: 'files: at least one file is required' });
+      assert.deepEqual(JSON.parse(empty.body), {
+        detail: 'files: at least one file is required',
+        code: 'invalid_field',
+      });
       const json = await call(env.app, 'POST', `/api/v1/turnovers/${refs['dl-plates']}/submissions`, {
         token: pix,
         body: { title: 'json' },
       });
-      assert.equal(json.status, 422);
-      assert.match(json.body.detail, /^files:/);
+      assert.equal(json.status, 415, 'a JSON body is not a submission form');
+      assert.match(json.body.detail, /multipart\/form-data/);
       assert.deepEqual(await counts(env), before, 'no refusal wrote anything');
     });
 
@@ -338,7 +341,7 @@ for (const dialect of DIALECTS) {
         { name: 'files', filename: 'three.png', content: await png('#333') },
       ]);
       assert.equal(r.statusCode, 500);
-      assert.deepEqual(JSON.parse(r.body), { detail: 'internal server error' });
+      assert.deepEqual(JSON.parse(r.body), { detail: 'internal server error', code: 'internal' });
       assert.deepEqual(await counts(env), before);
       assert.deepEqual(await filesUnder(env.config.mediaDir), storedBefore);
       assert.equal(fault.calls, 2, 'the first file was staged, the second failed');

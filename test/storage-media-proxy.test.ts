@@ -122,7 +122,7 @@ for (const dialect of DIALECTS) {
       const b64 = jpeg.toString('base64');
       const r1 = await sendJson({ bytes: b64, path: 'plates/r1/nope.exr' });
       assert.equal(r1.status, 404);
-      assert.deepEqual(r1.body, { detail: 'library file not found' });
+      assert.deepEqual(r1.body, { detail: 'library file not found', code: 'not_found' });
       const r2 = await sendJson({ bytes: b64, path: '../etc/passwd' });
       assert.equal(r2.status, 422);
       assert.match(r2.body.detail, /^path/);

@@ -273,7 +273,7 @@ for (const dialect of DIALECTS) {
       );
       for (const r of answers) {
         assert.equal(r.status, 404);
-        assert.deepEqual(r.body, { detail: 'version not found' });
+        assert.deepEqual(r.body, { detail: 'version not found', code: 'not_found' });
       }
       assert.equal((await storedRows(foreignVersion)).length, 0);
     });

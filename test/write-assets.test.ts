@@ -144,7 +144,7 @@ for (const dialect of DIALECTS) {
           payload: '{"label": "oops",',
         });
         assert.equal(bad.statusCode, 400);
-        assert.deepEqual(Object.keys(JSON.parse(bad.body)), ['detail']);
+        assert.deepEqual(Object.keys(JSON.parse(bad.body)), ['detail', 'code']);
         const empty = await env.app.inject({
           method: 'POST',
           url: '/api/v1/assets',
@@ -276,7 +276,7 @@ for (const dialect of DIALECTS) {
         );
         for (const r of answers) {
           assert.equal(r.status, 404);
-          assert.deepEqual(r.body, { detail: 'asset not found' });
+          assert.deepEqual(r.body, { detail: 'asset not found', code: 'not_found' });
         }
         assert.equal(await count('activity'), activity);
       });

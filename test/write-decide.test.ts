@@ -293,7 +293,7 @@ for (const dialect of DIALECTS) {
       const b = await decide(999999, { decision: 'approved' });
       assert.equal(a.status, 404);
       assert.deepEqual(a.body, b.body);
-      assert.deepEqual(a.body, { detail: 'approval not found' });
+      assert.deepEqual(a.body, { detail: 'approval not found', code: 'not_found' });
     });
 
     it('422 for a bad decision, a missing decision or an unknown field; 401/403 first', async () => {

@@ -228,7 +228,7 @@ for (const dialect of DIALECTS) {
       for (const id of [await nodeId('sc1'), 424242, await nodeId('co-coat', 'other')]) {
         const r = await land(id);
         assert.equal(r.status, 404);
-        assert.deepEqual(r.body, { detail: 'asset not found' });
+        assert.deepEqual(r.body, { detail: 'asset not found', code: 'not_found' });
       }
       assert.deepEqual(await storedFiles(env.store.root), files);
     });

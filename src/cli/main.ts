@@ -2,7 +2,7 @@ import { userInfo } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.js';
-import { openAndMigrate, type DbHandle } from '../db/index.js';
+import { DatabaseError, openAndMigrate, type DbHandle } from '../db/index.js';
 import { importDocument } from '../document/import.js';
 import { DocumentError, readDocument } from '../document/parse.js';
 import { GenerateError, generate, parseGenerateOptions } from '../generate/index.js';
@@ -11,6 +11,7 @@ import { FileMediaStore } from '../media/store.js';
 import { findProductionByCode } from '../modules/production/repository.js';
 import { queueMoveTask, TaskInputError } from '../modules/storage/tasks.js';
 import { loadDemo } from './demo.js';
+import { assertPortFree, PortInUseError, portTaken } from './port.js';
 import { serve } from '../server.js';
 
 /** A failure the user can act on: printed as one line, exit 1. */
@@ -24,7 +25,8 @@ const USAGE = `usage: prodgraph <command> [options]
   keys list --production CODE [--json]
   keys revoke ID_OR_PREFIX
   storage task --production CODE --from PATH --to PATH [--json]
-  demo                                             load the demo productions if absent, mint demo keys
+  demo [--serve] [--host H] [--port N]             load the demo productions if absent, mint demo keys;
+                                                   --serve then runs the service (npm start), refusing a taken port first
   generate --scale N [--seed S] [--out FILE]       write a generated production document (1 = a full season)
 
 every command: --db URL_OR_PATH (env PRODGRAPH_DB), --media DIR (env PRODGRAPH_MEDIA)`;
@@ -62,8 +64,16 @@ function required(value: string | boolean | undefined, flag: string): string {
   return value;
 }
 
-async function withDb<T>(config: Config, fn: (db: DbHandle) => Promise<T>): Promise<T> {
-  const handle = await openAndMigrate(config.db);
+/**
+ * `create`: only the commands that build a database (import, demo; serve through the app) may
+ * create a missing SQLite file, so a mistyped --db never leaves an empty database behind.
+ */
+async function withDb<T>(
+  config: Config,
+  fn: (db: DbHandle) => Promise<T>,
+  { create = false }: { create?: boolean } = {},
+): Promise<T> {
+  const handle = await openAndMigrate(config.db, { create });
   try {
     return await fn(handle);
   } finally {
@@ -72,6 +82,14 @@ async function withDb<T>(config: Config, fn: (db: DbHandle) => Promise<T>): Prom
 }
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
+
+async function serveOn(config: Config): Promise<void> {
+  try {
+    await serve(config);
+  } catch (err) {
+    throw (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? portTaken(config.host, config.port) : err;
+  }
+}
 
 async function productionId(db: DbHandle, code: string): Promise<number> {
   const p = await findProductionByCode(db.db, code);
@@ -88,7 +106,7 @@ export async function run(argv: string[]): Promise<void> {
   switch (command) {
     case 'serve': {
       const { values } = parse(rest, { host: { type: 'string' }, port: { type: 'string' } });
-      await serve(loadConfig(values));
+      await serveOn(loadConfig(values));
       return;
     }
     case 'import': {
@@ -101,12 +119,15 @@ export async function run(argv: string[]): Promise<void> {
       if (!file) throw new CliError('import needs a FILE');
       const config = loadConfig(values);
       const doc = await readDocument(file);
-      const result = await withDb(config, (h) =>
-        importDocument(h.db, doc, {
-          store: new FileMediaStore(config.mediaDir),
-          baseDir: dirname(resolve(file)),
-          replace: values.replace ?? false,
-        }),
+      const result = await withDb(
+        config,
+        (h) =>
+          importDocument(h.db, doc, {
+            store: new FileMediaStore(config.mediaDir),
+            baseDir: dirname(resolve(file)),
+            replace: values.replace ?? false,
+          }),
+        { create: true },
       );
       out(
         values.json
@@ -159,11 +180,22 @@ export async function run(argv: string[]): Promise<void> {
       return;
     }
     case 'demo': {
-      const { values } = parse(rest, { host: { type: 'string' }, port: { type: 'string' } });
-      const config = loadConfig(values);
-      await withDb(config, async (h) => {
-        for (const line of await loadDemo(h.db, config)) out(line);
+      const { values } = parse(rest, {
+        host: { type: 'string' },
+        port: { type: 'string' },
+        serve: { type: 'boolean' },
       });
+      const config = loadConfig(values);
+      // with --serve (npm start) the keys are for this very server: a taken port stops us before minting
+      if (values.serve) await assertPortFree(config.host, config.port);
+      await withDb(
+        config,
+        async (h) => {
+          for (const line of await loadDemo(h.db, config)) out(line);
+        },
+        { create: true },
+      );
+      if (values.serve) await serveOn(config);
       return;
     }
     default:
@@ -240,7 +272,9 @@ export function describeFailure(err: unknown): string {
     err instanceof DocumentError ||
     err instanceof KeyError ||
     err instanceof TaskInputError ||
-    err instanceof GenerateError
+    err instanceof GenerateError ||
+    err instanceof DatabaseError ||
+    err instanceof PortInUseError
   ) {
     return err.message;
   }

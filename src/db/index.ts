@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
@@ -22,6 +22,35 @@ export interface DbOptions {
   /** PostgreSQL only: the schema to work in (tests isolate each file in its own). */
   schema?: string;
   poolSize?: number;
+  /**
+   * SQLite only: whether a missing database file (and its folder) may be created. Only the
+   * commands that build a database (serve, import, demo) say yes; the rest refuse a mistyped path.
+   */
+  create?: boolean;
+}
+
+/** A database that cannot be opened, named so the user can act on it. */
+export class DatabaseError extends Error {}
+
+function openSqlite(path: string, create: boolean): SQLite.Database {
+  if (path !== ':memory:' && !create && !existsSync(path)) {
+    throw new DatabaseError(
+      `no SQLite database at ${path} (check --db / PRODGRAPH_DB; "prodgraph import" or "prodgraph demo" creates one)`,
+    );
+  }
+  let sqlite: SQLite.Database | undefined;
+  try {
+    if (create && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    sqlite = new SQLite(path, { fileMustExist: !create });
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('synchronous = NORMAL');
+    return sqlite;
+  } catch (err) {
+    sqlite?.close();
+    throw new DatabaseError(`cannot open the SQLite database ${path}: ${(err as Error).message}`);
+  }
 }
 
 const INT8 = 20;
@@ -29,12 +58,7 @@ const INT8 = 20;
 export function openDatabase(target: DbTarget, options: DbOptions = {}): DbHandle {
   const log = options.onQuery ? (e: LogEvent) => options.onQuery!(e) : undefined;
   if (target.dialect === 'sqlite') {
-    if (target.path !== ':memory:') mkdirSync(dirname(target.path), { recursive: true });
-    const sqlite = new SQLite(target.path);
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma('busy_timeout = 5000');
-    sqlite.pragma('synchronous = NORMAL');
+    const sqlite = openSqlite(target.path, options.create ?? true);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log });
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
@@ -83,6 +107,10 @@ export async function openAndMigrate(target: DbTarget, options: DbOptions = {}):
     await migrate(handle.db, handle.dialect);
   } catch (err) {
     await handle.close();
+    // SQLite's own words ("file is not a database") do not say which file
+    if (target.dialect === 'sqlite') {
+      throw new DatabaseError(`SQLite database ${target.path}: ${(err as Error).message}`);
+    }
     throw err;
   }
   return handle;

@@ -4,7 +4,7 @@ import type { Principal, RouteAuth } from '../auth/principal.js';
 import type { Db } from '../db/index.js';
 import { errors } from '../errors.js';
 import { authenticate, KeyUsage } from '../keys/service.js';
-import { ErrorBody } from './schemas.js';
+import { errorResponse } from './schemas.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -33,11 +33,15 @@ export function authorize(principal: Principal, auth: RouteAuth): void {
   if (principal.engagementId !== null && auth.surface !== 'round-trip') {
     throw errors.forbidden(
       'this key is bound to a vendor engagement and reaches only the bundle, turnover, media and purchase-order endpoints',
+      'engagement_door',
     );
   }
   const missing = auth.scopes.filter((s) => !principal.scopes.has(s));
   if (missing.length > 0)
-    throw errors.forbidden(`this key lacks the ${missing.map((s) => `"${s}"`).join(' and ')} scope`);
+    throw errors.forbidden(
+      `this key lacks the ${missing.map((s) => `"${s}"`).join(' and ')} scope`,
+      'scope_missing',
+    );
 }
 
 const describe = (auth: RouteAuth): string => {
@@ -51,7 +55,7 @@ const describe = (auth: RouteAuth): string => {
 function documentRoute(route: RouteOptions, auth: RouteAuth): void {
   const schema = (route.schema ?? {}) as Record<string, unknown>;
   const responses = { ...((schema.response as Record<string, unknown>) ?? {}) };
-  for (const code of [401, 403]) responses[code] ??= ErrorBody;
+  for (const code of [401, 403]) responses[code] ??= errorResponse;
   const note = describe(auth);
   route.schema = {
     ...schema,

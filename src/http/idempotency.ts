@@ -113,6 +113,7 @@ function idempotencyHooks<T>(
         throw errors.invalid(
           'Idempotency-Key',
           'was already used for a different request in the last 24 hours; use a new key',
+          'idempotency_key_reused',
         );
       }
       throw new IdempotentReplay(seen.status_code ?? status, JSON.parse(seen.response_body ?? 'null'));

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { errors } from '../errors.js';
+import { AppError, errors } from '../errors.js';
 import type { MediaStore } from '../media/store.js';
 
 export interface ServedMedia {
@@ -56,11 +56,9 @@ export async function sendMedia(
   const ifRange = request.headers['if-range'];
   const range = ifRange && ifRange !== etag ? null : parseRange(request.headers.range, stat.size);
   if (range === 'unsatisfiable') {
-    return reply
-      .code(416)
-      .header('content-range', `bytes */${stat.size}`)
-      .type('application/json; charset=utf-8')
-      .send({ detail: 'requested range is not satisfiable' });
+    throw new AppError(416, 'requested range is not satisfiable', {
+      'content-range': `bytes */${stat.size}`,
+    });
   }
   reply.type(media.contentType);
   if (range) {

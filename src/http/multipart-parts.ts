@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
+import { textProblem } from '../domain/text.js';
 import { errors } from '../errors.js';
 import type { Limits } from '../config.js';
 
@@ -7,14 +8,39 @@ export type FormPart =
   | { type: 'field'; name: string; value: string }
   | { type: 'file'; name: string; filename: string; stream: Readable };
 
+/** What one form may hold; the messages name `fileField`. */
+export interface FormLimits {
+  fileBytes: number;
+  files: number;
+  fileField: string;
+  fields?: number;
+  fieldBytes?: number;
+}
+
+/** The upload routes' limits, from the configuration. */
+export const uploadLimits = (limits: Limits, fileField = 'files'): FormLimits => ({
+  fileBytes: limits.uploadBytes,
+  files: limits.submissionFiles,
+  fileField,
+});
+
+/** busboy's own words for a body that is not the multipart framing it announced (cut short, no boundary). */
+export const isBrokenForm = (err: unknown): boolean =>
+  err instanceof Error &&
+  /^Multipart: Boundary not found$|unexpected end of multipart data$/i.test(err.message);
+
 /** @fastify/multipart's limit errors, in the catalogue's words (413 naming what was exceeded). */
-function translate(err: unknown, limits: Limits): unknown {
+function translate(err: unknown, limits: FormLimits): unknown {
   const code = (err as { code?: string } | null)?.code;
   switch (code) {
     case 'FST_FILES_LIMIT':
-      return errors.tooLarge(`files: at most ${limits.submissionFiles} files per request`);
+      return errors.tooLarge(
+        `${limits.fileField}: at most ${limits.files} ${limits.files === 1 ? 'file' : 'files'} per request`,
+      );
     case 'FST_REQ_FILE_TOO_LARGE':
-      return errors.tooLarge(`files: a file is larger than the limit of ${limits.uploadBytes} bytes`);
+      return errors.tooLarge(
+        `${limits.fileField}: a file is larger than the limit of ${limits.fileBytes} bytes`,
+      );
     case 'FST_PARTS_LIMIT':
     case 'FST_FIELDS_LIMIT':
       return errors.tooLarge('too many form fields in this request');
@@ -23,10 +49,26 @@ function translate(err: unknown, limits: Limits): unknown {
     case 'FST_INVALID_JSON_FIELD_ERROR':
       return errors.invalid('form', 'a field declared as JSON is not valid JSON');
     default:
-      if (err instanceof Error && /multipart|part terminated/i.test(err.message)) {
+      if (
+        err instanceof Error &&
+        /multipart|boundary|part terminated|unexpected end of form/i.test(err.message)
+      ) {
         return errors.badRequest('malformed multipart/form-data body');
       }
       return err;
+  }
+}
+
+/** Names, values and filenames obey the text rule (domain/text.ts) before anything sees them. */
+function checkText(part: FormPart): void {
+  const name = textProblem(part.name, 'line');
+  if (name !== null) throw errors.invalid('form', `a field name ${name}`);
+  if (part.type === 'field') {
+    const value = textProblem(part.value, 'free');
+    if (value !== null) throw errors.invalid(part.name, value);
+  } else {
+    const filename = textProblem(part.filename, 'line');
+    if (filename !== null) throw errors.invalid(part.name, `the filename ${filename}`);
   }
 }
 
@@ -35,15 +77,29 @@ function translate(err: unknown, limits: Limits): unknown {
  * consumer starts iterating, so refusals that need no body (404, 403) come first. A request
  * that is not multipart yields no parts (the consumer then reports the missing field).
  */
-export async function* formParts(request: FastifyRequest, limits: Limits): AsyncGenerator<FormPart> {
+export async function* formParts(request: FastifyRequest, limits: FormLimits): AsyncGenerator<FormPart> {
   if (!request.isMultipart()) return;
   try {
-    for await (const part of request.parts()) {
-      if (part.type === 'file') {
-        yield { type: 'file', name: part.fieldname, filename: part.filename ?? '', stream: part.file };
-      } else {
-        yield { type: 'field', name: part.fieldname, value: String(part.value ?? '') };
+    const parts = request.parts({
+      limits: {
+        fileSize: limits.fileBytes,
+        files: limits.files,
+        ...(limits.fields !== undefined ? { fields: limits.fields } : {}),
+        ...(limits.fieldBytes !== undefined ? { fieldSize: limits.fieldBytes } : {}),
+      },
+    });
+    for await (const raw of parts) {
+      const part: FormPart =
+        raw.type === 'file'
+          ? { type: 'file', name: raw.fieldname, filename: raw.filename ?? '', stream: raw.file }
+          : { type: 'field', name: raw.fieldname, value: String(raw.value ?? '') };
+      try {
+        checkText(part);
+      } catch (err) {
+        if (part.type === 'file') part.stream.resume();
+        throw err;
       }
+      yield part;
     }
   } catch (err) {
     throw translate(err, limits);

@@ -15,9 +15,20 @@ Production-wide keys reach every endpoint their scopes allow; engagement-bound (
 reach only the round-trip endpoints (bundles, turnovers, media, purchase orders), clamped to
 their engagement's grants.
 
-**Errors.** Every non-2xx answer is \`{"detail": "..."}\`: 401 no/bad/revoked key, 403 scope or
-surface, 404 unknown or out-of-reach object (the two are indistinguishable), 422 validation
-(naming the field), 400 malformed JSON, 413 too large.
+**Errors.** Every non-2xx answer is \`{"detail": "...", "code": "..."}\`: 401 no/bad/revoked key,
+403 scope or surface, 404 unknown or out-of-reach object (the two are indistinguishable), 422
+validation (the detail starts with the field), 400 malformed JSON, multipart or URL, 413 too
+large, 415 a Content-Type or file type the endpoint does not take. \`detail\` is for people;
+\`code\` is a stable, machine-readable value to branch on (the ErrorBody schema lists them).
+
+**Input is taken as sent.** JSON fields are never coerced (\`"label": 42\` is 422, not the label
+"42") and unknown fields are refused. Path and query parameters are converted strictly: a whole
+number is plain decimal digits (\`1.5\`, \`1e3\`, \`0x1A\`, \`+1\`, \`01\` are not), an id is at most
+2147483647, an unknown query parameter is 422 naming it, and a parameter that takes one value
+given twice is 422. Text: free-text fields (every JSON and form field) take any Unicode with TAB,
+LF and CR as the only control characters; path and query parameters and headers take no control
+character; NUL, the other C0 and C1 controls, DEL and unpaired UTF-16 surrogates are 422 naming
+the field. A body whose schema requires a field must be sent (422 otherwise).
 
 **Compatibility.** Changes inside v1 are additive; clients must tolerate unknown fields.
 `;

@@ -1,15 +1,45 @@
 import { Type } from 'typebox';
+import { ERROR_CODES } from '../errors.js';
 
 /** Schema pieces shared by every route module. */
 
+const CODE_TABLE = Object.entries(ERROR_CODES)
+  .map(([code, meaning]) => `- \`${code}\`: ${meaning}`)
+  .join('\n');
+
 export const ErrorBody = Type.Object(
-  { detail: Type.String({ description: 'What went wrong, in one sentence' }) },
+  {
+    detail: Type.String({
+      description: 'What went wrong, in one sentence, for people; a 422 starts with the field',
+    }),
+    code: Type.String({
+      enum: Object.keys(ERROR_CODES),
+      description: `Stable and machine-readable, for clients and agents to branch on (codes are only ever added):\n${CODE_TABLE}`,
+    }),
+  },
   { $id: 'ErrorBody', title: 'Error' },
 );
 
 export { StringEnum, Nullable } from '../domain/schema-kit.js';
 
+/** The largest id any table holds (a PostgreSQL `serial`): a larger one is refused before any query. */
+export const MAX_ID = 2_147_483_647;
+
+/**
+ * An id taken from a request (path, query or body). Every route takes ids through this, so an id
+ * beyond the column's range is 422 on both databases, never a database error.
+ */
+export const Id = (description?: string) =>
+  Type.Integer({ minimum: 1, maximum: MAX_ID, ...(description ? { description } : {}) });
+
 export const Timestamp = Type.String({ format: 'date-time', description: 'UTC ISO-8601' });
 export const CalendarDate = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
 
-export const errorResponses = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorBody]));
+/** An error response: JSON whatever the route produces when it succeeds (a file route included). */
+export const errorResponse = {
+  description: 'Refused',
+  content: { 'application/json': { schema: ErrorBody } },
+};
+
+export const errorResponses = (...codes: number[]) =>
+  Object.fromEntries(codes.map((c) => [c, errorResponse]));

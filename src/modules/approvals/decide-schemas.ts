@@ -1,10 +1,10 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, StringEnum } from '../../http/schemas.js';
+import { Id, Nullable, StringEnum } from '../../http/schemas.js';
 
 export const DECISIONS = ['approved', 'changes'] as const;
 export type Decision = (typeof DECISIONS)[number];
 
-export const ApprovalParams = Type.Object({ approval_id: Type.Integer({ minimum: 1 }) });
+export const ApprovalParams = Type.Object({ approval_id: Id('Approval id') });
 
 export const DecideBody = Type.Object(
   {

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { NODE_STATUSES } from '../../domain/vocabulary.js';
-import { Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 import { SceneRef } from '../scenes/schemas.js';
 import { VersionSummary } from '../versions/summary.js';
 
@@ -50,7 +50,7 @@ export const AssetListQuery = Type.Object({
   ),
 });
 
-export const AssetParams = Type.Object({ node_id: Type.Integer({ minimum: 1 }) });
+export const AssetParams = Type.Object({ node_id: Id('Graph node id') });
 
 export const VersionNote = Type.Object(
   {

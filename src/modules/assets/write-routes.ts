@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../http/auth.js';
 import { requestHashOf, respondToWrite } from '../../http/idempotency.js';
-import { formParts } from '../../http/multipart-parts.js';
+import { formParts, uploadLimits } from '../../http/multipart-parts.js';
 import { API_PREFIX } from '../../http/openapi.js';
 import { errorResponses } from '../../http/schemas.js';
 import { errors } from '../../errors.js';
@@ -97,7 +97,8 @@ export async function assetWriteRoutes(fastify: FastifyInstance): Promise<void> 
           'The bytes are streamed to the media store and kept only if the write commits; the content ' +
           "type is sniffed from the bytes. `created_by` is the key's person, else the key's label. " +
           'Answers 201 with the version and a `Location` header naming the asset. 413 beyond the ' +
-          'configured upload limit, 415 when the request is not multipart. ' +
+          'configured upload limit; 415 when the request is not multipart or the bytes are not an image or ' +
+          'a video (the type is sniffed from the bytes); 422 for an empty file. ' +
           ACTIVITY_NOTE,
         tags: ['assets'],
         params: AssetParams,
@@ -121,7 +122,7 @@ export async function assetWriteRoutes(fastify: FastifyInstance): Promise<void> 
       let staged: StagedObject | undefined;
       let filename: string | undefined;
       try {
-        for await (const part of formParts(request, app.ctx.config.limits)) {
+        for await (const part of formParts(request, uploadLimits(app.ctx.config.limits, 'file'))) {
           if (part.type === 'file') {
             if (part.name !== 'file' || staged) {
               part.stream.resume();

@@ -1,9 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { NODE_STATUSES } from '../../domain/vocabulary.js';
-import { Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 
 export const AssetParams = Type.Object({
-  node_id: Type.Integer({ minimum: 1, description: 'Graph node id of an asset (never a scene)' }),
+  node_id: Id('Graph node id of an asset (never a scene)'),
 });
 
 export const NewAsset = Type.Object(
@@ -111,7 +111,7 @@ export const NewVersionForm = Type.Object(
         type: 'string',
         format: 'binary',
         description:
-          'Required, exactly one. Streamed to the media store; its content type is sniffed from the bytes, never taken from the request. Larger than the configured upload limit (PRODGRAPH_MAX_UPLOAD_BYTES): 413.',
+          'Required, exactly one. Streamed to the media store; its content type is sniffed from the bytes, never taken from the request, and must be an image or a video (415 otherwise; an empty file is 422). Larger than the configured upload limit (PRODGRAPH_MAX_UPLOAD_BYTES): 413.',
       }),
     ),
     note: Type.Optional(Type.String({ maxLength: 10_000, description: 'Optional version note' })),

@@ -166,6 +166,14 @@ export async function landVersion(
   const createdBy = actorName(principal);
   let landed: CreatedVersion;
   try {
+    // a landed version is a still or a clip: the bytes say which, never the name or the header
+    if (file.size === 0) throw errors.invalid('file', 'is empty');
+    const kind = mediaKindOf(file.contentType);
+    if (kind !== 'image' && kind !== 'video') {
+      const found =
+        file.contentType === 'application/octet-stream' ? 'not a recognised format' : file.contentType;
+      throw errors.unsupportedMedia(`file: is ${found}; a version is an image or a video`);
+    }
     const note = optionalText(upload.note);
     const variant = optionalText(upload.variant) ?? DEFAULT_VARIANT;
     if (variant.length > 100) throw errors.invalid('variant', 'must be at most 100 characters');

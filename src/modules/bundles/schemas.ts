@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { CalendarDate, Nullable, Timestamp } from '../../http/schemas.js';
+import { CalendarDate, Id, Nullable, Timestamp } from '../../http/schemas.js';
 import { VersionSummary } from '../versions/summary.js';
 
 /** Shape version of the bundle documents (api-v1.md Versioning rule 5); bump on a breaking change. */
@@ -120,7 +120,7 @@ export const CharacterBundle = Type.Object(
 );
 
 export const BundleParams = Type.Object({
-  node_id: Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Graph node id' }),
+  node_id: Id('Graph node id'),
 });
 
 export const BundleHeaders = Type.Object({

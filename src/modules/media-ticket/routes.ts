@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
 import { sendMedia } from '../../http/media-response.js';
 import { errorResponses } from '../../http/schemas.js';
@@ -42,6 +43,12 @@ export async function mediaFileRoutes(app: FastifyInstance): Promise<void> {
           'Last-Modified; honours Range (206, 416) and If-None-Match (304).',
         tags: ['media'],
         security: [],
+        querystring: Type.Object({
+          // opaque on purpose: whatever it holds, a ticket that does not stand is 401 (decisions.md)
+          t: Type.Optional(
+            Type.Unknown({ description: 'A media ticket (a string) from GET /api/v1/media-ticket' }),
+          ),
+        }),
         response: errorResponses(401, 404, 416),
       },
     },

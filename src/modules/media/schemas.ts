@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Timestamp } from '../../http/schemas.js';
+import { Id, Nullable, Timestamp } from '../../http/schemas.js';
 
 export const MediaDetail = Type.Object(
   {
@@ -21,7 +21,7 @@ export const MediaDetail = Type.Object(
 );
 
 export const MediaParams = Type.Object({
-  id: Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Media id' }),
+  id: Id('Media id'),
 });
 
 export type MediaDetail = Static<typeof MediaDetail>;

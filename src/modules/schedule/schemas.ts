@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { CalendarDate, Nullable } from '../../http/schemas.js';
+import { CalendarDate, Id, Nullable } from '../../http/schemas.js';
 
 const marked = (what: string) =>
   Type.Optional(
@@ -36,7 +36,7 @@ export type ShootDay = Static<typeof ShootDay>;
 
 export const ScheduleQuery = Type.Object({
   episode_id: Type.Optional(
-    Type.Array(Type.Integer({ minimum: 1 }), {
+    Type.Array(Id(), {
       maxItems: 500,
       description:
         'Repeatable. Episodic productions: marks strips of these episodes and the days holding them; drops nothing. ' +

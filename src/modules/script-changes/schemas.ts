@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { SCRIPT_CHANGE_STATUSES } from '../../domain/vocabulary.js';
-import { Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 import { SceneRef } from '../scenes/schemas.js';
 
 export const ScriptChange = Type.Object(
@@ -26,12 +26,10 @@ export const ScriptChangeQuery = Type.Object({
     }),
   ),
   episode_id: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      description:
-        "Episodic productions: only this episode's changes (an id that is not an episode of this production is 422). " +
+    Id(
+      "Episodic productions: only this episode's changes (an id that is not an episode of this production is 422). " +
         "Without it, the production's current episode (every episode when none is set). Ignored on a single production.",
-    }),
+    ),
   ),
   all_episodes: Type.Optional(
     StringEnum(['true', 'false', '1', '0'] as const, {

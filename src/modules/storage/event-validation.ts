@@ -1,4 +1,5 @@
 import { STORAGE_EVENT_TYPES, STORAGE_SOURCES } from '../../domain/vocabulary.js';
+import { textProblem } from '../../domain/text.js';
 import { normaliseLibraryPath } from './paths.js';
 
 export type StorageEventType = (typeof STORAGE_EVENT_TYPES)[number];
@@ -59,6 +60,8 @@ export function validateEvent(raw: unknown, index: number): ValidEvent | Refused
   if (dedupeKey === null || dedupeKey.trim() === '') return refuse('dedupe_key: must be a non-empty string');
   if (dedupeKey.length > MAX_DEDUPE_KEY)
     return refuse(`dedupe_key: must be at most ${MAX_DEDUPE_KEY} characters`);
+  const keyText = textProblem(dedupeKey, 'line');
+  if (keyText !== null) return refuse(`dedupe_key: ${keyText}`);
 
   const eventType = raw.event_type;
   if (typeof eventType !== 'string' || !(STORAGE_EVENT_TYPES as readonly string[]).includes(eventType))

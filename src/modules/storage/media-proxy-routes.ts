@@ -3,6 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
 import { errors } from '../../errors.js';
+import { formParts } from '../../http/multipart-parts.js';
+import { buffer } from 'node:stream/consumers';
 import { MAX_PROXY_BYTES, storeProxy, type ProxyUpload } from './media-proxy-service.js';
 import { MediaProxyJson, MediaProxyResult } from './schemas.js';
 
@@ -20,20 +22,30 @@ function decodeBase64(text: string): Buffer {
   return Buffer.from(compact, 'base64');
 }
 
+const FORM_LIMITS = {
+  fileBytes: MAX_PROXY_BYTES,
+  files: 1,
+  fileField: 'file',
+  fields: 10,
+  fieldBytes: 16 * 1024,
+};
+
 /** Multipart form: the file is read up to the limit and no further (busboy stops at fileSize). */
 async function readMultipart(request: FastifyRequest): Promise<ProxyUpload> {
   const fields: Record<string, string> = {};
   let bytes: Buffer | null = null;
-  const parts = request.parts({
-    limits: { fileSize: MAX_PROXY_BYTES, files: 1, fields: 10, fieldSize: 16 * 1024 },
-  });
-  for await (const part of parts) {
+  for await (const part of formParts(request, FORM_LIMITS)) {
     if (part.type === 'file') {
-      if (part.fieldname !== 'file')
-        throw errors.invalid(part.fieldname, 'unexpected file; send the JPEG as "file"');
-      bytes = await part.toBuffer();
+      if (part.name !== 'file') {
+        part.stream.resume();
+        throw errors.invalid(part.name, 'unexpected file; send the JPEG as "file"');
+      }
+      bytes = await buffer(part.stream);
     } else {
-      fields[part.fieldname] = String(part.value);
+      if (!['filespace', 'path'].includes(part.name))
+        throw errors.invalid(part.name, 'unknown field (fields: filespace, path, file)');
+      if (part.name in fields) throw errors.invalid(part.name, 'given more than once');
+      fields[part.name] = part.value;
     }
   }
   for (const name of ['filespace', 'path'] as const)

@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { textProblem } from '../../domain/text.js';
 
 /**
  * A filespace path as the library keeps it: relative, forward slashes, normalised, inside the
@@ -6,7 +7,8 @@ import { posix } from 'node:path';
  */
 export function normaliseLibraryPath(raw: unknown): { path: string } | { reason: string } {
   if (typeof raw !== 'string' || raw.trim() === '') return { reason: 'path must be a non-empty string' };
-  if (raw.includes('\0')) return { reason: 'path must not contain NUL' };
+  const text = textProblem(raw, 'line');
+  if (text !== null) return { reason: `path ${text}` };
   const slashed = raw.replace(/\\/g, '/');
   if (slashed.startsWith('/') || /^[A-Za-z]:/.test(slashed)) return { reason: 'path must be relative' };
   if (slashed.split('/').includes('..')) return { reason: 'path must not contain ".."' };

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { STORAGE_EVENT_TYPES, STORAGE_SOURCES } from '../../domain/vocabulary.js';
-import { Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 
 const Filespace = Type.String({
   description:
@@ -28,7 +28,7 @@ export const StorageEventsBody = Type.Object(
       },
     ),
   },
-  { $id: 'StorageEventsRequest', title: 'Storage event batch' },
+  { $id: 'StorageEventsRequest', title: 'Storage event batch', additionalProperties: false },
 );
 export type StorageEventsBody = Static<typeof StorageEventsBody>;
 
@@ -69,7 +69,7 @@ export const MediaProxyJson = Type.Object(
       description: 'The JPEG, base64 (standard alphabet; line breaks allowed). At most 8 MiB once decoded.',
     }),
   },
-  { $id: 'MediaProxyJson', title: 'Media proxy (JSON form)' },
+  { $id: 'MediaProxyJson', title: 'Media proxy (JSON form)', additionalProperties: false },
 );
 export type MediaProxyJson = Static<typeof MediaProxyJson>;
 
@@ -107,7 +107,7 @@ export type StorageTask = Static<typeof StorageTask>;
 
 export const TaskAckBody = Type.Object(
   {
-    task_id: Type.Integer({ minimum: 1, maximum: 2147483647, description: 'id from GET /storage/tasks' }),
+    task_id: Id('id from GET /storage/tasks'),
     ok: Type.Boolean({
       description: 'true: the agent made the move (`done`); false: it could not (`failed`)',
     }),
@@ -115,7 +115,7 @@ export const TaskAckBody = Type.Object(
       Type.String({ maxLength: 2000, description: 'Why it failed, or anything worth keeping' }),
     ),
   },
-  { $id: 'StorageTaskAck', title: 'Storage task acknowledgement' },
+  { $id: 'StorageTaskAck', title: 'Storage task acknowledgement', additionalProperties: false },
 );
 export type TaskAckBody = Static<typeof TaskAckBody>;
 

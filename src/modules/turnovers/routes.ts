@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
-import { formParts } from '../../http/multipart-parts.js';
+import { formParts, uploadLimits } from '../../http/multipart-parts.js';
 import { errorResponses } from '../../http/schemas.js';
 import { SubmissionForm, TurnoverParams, TurnoverRow, TurnoverSubmission } from './schemas.js';
 import { listTurnovers, NOTE_MAX, submitTurnover, TITLE_MAX } from './service.js';
@@ -56,6 +56,11 @@ export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request) =>
-      submitTurnover(app.ctx, principalOf(request), request.params.id, formParts(request, limits)),
+      submitTurnover(
+        app.ctx,
+        principalOf(request),
+        request.params.id,
+        formParts(request, uploadLimits(limits)),
+      ),
   );
 }

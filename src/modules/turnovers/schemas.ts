@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { DELIVERY_STATUSES } from '../../domain/vocabulary.js';
-import { CalendarDate, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { CalendarDate, Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 
 export const TurnoverRow = Type.Object(
   {
@@ -42,7 +42,7 @@ export const TurnoverSubmission = Type.Object(
 );
 
 export const TurnoverParams = Type.Object({
-  id: Type.Integer({ minimum: 1, maximum: 2147483647, description: 'Delivery id' }),
+  id: Id('Delivery id'),
 });
 
 export type TurnoverRow = Static<typeof TurnoverRow>;

@@ -33,7 +33,11 @@ export async function visionRoutes(fastify: FastifyInstance): Promise<void> {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
-    json(request, text, done);
+    json(request, text, (err, value) => {
+      // a literal `null` is a body, and not an object; only nothing at all means "no body"
+      if (!err && value === null) return done(errors.invalid('body', 'must be an object'), undefined);
+      done(err, value);
+    });
   });
 
   const [first, second] = vision.models;

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 import { HUE_FAMILY_NAMES } from './look/colour.js';
 
 /** The allowed models are configured, so the request schema is built from the config. */
@@ -29,7 +29,7 @@ export const SessionToken = Type.Object(
 export type SessionToken = Static<typeof SessionToken>;
 
 export const LookParams = Type.Object({
-  version_id: Type.Integer({ minimum: 1, maximum: 2147483647, description: 'A released version id' }),
+  version_id: Id('A released version id'),
 });
 
 const share = (description: string) => Type.Number({ minimum: 0, maximum: 1, description });

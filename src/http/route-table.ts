@@ -1,0 +1,39 @@
+import type { FastifyInstance, RouteOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import type { RouteAuth } from '../auth/principal.js';
+
+/** One registered route, as the auth and OpenAPI checks see it. */
+export interface RouteEntry {
+  method: string;
+  url: string;
+  auth: RouteAuth | 'public' | undefined;
+  /** Left out of the OpenAPI document on purpose (the document itself, the docs UI). */
+  hidden: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route Fastify registered, one entry per method (HEAD left out). */
+    routeTable: readonly RouteEntry[];
+  }
+}
+
+/**
+ * Keeps the list of registered routes, so the routes, their declared auth and the OpenAPI
+ * document can be checked against each other (Fastify itself only prints its router tree).
+ */
+async function routeTablePlugin(app: FastifyInstance) {
+  const table: RouteEntry[] = [];
+  app.decorate('routeTable', table);
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const schema = (route.schema ?? {}) as { hide?: boolean };
+    for (const method of methods) {
+      // Fastify adds a HEAD twin to every GET route; the service declares no HEAD route of its own
+      if (method === 'HEAD') continue;
+      table.push({ method, url: route.url, auth: route.config?.auth, hidden: schema.hide === true });
+    }
+  });
+}
+
+export const routeTable = fp(routeTablePlugin, { name: 'prodgraph-route-table' });
