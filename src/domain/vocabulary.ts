@@ -28,7 +28,8 @@ export const GRANT_ACCESS = ['read', 'submit'] as const;
 export const STORAGE_EVENT_TYPES = ['create', 'modify', 'delete', 'move'] as const;
 export const STORAGE_SOURCES = ['audit_tail', 'scan', 'manual'] as const;
 export const JOB_KINDS = ['image', 'video'] as const;
-export const SCOPES = ['read', 'write', 'submit:turnover', 'read:money'] as const;
+/** `admin` (engagements, grants and keys over HTTP) is never a default and never on an engagement-bound key. */
+export const SCOPES = ['read', 'write', 'submit:turnover', 'read:money', 'admin'] as const;
 
 export type Scope = (typeof SCOPES)[number];
 export type GrantKind = (typeof GRANT_KINDS)[number];
