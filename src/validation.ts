@@ -43,6 +43,8 @@ function problemOf(item: ValidationItem): string {
       return `must be ${String(item.params.allowedValue)}`;
     case 'format':
       return `must be a valid ${String(item.params.format)}`;
+    case 'not':
+      return 'is not allowed here';
     default:
       return item.message ?? 'is invalid';
   }

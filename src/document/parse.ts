@@ -5,10 +5,10 @@ import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { describeValidation } from '../validation.js';
 import { ProductionDocument } from './schema.js';
 
-/** A document that cannot be imported; the message names the path of the problem. */
+/** A document that cannot be imported; the message names the path of the problem once and ends a sentence. */
 export class DocumentError extends Error {
   constructor(message: string) {
-    super(message);
+    super(/[.!?]$/.test(message) ? message : `${message}.`);
     this.name = 'DocumentError';
   }
 }
@@ -28,7 +28,9 @@ export function parseDocument(text: string, source = 'document'): ProductionDocu
   } catch (err) {
     if (err instanceof YAMLParseError) {
       const where = err.linePos?.[0] ? ` at line ${err.linePos[0].line}, column ${err.linePos[0].col}` : '';
-      throw new DocumentError(`${source}: not valid YAML/JSON${where}: ${err.message.split('\n')[0]}`);
+      // the parser's own message repeats the position; say it once
+      const reason = (err.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?\s*$/, '');
+      throw new DocumentError(`${source}: not valid YAML/JSON${where}: ${reason}`);
     }
     throw err;
   }
@@ -44,7 +46,7 @@ export async function readDocument(file: string): Promise<ProductionDocument> {
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new DocumentError(`${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new DocumentError(`${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   return parseDocument(text, file);
 }

@@ -21,6 +21,8 @@ export const DELIVERY_KINDS = ['external', 'internal'] as const;
 export const PO_STATUSES = ['open', 'partial', 'closed'] as const;
 export const APPROVAL_STATUSES = ['pending', 'approved', 'changes_requested', 'rejected'] as const;
 export const APPROVAL_MODES = ['decision', 'chain'] as const;
+/** What a decided approval step records. */
+export const STEP_DECISIONS = ['approved', 'changes'] as const;
 export const SCRIPT_CHANGE_STATUSES = ['pending', 'approved', 'dismissed'] as const;
 export const PRIVACIES = ['open', 'restricted'] as const;
 export const GRANT_KINDS = ['scene', 'character', 'delivery', 'own_po'] as const;
