@@ -34,7 +34,11 @@ const bad: Array<[string, (d: ProductionDocument) => void, string]> = [
     (d) => ((d.scenes![0] as Record<string, unknown>).status = 'filmed'),
     'scenes[0].status: must be one of planned, active, blocked, done, omitted.',
   ],
-  ['dangling ref', (d) => (d.scenes![0]!.assets![1] = 'ch-mra'), 'scenes[0].assets[1]: no object in the document has the ref "ch-mra".'],
+  [
+    'dangling ref',
+    (d) => (d.scenes![0]!.assets![1] = 'ch-mra'),
+    'scenes[0].assets[1]: no object in the document has the ref "ch-mra".',
+  ],
   [
     'ref of the wrong kind',
     (d) => (d.shoot_days![0]!.scenes = ['ch-mara']),
@@ -120,7 +124,10 @@ for (const dialect of DIALECTS) {
     }
 
     it('refuses YAML that does not parse with its line', () => {
-      assert.throws(() => parseDocument('production:\n  code: [unclosed\n'), /not valid YAML\/JSON at line \d+, column \d+: [^]*[^0-9:]\.$/);
+      assert.throws(
+        () => parseDocument('production:\n  code: [unclosed\n'),
+        /not valid YAML\/JSON at line \d+, column \d+: [^]*[^0-9:]\.$/,
+      );
     });
 
     it('imports a document written as JSON and as YAML alike', async () => {

@@ -37,7 +37,12 @@ for (const dialect of DIALECTS) {
       assert.throws(() => parseScopes('read,root'), /unknown scope "root"/);
       await assert.rejects(
         () =>
-          mintKey(env.handle.db, { production: 'keys', label: 'x', engagement: 'eng-pix', scopes: ['admin'] }),
+          mintKey(env.handle.db, {
+            production: 'keys',
+            label: 'x',
+            engagement: 'eng-pix',
+            scopes: ['admin'],
+          }),
         /an engagement-bound key cannot hold the "admin" scope/,
       );
     });

@@ -137,7 +137,11 @@ export function checkDocument(doc: ProductionDocument): Map<string, RefEntry> {
       fail(['approvals', i, 'steps'], 'a decision approval has exactly one step');
     }
     a.steps.forEach((s, j) =>
-      expect(stepPerson(s), ['person'], typeof s === 'string' ? ['approvals', i, 'steps', j] : ['approvals', i, 'steps', j, 'person']),
+      expect(
+        stepPerson(s),
+        ['person'],
+        typeof s === 'string' ? ['approvals', i, 'steps', j] : ['approvals', i, 'steps', j, 'person'],
+      ),
     );
     if ((a.current_step ?? 0) >= a.steps.length) {
       fail(['approvals', i, 'current_step'], `must be less than the number of steps (${a.steps.length})`);

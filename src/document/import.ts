@@ -58,7 +58,11 @@ class Sections {
   readonly money = new MoneySection();
   readonly feed = new FeedSection();
 
-  constructor(files: ReadonlyMap<string, DocumentFile>, staged: Map<string, StagedObject>, store: MediaStore) {
+  constructor(
+    files: ReadonlyMap<string, DocumentFile>,
+    staged: Map<string, StagedObject>,
+    store: MediaStore,
+  ) {
     this.media = new MediaSection(files, staged, store);
   }
 }
@@ -163,7 +167,11 @@ export async function importDocument(
     await commitAll([...staged.values()].filter((o) => !unused.has(o)));
     await discardAll(out.unused);
     await Promise.allSettled(out.orphaned.map((key) => options.store.delete(key)));
-    return { production: { id: out.productionId, code: doc.production.code }, refs: out.refs, plan: out.plan };
+    return {
+      production: { id: out.productionId, code: doc.production.code },
+      refs: out.refs,
+      plan: out.plan,
+    };
   } catch (err) {
     await discardAll([...staged.values()]);
     throw err;

@@ -46,7 +46,9 @@ export async function readDocument(file: string): Promise<ProductionDocument> {
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new DocumentError(`${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new DocumentError(
+      `${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
   return parseDocument(text, file);
 }

@@ -96,10 +96,7 @@ const Ingredient = Type.Object(
 );
 
 /** A note written on a version (through the API; an export carries them). */
-const VersionNote = Type.Object(
-  { text: NonEmpty, author: OptN(Text), created_at: Timestamp },
-  strict,
-);
+const VersionNote = Type.Object({ text: NonEmpty, author: OptN(Text), created_at: Timestamp }, strict);
 
 const Version = Type.Object(
   {

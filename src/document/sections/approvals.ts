@@ -208,7 +208,10 @@ export class ApprovalsSection {
   /** Stored approval rows (and step rows) whose references this sync rewrites or deletes. */
   keptRows(): { subjectNotKept: Set<number>; departmentNotKept: Set<number>; stepsNotKept: Set<number> } {
     const matched = [...this.approvals.matched.values()];
-    const subjectNotKept = new Set([...matched.filter((id) => !this.decided.has(id)), ...this.approvals.deletes]);
+    const subjectNotKept = new Set([
+      ...matched.filter((id) => !this.decided.has(id)),
+      ...this.approvals.deletes,
+    ]);
     const departmentNotKept = new Set([...matched, ...this.approvals.deletes]);
     const stepsNotKept = new Set<number>();
     for (const [approval, ids] of this.stepIds) {
@@ -226,12 +229,17 @@ export class ApprovalsSection {
     await this.approvals.write(ctx);
     const rewrite = this.approvals.updates.filter((u) => u.children.includes('steps')).map((u) => u.id);
     for (let i = 0; i < rewrite.length; i += 1000) {
-      await ctx.db.deleteFrom('approval_steps').where('approval_id', 'in', rewrite.slice(i, i + 1000)).execute();
+      await ctx.db
+        .deleteFrom('approval_steps')
+        .where('approval_id', 'in', rewrite.slice(i, i + 1000))
+        .execute();
     }
     const pid = idOf(ctx.productionId);
     const chains: Array<{ id: Id; key: string }> = [
       ...this.approvals.creates.map((c) => ({ id: c.pending as Id, key: c.key })),
-      ...this.approvals.updates.filter((u) => u.children.includes('steps')).map((u) => ({ id: u.id as Id, key: u.key })),
+      ...this.approvals.updates
+        .filter((u) => u.children.includes('steps'))
+        .map((u) => ({ id: u.id as Id, key: u.key })),
     ];
     await insertRows(
       ctx.db,

@@ -3,6 +3,7 @@ import { idOf, type Id } from '../sync/cells.js';
 import type { SyncContext } from '../sync/context.js';
 import { diffKeyed, type KeyedDiff, type StoredRow } from '../sync/keyed.js';
 import { referencedByAny } from '../sync/references.js';
+import { orderPositions } from '../sync/order.js';
 import { insertRows } from '../sync/write.js';
 import type { ApprovalsSection } from './approvals.js';
 import type { VendorsSection } from './vendors.js';
@@ -37,8 +38,16 @@ export class CrewSection {
     const read = pid !== null;
 
     const episodes = read
-      ? await ctx.db.selectFrom('episodes').where('production_id', '=', pid).select(['id', 'ref', 'code', 'title', 'position']).execute()
+      ? await ctx.db
+          .selectFrom('episodes')
+          .where('production_id', '=', pid)
+          .select(['id', 'ref', 'code', 'title', 'position'])
+          .execute()
       : [];
+    const episodePositions = orderPositions(
+      (doc.episodes ?? []).map((e) => e.ref),
+      new Map(episodes.flatMap((e) => (e.ref ? [[e.ref, e.position] as const] : []))),
+    );
     this.episodes = diffKeyed(ctx, {
       kind: 'episodes',
       table: 'episodes',
@@ -47,12 +56,22 @@ export class CrewSection {
       wanted: (doc.episodes ?? []).map((e, i) => ({
         key: e.ref,
         ref: e.ref,
-        row: { production_id: p, ref: e.ref, code: e.code, title: e.title ?? '', position: i },
+        row: {
+          production_id: p,
+          ref: e.ref,
+          code: e.code,
+          title: e.title ?? '',
+          position: episodePositions[i]!,
+        },
       })),
     });
 
     const orgs = read
-      ? await ctx.db.selectFrom('organisations').where('production_id', '=', pid).select(['id', 'ref', 'name']).execute()
+      ? await ctx.db
+          .selectFrom('organisations')
+          .where('production_id', '=', pid)
+          .select(['id', 'ref', 'name'])
+          .execute()
       : [];
     this.organisations = diffKeyed(ctx, {
       kind: 'organisations',
@@ -70,11 +89,27 @@ export class CrewSection {
       ? await ctx.db
           .selectFrom('departments')
           .where('production_id', '=', pid)
-          .select(['id', 'slug', 'name', 'cluster', 'phases', 'mission', 'key_roles', 'privacy', 'unveiled', 'registry', 'position'])
+          .select([
+            'id',
+            'slug',
+            'name',
+            'cluster',
+            'phases',
+            'mission',
+            'key_roles',
+            'privacy',
+            'unveiled',
+            'registry',
+            'position',
+          ])
           .execute()
       : [];
     const accounts = read
-      ? await ctx.db.selectFrom('department_accounts').where('production_id', '=', pid).select(['department_id', 'account']).execute()
+      ? await ctx.db
+          .selectFrom('department_accounts')
+          .where('production_id', '=', pid)
+          .select(['department_id', 'account'])
+          .execute()
       : [];
     const accountsOf = new Map<number, string[]>();
     for (const a of accounts) {
@@ -84,6 +119,10 @@ export class CrewSection {
     }
     for (const d of doc.departments ?? []) this.accountsWanted.set(d.slug, [...new Set(d.accounts ?? [])]);
     const canon = (list: readonly string[]) => json([...list].sort());
+    const departmentPositions = orderPositions(
+      (doc.departments ?? []).map((d) => d.slug),
+      new Map(depts.map((d) => [d.slug, d.position] as const)),
+    );
     this.departments = diffKeyed(ctx, {
       kind: 'departments',
       table: 'departments',
@@ -113,7 +152,7 @@ export class CrewSection {
           privacy: d.privacy ?? 'open',
           unveiled: fromBool(d.unveiled ?? true),
           registry: json(d.registry ?? {}),
-          position: i,
+          position: departmentPositions[i]!,
         },
       })),
       children: (s, w) =>
@@ -124,9 +163,24 @@ export class CrewSection {
       ? await ctx.db
           .selectFrom('people')
           .where('production_id', '=', pid)
-          .select(['id', 'ref', 'name', 'role', 'department_id', 'is_hod', 'is_admin', 'email', 'phone', 'position'])
+          .select([
+            'id',
+            'ref',
+            'name',
+            'role',
+            'department_id',
+            'is_hod',
+            'is_admin',
+            'email',
+            'phone',
+            'position',
+          ])
           .execute()
       : [];
+    const peoplePositions = orderPositions(
+      (doc.people ?? []).map((x) => x.ref),
+      new Map(people.flatMap((x) => (x.ref ? [[x.ref, x.position] as const] : []))),
+    );
     this.people = diffKeyed(ctx, {
       kind: 'people',
       table: 'people',
@@ -154,7 +208,7 @@ export class CrewSection {
           is_admin: fromBool(x.is_admin),
           email: x.email ?? null,
           phone: x.phone ?? null,
-          position: i,
+          position: peoplePositions[i]!,
         },
       })),
     });
@@ -175,19 +229,37 @@ export class CrewSection {
     ]);
 
     const keptApprovals = approvals.keptRows();
-    await this.keepReferenced(ctx, 'departments', this.departments, 'something written through the API is in it', [
-      ['nodes', 'department_id', { where: { column: 'ref', op: 'is', value: null } }],
-      ['approvals', 'department_id', { exclude: keptApprovals.departmentNotKept }],
-    ]);
+    await this.keepReferenced(
+      ctx,
+      'departments',
+      this.departments,
+      'something written through the API is in it',
+      [
+        ['nodes', 'department_id', { where: { column: 'ref', op: 'is', value: null } }],
+        ['approvals', 'department_id', { exclude: keptApprovals.departmentNotKept }],
+      ],
+    );
     const adminDepartments = await vendors.departmentsOfAdminEngagements(ctx);
-    this.moveToKept(ctx, 'departments', this.departments, adminDepartments, 'an engagement made by an administrator covers it');
+    this.moveToKept(
+      ctx,
+      'departments',
+      this.departments,
+      adminDepartments,
+      'an engagement made by an administrator covers it',
+    );
 
-    await this.keepReferenced(ctx, 'people', this.people, 'the API refers to them (a key, a landed version, a decision or the feed)', [
-      ['api_keys', 'person_id'],
-      ['versions', 'created_by_person_id', { exclude: versions.rewrittenOrGone() }],
-      ['approval_steps', 'person_id', { exclude: keptApprovals.stepsNotKept }],
-      ['activity', 'person_id'],
-    ]);
+    await this.keepReferenced(
+      ctx,
+      'people',
+      this.people,
+      'the API refers to them (a key, a landed version, a decision or the feed)',
+      [
+        ['api_keys', 'person_id'],
+        ['versions', 'created_by_person_id', { exclude: versions.rewrittenOrGone() }],
+        ['approval_steps', 'person_id', { exclude: keptApprovals.stepsNotKept }],
+        ['activity', 'person_id'],
+      ],
+    );
   }
 
   private deleteAll(ctx: SyncContext, kind: 'episodes', diff: KeyedDiff<'episodes'>) {
@@ -232,7 +304,11 @@ export class CrewSection {
     this.deleteLeft(ctx, kind, diff);
   }
 
-  private deleteLeft<T extends 'organisations' | 'departments' | 'people'>(ctx: SyncContext, kind: T, diff: KeyedDiff<T>) {
+  private deleteLeft<T extends 'organisations' | 'departments' | 'people'>(
+    ctx: SyncContext,
+    kind: T,
+    diff: KeyedDiff<T>,
+  ) {
     for (const r of diff.removed) {
       diff.deletes.push(r.id);
       ctx.record(kind, 'deleted', r.key, r.id);
@@ -255,10 +331,13 @@ export class CrewSection {
     // accounts of new departments, and of departments whose accounts changed, are written anew
     const replace: Array<{ id: Id; slug: string }> = [
       ...this.departments.creates.map((c) => ({ id: c.pending as Id, slug: c.key })),
-      ...this.departments.updates.filter((u) => u.children.includes('accounts')).map((u) => ({ id: u.id as Id, slug: u.key })),
+      ...this.departments.updates
+        .filter((u) => u.children.includes('accounts'))
+        .map((u) => ({ id: u.id as Id, slug: u.key })),
     ];
     const replaced = this.departments.updates.filter((u) => u.children.includes('accounts')).map((u) => u.id);
-    if (replaced.length) await ctx.db.deleteFrom('department_accounts').where('department_id', 'in', replaced).execute();
+    if (replaced.length)
+      await ctx.db.deleteFrom('department_accounts').where('department_id', 'in', replaced).execute();
     await insertRows(
       ctx.db,
       'department_accounts',

@@ -35,14 +35,27 @@ export class FeedSection {
             .selectFrom('script_changes as c')
             .leftJoin('nodes as s', 's.id', 'c.scene_node_id')
             .where('c.production_id', '=', pid)
-            .select(['c.id', 'c.ref', 'c.scene_node_id', 'c.episode_id', 'c.change', 'c.summary', 'c.status', 'c.detected_at', 's.ref as scene_ref'])
+            .select([
+              'c.id',
+              'c.ref',
+              'c.scene_node_id',
+              'c.episode_id',
+              'c.change',
+              'c.summary',
+              'c.status',
+              'c.detected_at',
+              's.ref as scene_ref',
+            ])
             .orderBy('c.id')
             .execute();
     const natural = (scene: string | null, c: { change: string; detected_at: string }) =>
       `${c.change} ${scene ?? '?'} at ${c.detected_at}`;
     const storedKeys = occurrenceKeys(changes, (c) => c.ref ?? natural(c.scene_ref, c));
     const docChanges = doc.script_changes ?? [];
-    const wantedKeys = occurrenceKeys(docChanges, (c) => c.ref ?? natural(c.scene, { ...c, detected_at: iso(c.detected_at)! }));
+    const wantedKeys = occurrenceKeys(
+      docChanges,
+      (c) => c.ref ?? natural(c.scene, { ...c, detected_at: iso(c.detected_at)! }),
+    );
     const sceneEpisode = new Map((doc.scenes ?? []).map((s) => [s.ref, s.episode ?? null]));
     this.scriptChanges = diffKeyed(ctx, {
       kind: 'script_changes',
@@ -81,16 +94,25 @@ export class FeedSection {
             .select(['id', 'ref', 'kind', 'model', 'prompt', 'status', 'created_at', 'finished_at'])
             .orderBy('id')
             .execute();
-    const jobKey = (j: { kind: string; created_at: string; prompt: string }) => `${j.kind} job at ${j.created_at} "${j.prompt}"`;
+    const jobKey = (j: { kind: string; created_at: string; prompt: string }) =>
+      `${j.kind} job at ${j.created_at} "${j.prompt}"`;
     const storedJobKeys = occurrenceKeys(jobs, (j) => j.ref ?? jobKey(j));
     const docJobs = doc.jobs ?? [];
-    const wantedJobKeys = occurrenceKeys(docJobs, (j) =>
-      j.ref ?? jobKey({ kind: j.kind, created_at: iso(j.created_at)!, prompt: j.prompt ?? '' }),
+    const wantedJobKeys = occurrenceKeys(
+      docJobs,
+      (j) => j.ref ?? jobKey({ kind: j.kind, created_at: iso(j.created_at)!, prompt: j.prompt ?? '' }),
     );
     this.jobs = diffKeyed(ctx, {
       kind: 'jobs',
       table: 'generation_jobs',
-      columns: { kind: 'text', model: 'text', prompt: 'text', status: 'text', created_at: 'text', finished_at: 'text' },
+      columns: {
+        kind: 'text',
+        model: 'text',
+        prompt: 'text',
+        status: 'text',
+        created_at: 'text',
+        finished_at: 'text',
+      },
       stored: jobs.map((j, i) => ({ id: j.id, key: storedJobKeys[i]!, values: j })),
       wanted: docJobs.map((j, i) => ({
         key: wantedJobKeys[i]!,
@@ -209,8 +231,16 @@ export class FeedSection {
   async write(ctx: SyncContext): Promise<void> {
     await this.scriptChanges.write(ctx);
     await this.jobs.write(ctx);
-    await insertRows(ctx.db, 'activity', this.activity.map((a) => resolved(a)));
+    await insertRows(
+      ctx.db,
+      'activity',
+      this.activity.map((a) => resolved(a)),
+    );
     const pid = idOf(ctx.productionId);
-    await insertRows(ctx.db, 'library_files', this.library.map((f) => ({ ...f, production_id: pid })));
+    await insertRows(
+      ctx.db,
+      'library_files',
+      this.library.map((f) => ({ ...f, production_id: pid })),
+    );
   }
 }

@@ -3,6 +3,7 @@ import { idOf, same, type Id } from '../sync/cells.js';
 import type { SyncContext } from '../sync/context.js';
 import { assignRefs, diffKeyed, type KeyedDiff } from '../sync/keyed.js';
 import { referencedByAny } from '../sync/references.js';
+import { orderPositions } from '../sync/order.js';
 import { insertRows } from '../sync/write.js';
 import type { ApprovalsSection } from './approvals.js';
 
@@ -79,6 +80,15 @@ export class GraphSection {
     }
     const scenes = doc.scenes ?? [];
     const assets = doc.assets ?? [];
+    const storedPositions = new Map(rows.map((r) => [r.ref!, r.position]));
+    const scenePositions = orderPositions(
+      scenes.map((s) => s.ref),
+      storedPositions,
+    );
+    const assetPositions = orderPositions(
+      assets.map((a) => a.ref),
+      storedPositions,
+    );
     // every ref gets its id before any edge names one
     const wantedScenes = scenes.map((s, i) => ({
       key: s.ref,
@@ -90,7 +100,7 @@ export class GraphSection {
         label: `${s.number} ${s.slugline}`,
         status: s.status ?? 'planned',
         department_id: null,
-        position: i,
+        position: scenePositions[i]!,
         number: s.number,
         slugline: s.slugline,
         synopsis: s.synopsis ?? '',
@@ -114,7 +124,7 @@ export class GraphSection {
           label: a.label,
           status: a.status ?? 'planned',
           department_id: ctx.id(a.department),
-          position: i,
+          position: assetPositions[i]!,
           number: null,
           slugline: null,
           synopsis: null,
@@ -158,7 +168,8 @@ export class GraphSection {
       },
       stored,
       wanted,
-      children: (s, w) => (this.edgesDiffer(s.id, w.key) ? [w.row.kind === 'scene' ? 'assets' : 'costumes'] : []),
+      children: (s, w) =>
+        this.edgesDiffer(s.id, w.key) ? [w.row.kind === 'scene' ? 'assets' : 'costumes'] : [],
       onUpdate: () => ({ updated_at: ctx.now }),
     });
     for (const r of this.nodes.removed) this.removedIds.add(r.id);
@@ -173,7 +184,9 @@ export class GraphSection {
   }
 
   async settle(ctx: SyncContext, deps: { approvals: ApprovalsSection }): Promise<void> {
-    const live = this.nodes.removed.filter((r) => r.values.retired_at === null || r.values.retired_at === undefined);
+    const live = this.nodes.removed.filter(
+      (r) => r.values.retired_at === null || r.values.retired_at === undefined,
+    );
     const ids = live.map((r) => r.id);
     const referenced = ids.length
       ? await referencedByAny(ctx, ids, [
@@ -204,8 +217,17 @@ export class GraphSection {
     const ids = this.retiring.map((r) => r.id);
     for (let i = 0; i < ids.length; i += 1000) {
       const part = ids.slice(i, i + 1000);
-      await ctx.db.updateTable('nodes').set({ retired_at: ctx.now, updated_at: ctx.now }).where('id', 'in', part).execute();
-      await ctx.db.updateTable('nodes').set({ status: 'omitted' }).where('id', 'in', part).where('kind', '=', 'scene').execute();
+      await ctx.db
+        .updateTable('nodes')
+        .set({ retired_at: ctx.now, updated_at: ctx.now })
+        .where('id', 'in', part)
+        .execute();
+      await ctx.db
+        .updateTable('nodes')
+        .set({ status: 'omitted' })
+        .where('id', 'in', part)
+        .where('kind', '=', 'scene')
+        .execute();
     }
   }
 
@@ -213,7 +235,10 @@ export class GraphSection {
     await this.nodes.write(ctx);
     const rewrite = this.nodes.updates.filter((u) => u.children.length).map((u) => u.id);
     for (let i = 0; i < rewrite.length; i += 1000) {
-      await ctx.db.deleteFrom('edges').where('from_node_id', 'in', rewrite.slice(i, i + 1000)).execute();
+      await ctx.db
+        .deleteFrom('edges')
+        .where('from_node_id', 'in', rewrite.slice(i, i + 1000))
+        .execute();
     }
     const from: Array<{ id: Id; key: string }> = [
       ...this.nodes.creates.map((c) => ({ id: c.pending as Id, key: c.key })),

@@ -37,13 +37,17 @@ async function sha256Of(full: string): Promise<string> {
 }
 
 /** Every file the document names, checked and hashed, in the order the document names them. */
-export async function readDocumentFiles(doc: ProductionDocument, baseDir: string): Promise<Map<string, DocumentFile>> {
+export async function readDocumentFiles(
+  doc: ProductionDocument,
+  baseDir: string,
+): Promise<Map<string, DocumentFile>> {
   const files = new Map<string, DocumentFile>();
   const add = async (rel: string | null | undefined, path: Array<string | number>) => {
     if (!rel || files.has(rel)) return;
     const full = resolve(baseDir, rel);
     const s = await stat(full).catch(() => null);
-    if (!s?.isFile()) throw new DocumentError(`${pathOf(path)}: there is no file "${rel}" beside the document.`);
+    if (!s?.isFile())
+      throw new DocumentError(`${pathOf(path)}: there is no file "${rel}" beside the document.`);
     files.set(rel, { rel, full, size: s.size, sha256: await sha256Of(full) });
   };
   for (const [i, a] of (doc.assets ?? []).entries()) {
@@ -145,7 +149,8 @@ export class MediaSection {
     const owner = new Map<string, { node: string; label: string }>();
     for (const a of ctx.doc.assets ?? []) {
       for (const v of a.versions ?? []) {
-        if (v.media && !owner.has(v.media)) owner.set(v.media, { node: a.ref, label: `${a.label} v${v.version}` });
+        if (v.media && !owner.has(v.media))
+          owner.set(v.media, { node: a.ref, label: `${a.label} v${v.version}` });
         for (const g of v.ingredients ?? []) {
           if (g.media && !owner.has(g.media)) owner.set(g.media, { node: a.ref, label: g.label });
         }

@@ -55,7 +55,10 @@ export class MoneySection {
       `po ${vendor ?? '?'} ${o.account} ${o.date} "${o.description}"`;
     const storedKeys = occurrenceKeys(orders, (o) => o.ref ?? natural(o.vendor_ref, o));
     const doc = ctx.doc.purchase_orders ?? [];
-    const wantedKeys = occurrenceKeys(doc, (o) => o.ref ?? natural(o.vendor, { ...o, description: o.description ?? '' }));
+    const wantedKeys = occurrenceKeys(
+      doc,
+      (o) => o.ref ?? natural(o.vendor, { ...o, description: o.description ?? '' }),
+    );
     this.orders = diffKeyed(ctx, {
       kind: 'purchase_orders',
       table: 'purchase_orders',
@@ -136,7 +139,9 @@ export class MoneySection {
         row: { production_id: p, week_of: r.week_of, active: fromBool(r.active) },
       })),
       children: (s, w) =>
-        json(lines.get(s.id) ?? []) === json((this.linesWanted.get(w.key) ?? []).map(lineKey)) ? [] : ['lines'],
+        json(lines.get(s.id) ?? []) === json((this.linesWanted.get(w.key) ?? []).map(lineKey))
+          ? []
+          : ['lines'],
     });
   }
 
@@ -160,7 +165,8 @@ export class MoneySection {
     await this.orders.write(ctx);
     await this.reports.write(ctx);
     const rewrite = this.reports.updates.filter((u) => u.children.length).map((u) => u.id);
-    if (rewrite.length) await ctx.db.deleteFrom('cost_report_lines').where('cost_report_id', 'in', rewrite).execute();
+    if (rewrite.length)
+      await ctx.db.deleteFrom('cost_report_lines').where('cost_report_id', 'in', rewrite).execute();
     const pid = idOf(ctx.productionId);
     const reports: Array<{ id: Id; key: string }> = [
       ...this.reports.creates.map((c) => ({ id: c.pending as Id, key: c.key })),

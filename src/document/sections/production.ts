@@ -38,7 +38,11 @@ export class ProductionSection {
       season_number: p.format === 'episodic' ? (p.season_number ?? null) : null,
       filespace: p.filespace ?? null,
     };
-    this.stored = await ctx.db.selectFrom('productions').where('code', '=', p.code).selectAll().executeTakeFirst();
+    this.stored = await ctx.db
+      .selectFrom('productions')
+      .where('code', '=', p.code)
+      .selectAll()
+      .executeTakeFirst();
     if (!this.stored) {
       ctx.productionId = new Pending('production');
       ctx.countsOf('production').created++;
@@ -57,11 +61,17 @@ export class ProductionSection {
   /** Runs once the episodes are known: the current episode is a field of the production. */
   settle(ctx: SyncContext): void {
     const current = ctx.id(ctx.doc.production.current_episode);
-    if (this.stored && !(current === null ? this.stored.current_episode_id === null : current === this.stored.current_episode_id)) {
+    if (
+      this.stored &&
+      !(current === null
+        ? this.stored.current_episode_id === null
+        : current === this.stored.current_episode_id)
+    ) {
       this.fields.push('current_episode');
     }
     if (!this.stored) return;
-    if (this.fields.length) ctx.record('production', 'updated', this.row.code, this.stored.id, { fields: this.fields });
+    if (this.fields.length)
+      ctx.record('production', 'updated', this.row.code, this.stored.id, { fields: this.fields });
     else ctx.unchanged('production');
   }
 
@@ -76,8 +86,10 @@ export class ProductionSection {
       return;
     }
     const set: Partial<Row> = {};
-    for (const f of this.fields) if (f in COLUMNS) (set as Record<string, unknown>)[f] = this.row[f as keyof Row];
-    if (Object.keys(set).length) await ctx.db.updateTable('productions').set(set).where('id', '=', this.stored.id).execute();
+    for (const f of this.fields)
+      if (f in COLUMNS) (set as Record<string, unknown>)[f] = this.row[f as keyof Row];
+    if (Object.keys(set).length)
+      await ctx.db.updateTable('productions').set(set).where('id', '=', this.stored.id).execute();
   }
 
   /** After the episodes are written. */

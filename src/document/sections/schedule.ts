@@ -44,7 +44,12 @@ export class ScheduleSection {
     const storedKeys = occurrenceKeys(stored, (d) => d.ref ?? natural(d));
     const days = ctx.doc.shoot_days ?? [];
     const wantedKeys = occurrenceKeys(days, (d) => d.ref ?? natural(d));
-    days.forEach((d, i) => this.stripsWanted.set(wantedKeys[i]!, (d.scenes ?? []).map((s) => ctx.need(s))));
+    days.forEach((d, i) =>
+      this.stripsWanted.set(
+        wantedKeys[i]!,
+        (d.scenes ?? []).map((s) => ctx.need(s)),
+      ),
+    );
     this.days = diffKeyed(ctx, {
       kind: 'shoot_days',
       table: 'shoot_days',
@@ -85,7 +90,10 @@ export class ScheduleSection {
     await this.days.write(ctx);
     const rewrite = this.days.updates.filter((u) => u.children.length).map((u) => u.id);
     for (let i = 0; i < rewrite.length; i += 1000) {
-      await ctx.db.deleteFrom('shoot_strips').where('shoot_day_id', 'in', rewrite.slice(i, i + 1000)).execute();
+      await ctx.db
+        .deleteFrom('shoot_strips')
+        .where('shoot_day_id', 'in', rewrite.slice(i, i + 1000))
+        .execute();
     }
     const pid = idOf(ctx.productionId);
     const days: Array<{ id: Id; key: string }> = [

@@ -2,6 +2,7 @@ import { idOf, same, type Id } from '../sync/cells.js';
 import { occurrenceKeys, type SyncContext } from '../sync/context.js';
 import { diffKeyed, type KeyedDiff, type StoredRow } from '../sync/keyed.js';
 import { referencedByAny } from '../sync/references.js';
+import { orderPositions } from '../sync/order.js';
 import { insertRows } from '../sync/write.js';
 
 /*
@@ -64,6 +65,10 @@ export class VendorsSection {
               'retired_at',
             ])
             .execute();
+    const deliveryPositions = orderPositions(
+      (doc.deliveries ?? []).map((d) => d.ref),
+      new Map(deliveries.map((d) => [d.ref!, d.position] as const)),
+    );
     this.deliveries = diffKeyed(ctx, {
       kind: 'deliveries',
       table: 'deliveries',
@@ -98,7 +103,7 @@ export class VendorsSection {
           spec: json(d.spec ?? []),
           sent_at: iso(d.sent_at),
           gating_approval_id: ctx.id(d.gating_approval),
-          position: i,
+          position: deliveryPositions[i]!,
           retired_at: null,
         },
       })),
@@ -130,7 +135,10 @@ export class VendorsSection {
       }
     }
     for (const e of doc.engagements ?? []) {
-      this.departmentsWanted.set(e.ref, [...new Set(e.departments ?? [])].map((d) => ctx.need(d)));
+      this.departmentsWanted.set(
+        e.ref,
+        [...new Set(e.departments ?? [])].map((d) => ctx.need(d)),
+      );
     }
     this.engagements = diffKeyed(ctx, {
       kind: 'engagements',
@@ -156,8 +164,12 @@ export class VendorsSection {
       children: (s, w) => {
         const have = [...(this.departmentsStored.get(s.id) ?? [])].sort((a, b) => a - b);
         const want = this.departmentsWanted.get(w.key) ?? [];
-        const sortedWant = want.every((x) => typeof x === 'number') ? [...(want as number[])].sort((a, b) => a - b) : want;
-        return have.length === sortedWant.length && have.every((x, i) => same(x, sortedWant[i])) ? [] : ['departments'];
+        const sortedWant = want.every((x) => typeof x === 'number')
+          ? [...(want as number[])].sort((a, b) => a - b)
+          : want;
+        return have.length === sortedWant.length && have.every((x, i) => same(x, sortedWant[i]))
+          ? []
+          : ['departments'];
       },
     });
 
@@ -188,16 +200,29 @@ export class VendorsSection {
     // the document's own grants pair first; an administrator's grant the document also lists pairs after
     grants.sort((a, b) => (a.source === b.source ? a.id - b.id : a.source === 'document' ? -1 : 1));
     const storedKeys = occurrenceKeys(grants, (g) => {
-      const unnamed = g.engagement_ref === null || (g.node_id !== null && g.node_ref === null) || (g.delivery_id !== null && g.delivery_ref === null);
+      const unnamed =
+        g.engagement_ref === null ||
+        (g.node_id !== null && g.node_ref === null) ||
+        (g.delivery_id !== null && g.delivery_ref === null);
       // a grant on something the document cannot name never pairs with the document's
       return unnamed
         ? `#${g.id}`
-        : grantKey({ engagement: g.engagement_ref!, kind: g.kind, target: g.node_ref ?? g.delivery_ref ?? null, access: g.access });
+        : grantKey({
+            engagement: g.engagement_ref!,
+            kind: g.kind,
+            target: g.node_ref ?? g.delivery_ref ?? null,
+            access: g.access,
+          });
     });
     const storedByKey = new Map(grants.map((g, i) => [storedKeys[i]!, g]));
     const docGrants = (doc.engagements ?? []).flatMap((e) => (e.grants ?? []).map((g) => ({ e, g })));
     const wantedKeys = occurrenceKeys(docGrants, ({ e, g }) =>
-      grantKey({ engagement: e.ref, kind: g.kind, target: g.node ?? g.delivery ?? null, access: g.access ?? null }),
+      grantKey({
+        engagement: e.ref,
+        kind: g.kind,
+        target: g.node ?? g.delivery ?? null,
+        access: g.access ?? null,
+      }),
     );
     this.grants = diffKeyed(ctx, {
       kind: 'grants',
@@ -237,7 +262,9 @@ export class VendorsSection {
 
   async settle(ctx: SyncContext): Promise<void> {
     // engagements first: whether one is deleted decides its grants' fate
-    const engagements = this.engagements.removed.filter((r) => r.values.source === 'document' && isLiveRow(r));
+    const engagements = this.engagements.removed.filter(
+      (r) => r.values.source === 'document' && isLiveRow(r),
+    );
     const engagementIds = engagements.map((r) => r.id);
     const heldEngagements = engagementIds.length
       ? await referencedByAny(ctx, engagementIds, [
@@ -251,7 +278,9 @@ export class VendorsSection {
     for (const r of engagements) {
       if (heldEngagements.has(r.id)) {
         this.retireEngagements.push(r.id);
-        ctx.record('engagements', 'retired', r.key, r.id, { reason: 'archived; keys, submissions or grants refer to it' });
+        ctx.record('engagements', 'retired', r.key, r.id, {
+          reason: 'archived; keys, submissions or grants refer to it',
+        });
       } else {
         deletedEngagements.add(r.id);
         this.engagements.deletes.push(r.id);
@@ -281,7 +310,9 @@ export class VendorsSection {
     for (const r of deliveries) {
       if (heldDeliveries.has(r.id)) {
         this.retireDeliveries.push(r.id);
-        ctx.record('deliveries', 'retired', r.key, r.id, { reason: 'archived; submissions or grants refer to it' });
+        ctx.record('deliveries', 'retired', r.key, r.id, {
+          reason: 'archived; submissions or grants refer to it',
+        });
       } else {
         this.deliveries.deletes.push(r.id);
         ctx.record('deliveries', 'deleted', r.key, r.id);
@@ -341,13 +372,18 @@ export class VendorsSection {
     }
     const rows: Array<{ id: Id; key: string }> = [
       ...this.engagements.creates.map((c) => ({ id: c.pending as Id, key: c.key })),
-      ...this.engagements.updates.filter((u) => u.children.length).map((u) => ({ id: u.id as Id, key: u.key })),
+      ...this.engagements.updates
+        .filter((u) => u.children.length)
+        .map((u) => ({ id: u.id as Id, key: u.key })),
     ];
     await insertRows(
       ctx.db,
       'engagement_departments',
       rows.flatMap(({ id, key }) =>
-        (this.departmentsWanted.get(key) ?? []).map((d) => ({ engagement_id: idOf(id), department_id: idOf(d) })),
+        (this.departmentsWanted.get(key) ?? []).map((d) => ({
+          engagement_id: idOf(id),
+          department_id: idOf(d),
+        })),
       ),
     );
     await this.grants.write(ctx);

@@ -127,7 +127,11 @@ export class VersionsSection {
         const byPerson = v.created_by ? people.has(v.created_by) : false;
         this.notesWanted.set(
           key,
-          (v.notes ?? []).map((n) => ({ text: n.text, author: n.author ?? null, created_at: iso(n.created_at)! })),
+          (v.notes ?? []).map((n) => ({
+            text: n.text,
+            author: n.author ?? null,
+            created_at: iso(n.created_at)!,
+          })),
         );
         wanted.push({
           key,
@@ -245,9 +249,16 @@ export class VersionsSection {
       },
       stored: storedIngredients.map((g) => {
         this.storedIngredientMedia.set(g.id, { version: g.version_id, media: g.media_id });
-        return { id: g.id, key: g.ref ?? `${versionKeyOf.get(g.version_id) ?? `#${g.version_id}`}#i${g.position}`, values: g };
+        return {
+          id: g.id,
+          key: g.ref ?? `${versionKeyOf.get(g.version_id) ?? `#${g.version_id}`}#i${g.position}`,
+          values: g,
+        };
       }),
-      wanted: occurrenceKeys(wantedIngredients, (w) => w.key).map((key, i) => ({ ...wantedIngredients[i]!, key })),
+      wanted: occurrenceKeys(wantedIngredients, (w) => w.key).map((key, i) => ({
+        ...wantedIngredients[i]!,
+        key,
+      })),
     });
   }
 
@@ -271,7 +282,9 @@ export class VersionsSection {
       if (referenced.has(r.id) || this.apiReleased.has(r.id)) {
         this.untouched.add(r.id);
         kept.push(r);
-        ctx.record('versions', 'kept', r.key, r.id, { reason: 'notes or a decision made through the API refer to it' });
+        ctx.record('versions', 'kept', r.key, r.id, {
+          reason: 'notes or a decision made through the API refer to it',
+        });
       } else {
         this.versions.deletes.push(r.id);
         ctx.record('versions', 'deleted', r.key, r.id);
@@ -279,7 +292,10 @@ export class VersionsSection {
     }
     // a kept version holds its number: the document may not give it to another version
     const held = new Map(kept.map((r) => [`${r.values.node_id}:${r.values.version}`, r.key]));
-    for (const w of [...this.versions.creates.map((c) => ({ key: c.key, row: c.row })), ...this.versions.updates.map((u) => ({ key: u.key, row: u.wanted.row }))]) {
+    for (const w of [
+      ...this.versions.creates.map((c) => ({ key: c.key, row: c.row })),
+      ...this.versions.updates.map((u) => ({ key: u.key, row: u.wanted.row })),
+    ]) {
       const node = w.row.node_id;
       const other = typeof node === 'number' ? held.get(`${node}:${w.row.version}`) : undefined;
       if (other) {
@@ -334,7 +350,10 @@ export class VersionsSection {
   async write(ctx: SyncContext): Promise<void> {
     // Numbers move in two steps, so versions that swap numbers never collide half-way, and a
     // version about to be deleted (after the writes) frees its number for the one replacing it.
-    const renumbered = [...this.versions.updates.filter((u) => 'version' in u.set).map((u) => u.id), ...this.versions.deletes];
+    const renumbered = [
+      ...this.versions.updates.filter((u) => 'version' in u.set).map((u) => u.id),
+      ...this.versions.deletes,
+    ];
     for (let i = 0; i < renumbered.length; i += 1000) {
       await ctx.db
         .updateTable('versions')

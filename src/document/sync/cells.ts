@@ -39,6 +39,10 @@ export function same(a: unknown, b: unknown): boolean {
 }
 
 /** Columns whose stored value differs from the wanted one. */
-export function changedColumns<T, K extends keyof T>(current: Partial<T>, wanted: Partial<T>, columns: readonly K[]): K[] {
+export function changedColumns<T, K extends keyof T>(
+  current: Partial<T>,
+  wanted: Partial<T>,
+  columns: readonly K[],
+): K[] {
   return columns.filter((c) => !same(current[c], wanted[c]));
 }

@@ -45,7 +45,13 @@ export class SyncContext {
     return ref === null || ref === undefined ? null : this.need(ref);
   }
 
-  record(kind: PlanKind, action: Action, key: string, id: number | null, extra: Omit<Change, 'kind' | 'action' | 'key' | 'id'> = {}): void {
+  record(
+    kind: PlanKind,
+    action: Action,
+    key: string,
+    id: number | null,
+    extra: Omit<Change, 'kind' | 'action' | 'key' | 'id'> = {},
+  ): void {
     this.countsOf(kind)[action]++;
     this.changes.push({ kind, action, key, id, ...extra });
   }

@@ -84,7 +84,13 @@ export class KeyedDiff<T extends Table> {
       ctx.db,
       this.table,
       this.updates.map((u) => ({ id: u.id, set: resolved(u.set) as Updateable<Database[T]> })),
-      { ...this.columns, updated_at: 'text', retired_at: 'text', retired_by: 'text', source: 'text' } as ColumnTypes<T>,
+      {
+        ...this.columns,
+        updated_at: 'text',
+        retired_at: 'text',
+        retired_by: 'text',
+        source: 'text',
+      } as ColumnTypes<T>,
     );
   }
 
