@@ -29,6 +29,7 @@ import { bundleRoutes } from './modules/bundles/routes.js';
 import { turnoverRoutes } from './modules/turnovers/routes.js';
 import { mediaRoutes } from './modules/media/routes.js';
 import { purchaseOrderRoutes } from './modules/purchase-orders/routes.js';
+import { adminRoutes } from './modules/admin/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -68,6 +69,7 @@ const apiModules = [
   turnoverRoutes,
   mediaRoutes,
   purchaseOrderRoutes,
+  adminRoutes,
 ];
 
 export async function buildApp(options: AppOptions): Promise<App> {

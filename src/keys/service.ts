@@ -76,22 +76,39 @@ export async function mintKey(db: Db, input: MintInput): Promise<MintedKey> {
     if (!p) throw new KeyError(`no person "${input.person}" in production "${input.production}"`);
     personId = p.id;
   }
-  const scopes = input.scopes ?? [...(engagementId === null ? DEFAULT_SCOPES : DEFAULT_VENDOR_SCOPES)];
-  if (engagementId !== null && scopes.includes('admin')) {
+  const key = await mintKeyById(db, { productionId, label, scopes: input.scopes, engagementId, personId });
+  return { ...key, engagement: input.engagement ?? null };
+}
+
+export interface MintById {
+  productionId: number;
+  label: string;
+  scopes?: Scope[];
+  engagementId: number | null;
+  personId: number | null;
+}
+
+/**
+ * The one place a key is made (CLI and admin API): a vendor key defaults to `read`, never holds
+ * `admin`; the token exists only in the return value, never in the database.
+ */
+export async function mintKeyById(db: Db, input: MintById): Promise<Omit<MintedKey, 'engagement'>> {
+  const scopes = input.scopes ?? [...(input.engagementId === null ? DEFAULT_SCOPES : DEFAULT_VENDOR_SCOPES)];
+  if (input.engagementId !== null && scopes.includes('admin')) {
     throw new KeyError('an engagement-bound key cannot hold the "admin" scope');
   }
   const { token, prefix, hash } = newToken();
   const id = await repo.insertKey(db, {
-    production_id: productionId,
+    production_id: input.productionId,
     prefix,
     hash,
-    label,
+    label: input.label,
     scopes: JSON.stringify(scopes),
-    engagement_id: engagementId,
-    person_id: personId,
+    engagement_id: input.engagementId,
+    person_id: input.personId,
     created_at: nowIso(),
   });
-  return { id, token, prefix, scopes, engagement: input.engagement ?? null };
+  return { id, token, prefix, scopes };
 }
 
 export async function listKeys(db: Db, productionCode: string) {
