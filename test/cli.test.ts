@@ -98,7 +98,10 @@ for (const target of targets) {
       await writeFile(file, JSON.stringify(bad));
       const r = await prodgraph(['import', file], env);
       assert.equal(r.code, 1);
-      assert.equal(r.stderr, 'prodgraph: scenes[0].assets[0]: unknown ref "ch-mra"\n');
+      assert.equal(
+        r.stderr,
+        'prodgraph: scenes[0].assets[0]: no object in the document has the ref "ch-mra".\n',
+      );
     });
 
     it('keys mint, list and revoke', async () => {
