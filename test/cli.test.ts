@@ -88,7 +88,7 @@ for (const target of targets) {
       assert.match(again.stderr, /^prodgraph: production.code: a production "clitest" exists already/);
       const replaced = await prodgraph(['import', docFile, '--replace'], env);
       assert.equal(replaced.code, 0, replaced.stderr);
-      assert.match(replaced.stdout, /imported production "clitest"/);
+      assert.match(replaced.stdout, /^synced production "clitest" \(id \d+\): no changes/);
     });
 
     it('refuses a bad document naming the path', async () => {

@@ -183,6 +183,8 @@ export function insertVersion(
       created_by: row.createdBy,
       created_by_person_id: row.createdByPersonId,
       created_at: row.at,
+      // a document sync never touches a landed version
+      source: 'api',
     })
     .returning('id')
     .executeTakeFirstOrThrow();
