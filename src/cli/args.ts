@@ -22,9 +22,20 @@ export interface Command {
 
 export const COMMON_FLAGS = '--db URL_OR_PATH (env PRODGRAPH_DB), --media DIR (env PRODGRAPH_MEDIA)';
 
-export const out = (line: string): void => {
-  process.stdout.write(`${line}\n`);
+let sink = (text: string): void => {
+  process.stdout.write(text);
 };
+
+export const out = (line: string): void => sink(`${line}\n`);
+
+/** Sends what commands print somewhere else until the returned function is called (tests run commands in-process). */
+export function printTo(target: (text: string) => void): () => void {
+  const previous = sink;
+  sink = target;
+  return () => {
+    sink = previous;
+  };
+}
 
 export const wantsHelp = (args: readonly string[]): boolean => args.includes('--help') || args.includes('-h');
 

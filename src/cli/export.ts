@@ -27,6 +27,7 @@ move between databases. ${COMMON_FLAGS}.`,
     const exported = await withDb(config, (h) => exportDocument(h.db, code));
     if (!exported) throw new CliError(`no production with code "${code}"`);
     const dir = dirname(file);
+    await mkdir(dir, { recursive: true });
     const store = new FileMediaStore(config.mediaDir);
     for (const f of exported.files) {
       const target = join(dir, f.rel);

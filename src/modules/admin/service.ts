@@ -225,19 +225,18 @@ export async function addGrant(
   hooks?: WriteHooks<Grant>,
 ): Promise<Grant> {
   const kind = input.kind;
+  const a = kind === 'own_po' ? 'an own_po' : `a ${kind}`;
   const needsNode = kind === 'scene' || kind === 'character';
   if (needsNode && input.node_id === undefined)
     throw errors.invalid('node_id', `is required on a ${kind} grant`);
-  if (!needsNode && input.node_id !== undefined)
-    throw errors.invalid('node_id', `a ${kind} grant names no node`);
+  if (!needsNode && input.node_id !== undefined) throw errors.invalid('node_id', `${a} grant names no node`);
   if (kind === 'delivery') {
     if (input.delivery_id === undefined)
       throw errors.invalid('delivery_id', 'is required on a delivery grant');
     if (input.access === undefined)
       throw errors.invalid('access', 'is required on a delivery grant (read or submit)');
   } else {
-    if (input.delivery_id !== undefined)
-      throw errors.invalid('delivery_id', `a ${kind} grant names no delivery`);
+    if (input.delivery_id !== undefined) throw errors.invalid('delivery_id', `${a} grant names no delivery`);
     if (input.access !== undefined) throw errors.invalid('access', 'only a delivery grant has an access');
   }
   let expires: string | null = null;
