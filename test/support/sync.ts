@@ -82,21 +82,21 @@ export async function readState(
   ]) {
     await fetch(url);
   }
-  for (const s of scenes.body as Array<{ node_id: number }>)
-    await fetch(`/api/v1/bundles/scene/${s.node_id}`);
-  for (const a of assets.body as Array<{ node_id: number; kind: string }>) {
-    await fetch(`/api/v1/assets/${a.node_id}`);
-    if (a.kind === 'character') await fetch(`/api/v1/bundles/character/${a.node_id}`);
+  // records and bundles are named by their place in the lists, so two databases compare
+  const sceneList = scenes.body as Array<{ node_id: number }>;
+  for (const [i, s] of sceneList.entries()) {
+    await fetch(`/api/v1/bundles/scene/${s.node_id}`, token, `scene bundle #${i}`);
+  }
+  for (const [i, a] of (assets.body as Array<{ node_id: number; kind: string }>).entries()) {
+    await fetch(`/api/v1/assets/${a.node_id}`, token, `asset #${i}`);
+    if (a.kind === 'character')
+      await fetch(`/api/v1/bundles/character/${a.node_id}`, token, `character bundle #${i}`);
   }
   for (const [name, key] of Object.entries(vendors)) {
     await fetch('/api/v1/turnovers', key, `${name} /api/v1/turnovers`);
     await fetch('/api/v1/purchase-orders', key, `${name} /api/v1/purchase-orders`);
-    for (const s of scenes.body as Array<{ node_id: number }>) {
-      await fetch(
-        `/api/v1/bundles/scene/${s.node_id}`,
-        key,
-        `${name} scene #${(scenes.body as unknown[]).indexOf(s)}`,
-      );
+    for (const [i, s] of sceneList.entries()) {
+      await fetch(`/api/v1/bundles/scene/${s.node_id}`, key, `${name} scene bundle #${i}`);
     }
   }
   return out;
