@@ -5,6 +5,7 @@ import { queueMoveTask } from '../src/modules/storage/tasks.js';
 import { submit } from './support/round-trip.js';
 import { jpeg, upload } from './support/write.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
+import { aWeekOfEdits } from './support/season.js';
 import { call, get } from './support/http.js';
 import {
   demoDir,
@@ -342,7 +343,7 @@ for (const dialect of DIALECTS) {
         [
           ['versions', 'kept', 'v-3am-2', ['status', 'released']],
           ['approvals', 'kept', 'ap-3am-2', 'decided through the API'],
-          ['deliveries', 'retired', 'dl-101-comp', 'archived; submissions or grants refer to it'],
+          ['deliveries', 'retired', 'dl-101-comp', 'archived; referred to by submissions'],
           ['grants', 'retired', 'eng-pixel/delivery:dl-101-comp/submit', 'revoked'],
         ],
       );
@@ -410,6 +411,50 @@ for (const dialect of DIALECTS) {
           ),
       );
       assert.deepEqual(await readState(env.app, token), before);
+    });
+
+    it('a week of breakdown edits on both demo productions: these counts, planned and then done', async () => {
+      const expected = {
+        episodic: {
+          people: { updated: 1 },
+          scenes: { created: 1, updated: 4, retired: 1 },
+          assets: { created: 1, updated: 1, retired: 1 },
+          shoot_days: { updated: 1 },
+          approvals: { deleted: 1 },
+          department_notes: { deleted: 1 },
+          deliveries: { updated: 1 },
+          grants: { created: 1, retired: 2 },
+          script_changes: { deleted: 1 },
+        },
+        single: {
+          people: { updated: 1 },
+          scenes: { created: 1, updated: 3, deleted: 1 },
+          assets: { created: 1, updated: 1, retired: 1 },
+          shoot_days: { updated: 1 },
+          deliveries: { updated: 1 },
+          grants: { created: 1, retired: 1 },
+          script_changes: { deleted: 1 },
+        },
+      };
+      for (const which of ['episodic', 'single'] as const) {
+        const doc = demoDoc(which, code());
+        const first = await importDoc(env, doc, demoDir(which), false);
+        const edited = aWeekOfEdits(doc);
+        const plan = await planDoc(env, edited, demoDir(which));
+        assert.deepEqual(moved(plan), expected[which], which);
+        const out = await importDoc(env, edited, demoDir(which));
+        assert.deepEqual(out.plan.changes, plan.changes, `${which}: the sync did what the plan said`);
+        for (const [ref, id] of Object.entries(first.refs)) {
+          if (ref in out.refs) assert.equal(out.refs[ref], id, `${which}: ${ref} kept its id`);
+        }
+        const entry = await env.handle.db
+          .selectFrom('activity')
+          .where('production_id', '=', first.production.id)
+          .where('verb', '=', 'synced')
+          .select(['summary'])
+          .executeTakeFirstOrThrow();
+        assert.match(entry.summary, /^production document: people 1 updated, scenes 1 created/);
+      }
     });
 
     it('--plan changes nothing, and the sync then does exactly what it said', async () => {

@@ -1,8 +1,8 @@
 import { fromBool } from '../../db/values.js';
 import { idOf, type Id } from '../sync/cells.js';
 import type { SyncContext } from '../sync/context.js';
-import { diffKeyed, type KeyedDiff, type StoredRow } from '../sync/keyed.js';
-import { referencedByAny } from '../sync/references.js';
+import { diffKeyed, type KeyedDiff } from '../sync/keyed.js';
+import { referencedByAny, type Reference } from '../sync/references.js';
 import { orderPositions } from '../sync/order.js';
 import { insertRows } from '../sync/write.js';
 import type { ApprovalsSection } from './approvals.js';
@@ -224,42 +224,39 @@ export class CrewSection {
     this.deleteAll(ctx, 'episodes', this.episodes);
 
     const staysWithEngagement = vendors.engagementsKeepingTheirRows();
-    await this.keepReferenced(ctx, 'organisations', this.organisations, 'an engagement still belongs to it', [
-      ['engagements', 'organisation_id', { exclude: staysWithEngagement.rewrittenOrGone }],
+    await this.keepReferenced(ctx, 'organisations', this.organisations, [
+      ['engagements', 'organisation_id', { exclude: staysWithEngagement.rewrittenOrGone }, 'an engagement'],
     ]);
 
     const keptApprovals = approvals.keptRows();
+    const admin = new Map(
+      [...(await vendors.departmentsOfAdminEngagements(ctx))].map((id) => [
+        id,
+        "an administrator's engagement",
+      ]),
+    );
     await this.keepReferenced(
       ctx,
       'departments',
       this.departments,
-      'something written through the API is in it',
       [
-        ['nodes', 'department_id', { where: { column: 'ref', op: 'is', value: null } }],
-        ['approvals', 'department_id', { exclude: keptApprovals.departmentNotKept }],
+        [
+          'nodes',
+          'department_id',
+          { where: { column: 'ref', op: 'is', value: null } },
+          'an asset created through the API',
+        ],
+        ['approvals', 'department_id', { exclude: keptApprovals.departmentNotKept }, 'a decided approval'],
       ],
-    );
-    const adminDepartments = await vendors.departmentsOfAdminEngagements(ctx);
-    this.moveToKept(
-      ctx,
-      'departments',
-      this.departments,
-      adminDepartments,
-      'an engagement made by an administrator covers it',
+      admin,
     );
 
-    await this.keepReferenced(
-      ctx,
-      'people',
-      this.people,
-      'the API refers to them (a key, a landed version, a decision or the feed)',
-      [
-        ['api_keys', 'person_id'],
-        ['versions', 'created_by_person_id', { exclude: versions.rewrittenOrGone() }],
-        ['approval_steps', 'person_id', { exclude: keptApprovals.stepsNotKept }],
-        ['activity', 'person_id'],
-      ],
-    );
+    await this.keepReferenced(ctx, 'people', this.people, [
+      ['api_keys', 'person_id', {}, 'an API key'],
+      ['versions', 'created_by_person_id', { exclude: versions.rewrittenOrGone() }, 'a landed version'],
+      ['approval_steps', 'person_id', { exclude: keptApprovals.stepsNotKept }, 'a decided approval'],
+      ['activity', 'person_id', {}, 'the activity feed'],
+    ]);
   }
 
   private deleteAll(ctx: SyncContext, kind: 'episodes', diff: KeyedDiff<'episodes'>) {
@@ -269,49 +266,24 @@ export class CrewSection {
     }
   }
 
+  /** What something that stays still refers to is kept (the plan says what); the rest is deleted. */
   private async keepReferenced<T extends 'organisations' | 'departments' | 'people'>(
     ctx: SyncContext,
     kind: T,
     diff: KeyedDiff<T>,
-    reason: string,
-    refs: Parameters<typeof referencedByAny>[2],
+    refs: Reference[],
+    also: ReadonlyMap<number, string> = new Map(),
   ): Promise<void> {
     const ids = diff.removed.map((r) => r.id);
-    const kept = ids.length ? await referencedByAny(ctx, ids, refs) : new Set<number>();
-    const left: StoredRow<T>[] = [];
+    const held = ids.length ? await referencedByAny(ctx, ids, refs) : new Map<number, string>();
     for (const r of diff.removed) {
-      if (kept.has(r.id)) ctx.record(kind, 'kept', r.key, r.id, { reason });
-      else left.push(r);
-    }
-    diff.removed = left;
-    if (kind !== 'departments') this.deleteLeft(ctx, kind, diff);
-  }
-
-  /** Departments take a second look (administrators' engagements) before the rest is deleted. */
-  private moveToKept(
-    ctx: SyncContext,
-    kind: 'departments',
-    diff: KeyedDiff<'departments'>,
-    ids: ReadonlySet<number>,
-    reason: string,
-  ): void {
-    const left: StoredRow<'departments'>[] = [];
-    for (const r of diff.removed) {
-      if (ids.has(r.id)) ctx.record(kind, 'kept', r.key, r.id, { reason });
-      else left.push(r);
-    }
-    diff.removed = left;
-    this.deleteLeft(ctx, kind, diff);
-  }
-
-  private deleteLeft<T extends 'organisations' | 'departments' | 'people'>(
-    ctx: SyncContext,
-    kind: T,
-    diff: KeyedDiff<T>,
-  ) {
-    for (const r of diff.removed) {
-      diff.deletes.push(r.id);
-      ctx.record(kind, 'deleted', r.key, r.id);
+      const by = held.get(r.id) ?? also.get(r.id);
+      if (by) {
+        ctx.record(kind, 'kept', r.key, r.id, { reason: `referred to by ${by}` });
+      } else {
+        diff.deletes.push(r.id);
+        ctx.record(kind, 'deleted', r.key, r.id);
+      }
     }
     diff.removed = [];
   }

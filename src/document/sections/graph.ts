@@ -190,20 +190,26 @@ export class GraphSection {
     const ids = live.map((r) => r.id);
     const referenced = ids.length
       ? await referencedByAny(ctx, ids, [
-          ['versions', 'node_id'],
-          ['media', 'node_id'],
-          ['activity', 'node_id'],
-          ['grants', 'node_id'],
-          ['approvals', 'subject_node_id', { exclude: deps.approvals.keptRows().subjectNotKept }],
+          ['versions', 'node_id', {}, 'its versions'],
+          ['media', 'node_id', {}, 'media'],
+          ['grants', 'node_id', {}, 'grants'],
+          [
+            'approvals',
+            'subject_node_id',
+            { exclude: deps.approvals.keptRows().subjectNotKept },
+            'a decided approval',
+          ],
+          ['activity', 'node_id', {}, 'the activity feed'],
         ])
-      : new Set<number>();
+      : new Map<number, string>();
     for (const r of live) {
       const scene = r.values.kind === 'scene';
       const kind = scene ? 'scenes' : 'assets';
-      if (referenced.has(r.id)) {
+      const by = referenced.get(r.id);
+      if (by) {
         this.retiring.push({ id: r.id, scene });
         ctx.record(kind, 'retired', r.key, r.id, {
-          reason: `${scene ? 'omitted; ' : ''}versions, media, grants, a decision or the activity feed refer to it`,
+          reason: `${scene ? 'omitted; ' : ''}referred to by ${by}`,
         });
       } else {
         this.nodes.deletes.push(r.id);

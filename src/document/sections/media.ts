@@ -178,14 +178,19 @@ export class MediaSection {
     const ids = candidates.map((m) => m.id);
     const still = ids.length
       ? await referencedByAny(ctx, ids, [
-          ['versions', 'media_id', { where: { column: 'source', op: '<>', value: 'document' } }],
-          ['generation_jobs', 'media_id'],
-          ['library_files', 'proxy_media_id'],
+          [
+            'versions',
+            'media_id',
+            { where: { column: 'source', op: '<>', value: 'document' } },
+            'a landed version',
+          ],
+          ['generation_jobs', 'media_id', {}, 'a generation job'],
+          ['library_files', 'proxy_media_id', {}, 'the library'],
         ])
-      : new Set<number>();
+      : new Map<number, string>();
     for (const m of candidates) {
       if (still.has(m.id)) {
-        ctx.record('media', 'kept', m.label, m.id, { reason: 'the API still shows it' });
+        ctx.record('media', 'kept', m.label, m.id, { reason: `still shown by ${still.get(m.id)}` });
         continue;
       }
       this.deletes.push(m);

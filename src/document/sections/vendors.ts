@@ -268,19 +268,23 @@ export class VendorsSection {
     const engagementIds = engagements.map((r) => r.id);
     const heldEngagements = engagementIds.length
       ? await referencedByAny(ctx, engagementIds, [
-          ['api_keys', 'engagement_id'],
-          ['work_items', 'engagement_id'],
-          ['media', 'uploader_engagement_id'],
-          ['grants', 'engagement_id', { where: { column: 'source', op: '<>', value: 'document' } }],
+          ['api_keys', 'engagement_id', {}, 'API keys'],
+          ['work_items', 'engagement_id', {}, 'submissions'],
+          ['media', 'uploader_engagement_id', {}, 'uploads'],
+          [
+            'grants',
+            'engagement_id',
+            { where: { column: 'source', op: '<>', value: 'document' } },
+            "an administrator's grants",
+          ],
         ])
-      : new Set<number>();
+      : new Map<number, string>();
     const deletedEngagements = new Set<number>();
     for (const r of engagements) {
-      if (heldEngagements.has(r.id)) {
+      const by = heldEngagements.get(r.id);
+      if (by) {
         this.retireEngagements.push(r.id);
-        ctx.record('engagements', 'retired', r.key, r.id, {
-          reason: 'archived; keys, submissions or grants refer to it',
-        });
+        ctx.record('engagements', 'retired', r.key, r.id, { reason: `archived; referred to by ${by}` });
       } else {
         deletedEngagements.add(r.id);
         this.engagements.deletes.push(r.id);
@@ -302,17 +306,16 @@ export class VendorsSection {
     const deliveryIds = deliveries.map((r) => r.id);
     const heldDeliveries = deliveryIds.length
       ? await referencedByAny(ctx, deliveryIds, [
-          ['work_items', 'delivery_id'],
-          ['media', 'delivery_id'],
-          ['grants', 'delivery_id'],
+          ['work_items', 'delivery_id', {}, 'submissions'],
+          ['media', 'delivery_id', {}, 'media'],
+          ['grants', 'delivery_id', {}, 'grants'],
         ])
-      : new Set<number>();
+      : new Map<number, string>();
     for (const r of deliveries) {
-      if (heldDeliveries.has(r.id)) {
+      const by = heldDeliveries.get(r.id);
+      if (by) {
         this.retireDeliveries.push(r.id);
-        ctx.record('deliveries', 'retired', r.key, r.id, {
-          reason: 'archived; submissions or grants refer to it',
-        });
+        ctx.record('deliveries', 'retired', r.key, r.id, { reason: `archived; referred to by ${by}` });
       } else {
         this.deliveries.deletes.push(r.id);
         ctx.record('deliveries', 'deleted', r.key, r.id);

@@ -273,18 +273,23 @@ export class VersionsSection {
     const ids = candidates.map((r) => r.id);
     const referenced = ids.length
       ? await referencedByAny(ctx, ids, [
-          ['version_notes', 'version_id'],
-          ['approvals', 'subject_version_id', { exclude: deps.approvals.keptRows().subjectNotKept }],
+          ['version_notes', 'version_id', {}, 'notes written through the API'],
+          [
+            'approvals',
+            'subject_version_id',
+            { exclude: deps.approvals.keptRows().subjectNotKept },
+            'a decided approval',
+          ],
         ])
-      : new Set<number>();
+      : new Map<number, string>();
     const kept: typeof candidates = [];
     for (const r of candidates) {
-      if (referenced.has(r.id) || this.apiReleased.has(r.id)) {
+      const by =
+        referenced.get(r.id) ?? (this.apiReleased.has(r.id) ? 'a decision made through the API' : undefined);
+      if (by) {
         this.untouched.add(r.id);
         kept.push(r);
-        ctx.record('versions', 'kept', r.key, r.id, {
-          reason: 'notes or a decision made through the API refer to it',
-        });
+        ctx.record('versions', 'kept', r.key, r.id, { reason: `referred to by ${by}` });
       } else {
         this.versions.deletes.push(r.id);
         ctx.record('versions', 'deleted', r.key, r.id);

@@ -37,19 +37,23 @@ export async function referenced(
   return out;
 }
 
-export type Reference = [table: Table, column: string, filter?: ReferenceFilter];
+/** A column that refers to the objects, and how the plan names what refers (`its versions`). */
+export type Reference = [table: Table, column: string, filter: ReferenceFilter, what: string];
 
-/** Ids referenced through any of several columns; stops asking once every id is referenced. */
+/**
+ * Ids referenced through any of several columns, each with what refers to it first; stops
+ * asking once every id is referenced.
+ */
 export async function referencedByAny(
   ctx: SyncContext,
   ids: readonly number[],
   refs: readonly Reference[],
-): Promise<Set<number>> {
-  const out = new Set<number>();
-  for (const [table, column, filter] of refs) {
+): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  for (const [table, column, filter, what] of refs) {
     const left = ids.filter((id) => !out.has(id));
     if (left.length === 0) break;
-    for (const id of await referenced(ctx, table, column, left, filter)) out.add(id);
+    for (const id of await referenced(ctx, table, column, left, filter)) out.set(id, what);
   }
   return out;
 }
