@@ -20,11 +20,9 @@ const formats = ((addFormats as unknown as { default?: typeof addFormats }).defa
 formats(ajv, ['date', 'date-time']);
 const validate = ajv.compile(ProductionDocument);
 
-/** YAML is a superset of JSON, so one parser reads both. */
-export function parseDocument(text: string, source = 'document'): ProductionDocument {
-  let data: unknown;
+function parseYamlText(text: string, source: string): unknown {
   try {
-    data = parseYaml(text, { uniqueKeys: true, prettyErrors: true });
+    return parseYaml(text, { uniqueKeys: true, prettyErrors: true });
   } catch (err) {
     if (err instanceof YAMLParseError) {
       const where = err.linePos?.[0] ? ` at line ${err.linePos[0].line}, column ${err.linePos[0].col}` : '';
@@ -34,6 +32,23 @@ export function parseDocument(text: string, source = 'document'): ProductionDocu
     }
     throw err;
   }
+}
+
+/**
+ * YAML is a superset of JSON, so one parser reads both; but a document that is JSON is read
+ * with JSON.parse first: the YAML parser holds a syntax tree of the whole text at once, tens
+ * of bytes per token, which a generated season's document (tens of MB) cannot afford.
+ */
+export function parseDocument(text: string, source = 'document'): ProductionDocument {
+  let data: unknown;
+  if (/^\s*\{/.test(text)) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      // not valid JSON: the YAML parser below says where, in its words
+    }
+  }
+  if (data === undefined) data = parseYamlText(text, source);
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new DocumentError(`${source}: the document must be a mapping with a "production" key`);
   }
