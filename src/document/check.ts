@@ -23,7 +23,8 @@ export type RefKind =
 
 interface RefEntry {
   kind: RefKind;
-  path: string;
+  /** Where it is declared, formatted only for an error (a season declares hundreds of thousands). */
+  path: Array<string | number>;
   /** for assets: their kind (character, costume, …); for versions: the owning asset ref */
   detail?: string;
 }
@@ -42,8 +43,8 @@ export function checkDocument(doc: ProductionDocument): Map<string, RefEntry> {
   const declare = (ref: string | undefined, kind: RefKind, path: Array<string | number>, detail?: string) => {
     if (ref === undefined) return;
     const seen = refs.get(ref);
-    if (seen) fail(path, `the ref "${ref}" is already used at ${seen.path}`);
-    refs.set(ref, { kind, path: pathOf(path), detail });
+    if (seen) fail(path, `the ref "${ref}" is already used at ${pathOf(seen.path)}`);
+    refs.set(ref, { kind, path, detail });
   };
   const expect = (ref: string | null | undefined, kinds: RefKind[], path: Array<string | number>) => {
     if (ref === null || ref === undefined) return undefined;
