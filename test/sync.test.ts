@@ -394,6 +394,28 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(money, { purchase_orders: [], line: [], week_of: null });
     });
 
+    it('refuses a document version that takes the number of a version landed through the API', async () => {
+      const doc = demoDoc('episodic', code());
+      const { refs } = await importDoc(env, doc, dir, false);
+      const token = await env.mint({ production: doc.production.code });
+      const landed = await upload(env.app, `/api/v1/assets/${refs['fx-3am']}/versions`, {
+        token,
+        files: [{ name: 'still.jpg', bytes: await jpeg(5) }],
+      });
+      assert.equal(landed.status, 201);
+      const next = clone(doc);
+      const i = next.assets!.findIndex((a) => a.ref === 'fx-3am');
+      next.assets![i]!.versions!.push({ version: landed.body.version, variant: 'Main' });
+      const j = next.assets![i]!.versions!.length - 1;
+      await assert.rejects(
+        () => importDoc(env, next, dir),
+        (err: Error) =>
+          err instanceof DocumentError &&
+          err.message ===
+            `assets[${i}].versions[${j}].version: version ${landed.body.version} of "fx-3am" was landed through the API; number the document's versions past the asset's highest.`,
+      );
+    });
+
     it('a failed sync (an unknown ref) changes nothing', async () => {
       const doc = demoDoc('episodic', code());
       await importDoc(env, doc, dir, false);

@@ -38,7 +38,6 @@ export class VersionsSection {
   private readonly storedIngredientMedia = new Map<number, { version: number; media: number | null }>();
   private readonly notesWanted = new Map<string, WantedNote[]>();
   private readonly notesToAdd = new Map<string, WantedNote[]>();
-  private readonly paths = new Map<string, Array<string | number>>();
   private apiReleased = new Set<number>();
   /** Stored versions that left the document but stay (kept, or part of a retired asset). */
   private readonly untouched = new Set<number>();
@@ -118,21 +117,18 @@ export class VersionsSection {
       for (const [j, v] of (a.versions ?? []).entries()) {
         const key = v.ref ?? `${a.ref}#v${v.version}`;
         const path = ['assets', i, 'versions', j];
-        this.paths.set(key, path);
         if (typeof node === 'number' && this.occupied.has(`${node}:${v.version}`)) {
           throw new DocumentError(
             `${pathOf([...path, 'version'])}: version ${v.version} of "${a.ref}" was landed through the API; number the document's versions past the asset's highest.`,
           );
         }
         const byPerson = v.created_by ? people.has(v.created_by) : false;
-        this.notesWanted.set(
-          key,
-          (v.notes ?? []).map((n) => ({
-            text: n.text,
-            author: n.author ?? null,
-            created_at: iso(n.created_at)!,
-          })),
-        );
+        if (v.notes?.length) {
+          this.notesWanted.set(
+            key,
+            v.notes.map((n) => ({ text: n.text, author: n.author ?? null, created_at: iso(n.created_at)! })),
+          );
+        }
         wanted.push({
           key,
           ref: v.ref ?? null,
@@ -157,7 +153,7 @@ export class VersionsSection {
     }
 
     const notesStored = new Map<number, Set<string>>();
-    if (pid !== null && [...this.notesWanted.values()].some((n) => n.length)) {
+    if (pid !== null && this.notesWanted.size > 0) {
       for (const n of await ctx.db
         .selectFrom('version_notes')
         .where('production_id', '=', pid)
@@ -305,7 +301,7 @@ export class VersionsSection {
       const other = typeof node === 'number' ? held.get(`${node}:${w.row.version}`) : undefined;
       if (other) {
         throw new DocumentError(
-          `${pathOf([...(this.paths.get(w.key) ?? ['assets']), 'version'])}: version ${w.row.version} is still held by "${other}", which notes or a decision made through the API keep; give this version another number.`,
+          `${pathOf([...this.pathOf(ctx, w.key), 'version'])}: version ${w.row.version} is still held by "${other}", which notes or a decision made through the API keep; give this version another number.`,
         );
       }
     }
@@ -315,6 +311,16 @@ export class VersionsSection {
       this.ingredients.deletes.push(r.id);
       ctx.record('ingredients', 'deleted', r.key, r.id);
     }
+  }
+
+  /** Where a version is in the document; looked up only for an error, so nothing is kept per version. */
+  private pathOf(ctx: SyncContext, key: string): Array<string | number> {
+    for (const [i, a] of (ctx.doc.assets ?? []).entries()) {
+      for (const [j, v] of (a.versions ?? []).entries()) {
+        if ((v.ref ?? `${a.ref}#v${v.version}`) === key) return ['assets', i, 'versions', j];
+      }
+    }
+    return ['assets'];
   }
 
   /** Stored versions whose people and media columns this sync rewrites or deletes. */
