@@ -219,6 +219,7 @@ for (const target of cliTargets()) {
       const imported = await prodgraphHere(['import', out, '--json'], fresh);
       assert.equal(imported.code, 0, imported.stderr);
       const plan = await prodgraphHere(['import', out, '--plan', '--json'], fresh);
+      assert.equal(plan.code, 0, plan.stderr);
       const counts = JSON.parse(plan.stdout).counts as Record<string, Record<string, number>>;
       for (const [kind, c] of Object.entries(counts)) {
         assert.deepEqual([c.created, c.updated, c.retired, c.deleted, c.kept], [0, 0, 0, 0, 0], kind);
