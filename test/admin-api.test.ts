@@ -262,6 +262,15 @@ for (const dialect of DIALECTS) {
         assert.match(r.body.detail, /not found$/);
       }
       assert.equal((await post('/keys/abc/revoke', undefined)).status, 422);
+      for (const url of [
+        '/engagements?include_archived=maybe',
+        '/grants?engagement_id=abc',
+        '/grants?include_inactive=2',
+      ]) {
+        const r = await get(env.app, `${A}${url}`, admin);
+        assert.equal(r.status, 422, url);
+        assert.ok(typeof r.body.detail === 'string');
+      }
     });
 
     it('mints a key shown once (a replay answers it without the token) and revokes it at once', async () => {
