@@ -237,7 +237,9 @@ for (const [from, to] of PAIRS) {
         }
         assert.deepEqual(ids.problems, []);
         assert.ok(compared > 60, `${compared} answers compared`);
-        t.diagnostic(`${from} → ${to}, ${which}: ${compared} answers equal, ${exported.files.length} media files`);
+        t.diagnostic(
+          `${from} → ${to}, ${which}: ${compared} answers equal, ${exported.files.length} media files`,
+        );
       });
     }
   });
