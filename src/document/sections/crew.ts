@@ -230,10 +230,7 @@ export class CrewSection {
 
     const keptApprovals = approvals.keptRows();
     const admin = new Map(
-      [...(await vendors.departmentsOfAdminEngagements(ctx))].map((id) => [
-        id,
-        "an administrator's engagement",
-      ]),
+      [...vendors.departmentsOfAdminEngagements()].map((id) => [id, "an administrator's engagement"]),
     );
     await this.keepReferenced(
       ctx,

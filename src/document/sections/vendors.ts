@@ -329,7 +329,7 @@ export class VendorsSection {
   }
 
   /** Departments covered by engagements this sync does not rewrite (an administrator's, or archived ones). */
-  async departmentsOfAdminEngagements(_ctx: SyncContext): Promise<Set<number>> {
+  departmentsOfAdminEngagements(): Set<number> {
     const rewritten = this.engagementsKeepingTheirRows().rewrittenOrGone;
     const out = new Set<number>();
     for (const id of this.storedEngagementIds) {
