@@ -35,6 +35,7 @@ import { mediaRoutes } from './modules/media/routes.js';
 import { purchaseOrderRoutes } from './modules/purchase-orders/routes.js';
 import { visionRoutes } from './modules/vision/routes.js';
 import { mcp } from './mcp/routes.js';
+import { adminRoutes } from './modules/admin/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -77,6 +78,7 @@ const apiModules = [
   mediaRoutes,
   purchaseOrderRoutes,
   visionRoutes,
+  adminRoutes,
 ];
 
 export async function buildApp(options: AppOptions): Promise<App> {

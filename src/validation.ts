@@ -63,6 +63,8 @@ function problemOf(item: ValidationItem, context: string): string {
       return `must be ${String(item.params.allowedValue)}`;
     case 'format':
       return `must be a valid ${String(item.params.format)}`;
+    case 'not':
+      return 'is not allowed here';
     default:
       return item.message ?? 'is invalid';
   }

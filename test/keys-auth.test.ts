@@ -27,12 +27,24 @@ for (const dialect of DIALECTS) {
       assert.match(row.hash, /^[0-9a-f]{64}$/);
     });
 
-    it('defaults to read and write; submit:turnover and read:money only when asked', async () => {
+    it('defaults to read and write (read alone for a vendor key); other scopes only when asked', async () => {
       const plain = await mintKey(env.handle.db, { production: 'keys', label: 'plain' });
       assert.deepEqual(plain.scopes, ['read', 'write']);
-      assert.deepEqual(parseScopes(''), ['read', 'write']);
+      const vendor = await mintKey(env.handle.db, { production: 'keys', label: 'v', engagement: 'eng-pix' });
+      assert.deepEqual(vendor.scopes, ['read'], 'write buys a vendor key nothing');
+      assert.equal(parseScopes(''), undefined);
       assert.deepEqual(parseScopes('read:money,submit:turnover'), ['read:money', 'submit:turnover']);
-      assert.throws(() => parseScopes('read,admin'), /unknown scope "admin"/);
+      assert.throws(() => parseScopes('read,root'), /unknown scope "root"/);
+      await assert.rejects(
+        () =>
+          mintKey(env.handle.db, {
+            production: 'keys',
+            label: 'x',
+            engagement: 'eng-pix',
+            scopes: ['admin'],
+          }),
+        /an engagement-bound key cannot hold the "admin" scope/,
+      );
     });
 
     it('binds a key to an engagement or a person of its production, refusing unknown refs', async () => {

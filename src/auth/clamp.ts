@@ -42,6 +42,8 @@ export class Clamp {
     readonly organisationId: number | null,
     readonly departmentIds: ReadonlySet<number>,
     readonly grants: readonly LiveGrant[],
+    /** False for an engagement that is archived or gone: it reaches nothing, not even its own uploads. */
+    readonly active: boolean = true,
   ) {}
 
   /**
@@ -55,10 +57,16 @@ export class Clamp {
     const rows = await db
       .selectFrom('engagements as e')
       .leftJoin('grants as g', (j) => j.onRef('g.engagement_id', '=', 'e.id').on('g.revoked_at', 'is', null))
+      // a grant on a retired scene, character or delivery reaches nothing
+      .leftJoin('nodes as gn', 'gn.id', 'g.node_id')
+      .leftJoin('deliveries as gd', 'gd.id', 'g.delivery_id')
       .where('e.id', '=', principal.engagementId)
       .where('e.production_id', '=', principal.productionId)
+      .where('e.retired_at', 'is', null)
       .select([
         'e.organisation_id',
+        'gn.retired_at as node_retired_at',
+        'gd.retired_at as delivery_retired_at',
         'g.id as grant_id',
         'g.kind',
         'g.node_id',
@@ -69,14 +77,15 @@ export class Clamp {
       ])
       .orderBy('g.id')
       .execute();
-    // An engagement that no longer exists reaches nothing; it never widens to the production.
+    // An engagement that is archived or no longer exists reaches nothing; it never widens to the production.
     if (rows.length === 0) {
-      return new Clamp(principal.productionId, principal.engagementId, null, new Set(), []);
+      return new Clamp(principal.productionId, principal.engagementId, null, new Set(), [], false);
     }
     const grants: LiveGrant[] = [];
     for (const r of rows) {
       if (r.grant_id === null || r.kind === null) continue;
       if (!isLive({ revoked_at: r.revoked_at, expires_at: r.expires_at }, now)) continue;
+      if (r.node_retired_at != null || r.delivery_retired_at != null) continue;
       grants.push({
         id: r.grant_id,
         kind: r.kind,
@@ -175,6 +184,7 @@ export interface MediaFacts {
 export async function canSeeMedia(db: Db, clamp: Clamp, media: MediaFacts): Promise<boolean> {
   if (media.production_id !== clamp.productionId) return false;
   if (clamp.productionWide) return true;
+  if (!clamp.active) return false;
   if (media.uploader_engagement_id !== null && media.uploader_engagement_id === clamp.engagementId) {
     return true;
   }
@@ -188,6 +198,13 @@ export async function canSeeMedia(db: Db, clamp: Clamp, media: MediaFacts): Prom
     .selectFrom('versions as v')
     .where('v.production_id', '=', clamp.productionId)
     .where('v.released', '=', 1)
+    .where('v.node_id', 'in', (eb) =>
+      eb
+        .selectFrom('nodes as live')
+        .where('live.production_id', '=', clamp.productionId)
+        .where('live.retired_at', 'is', null)
+        .select('live.id'),
+    )
     .where((eb) =>
       eb.or([
         eb('v.media_id', '=', media.id),

@@ -1,267 +1,91 @@
-import { userInfo } from 'node:os';
-import { dirname, resolve } from 'node:path';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ConfigError, loadConfig, type Config } from '../config.js';
-import { DatabaseError, openAndMigrate, type DbHandle } from '../db/index.js';
-import { importDocument } from '../document/import.js';
-import { DocumentError, readDocument } from '../document/parse.js';
-import { GenerateError, generate, parseGenerateOptions } from '../generate/index.js';
-import { KeyError, listKeys, mintKey, parseScopes, revokeKey } from '../keys/service.js';
-import { FileMediaStore } from '../media/store.js';
-import { findProductionByCode } from '../modules/production/repository.js';
-import { queueMoveTask, TaskInputError } from '../modules/storage/tasks.js';
-import { loadDemo } from './demo.js';
-import { assertPortFree, PortInUseError, portTaken } from './port.js';
-import { serve } from '../server.js';
+import { ConfigError } from '../config.js';
+import { DatabaseError } from '../db/index.js';
+import { DocumentError } from '../document/parse.js';
+import { isAppError } from '../errors.js';
+import { GenerateError } from '../generate/index.js';
+import { KeyError } from '../keys/service.js';
+import { TaskInputError } from '../modules/storage/tasks.js';
+import { CliError, COMMON_FLAGS, out, version, wantsHelp, type Command } from './args.js';
+import { demoCommand } from './demo-command.js';
+import { engagementsCommand } from './engagements.js';
+import { exportCommand } from './export.js';
+import { generateCommand } from './generate.js';
+import { grantsCommand } from './grants.js';
+import { importCommand } from './import.js';
+import { keysCommand } from './keys.js';
+import { PortInUseError } from './port.js';
+import { serveCommand } from './serve.js';
+import { storageCommand } from './storage.js';
 
-/** A failure the user can act on: printed as one line, exit 1. */
-export class CliError extends Error {}
+export { CliError } from './args.js';
 
-const USAGE = `usage: prodgraph <command> [options]
+/** Every command, in the order `prodgraph --help` lists them. */
+const COMMANDS: Command[] = [
+  serveCommand,
+  importCommand,
+  exportCommand,
+  keysCommand,
+  engagementsCommand,
+  grantsCommand,
+  storageCommand,
+  demoCommand,
+  generateCommand,
+];
 
-  serve [--host H] [--port N]                      run the service (default 127.0.0.1:8080)
-  import FILE [--json] [--replace]                 load a production document (YAML or JSON)
-  keys mint --production CODE --label TEXT [--scopes s1,s2] [--engagement REF] [--person REF] [--json]
-  keys list --production CODE [--json]
-  keys revoke ID_OR_PREFIX
-  storage task --production CODE --from PATH --to PATH [--json]
-  demo [--serve] [--host H] [--port N]             load the demo productions if absent, mint demo keys;
-                                                   --serve then runs the service (npm start), refusing a taken port first
-  generate --scale N [--seed S] [--out FILE]       write a generated production document (1 = a full season)
-
-every command: --db URL_OR_PATH (env PRODGRAPH_DB), --media DIR (env PRODGRAPH_MEDIA)`;
-
-const common = {
-  db: { type: 'string' },
-  media: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const satisfies ParseArgsConfig['options'];
-
-function parse<O extends NonNullable<ParseArgsConfig['options']>>(
-  args: string[],
-  options: O,
-  positionals = 0,
-) {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      options: { ...common, ...options },
-      allowPositionals: positionals > 0,
-      strict: true,
-    });
-  } catch (err) {
-    throw new CliError((err as Error).message);
+function usage(): string {
+  const lines = ['usage: prodgraph <command> [options]', ''];
+  for (const c of COMMANDS) {
+    for (const sub of c.subcommands ?? [c]) {
+      lines.push(`  ${sub.usage.split('\n')[0]!.replace(/^usage: prodgraph /, '')}`);
+    }
   }
-  if (parsed.positionals.length > positionals) {
-    throw new CliError(`unexpected argument "${parsed.positionals[positionals]}"`);
-  }
-  return parsed;
+  lines.push(
+    '',
+    `every command: ${COMMON_FLAGS}`,
+    'prodgraph COMMAND --help explains a command; prodgraph --version prints the version.',
+  );
+  return lines.join('\n');
 }
 
-function required(value: string | boolean | undefined, flag: string): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new CliError(`${flag} is required`);
-  return value;
-}
-
-/**
- * `create`: only the commands that build a database (import, demo; serve through the app) may
- * create a missing SQLite file, so a mistyped --db never leaves an empty database behind.
- */
-async function withDb<T>(
-  config: Config,
-  fn: (db: DbHandle) => Promise<T>,
-  { create = false }: { create?: boolean } = {},
-): Promise<T> {
-  const handle = await openAndMigrate(config.db, { create });
-  try {
-    return await fn(handle);
-  } finally {
-    await handle.close();
+async function dispatch(command: Command, args: string[], path: string): Promise<void> {
+  if (command.subcommands) {
+    const [name, ...rest] = args;
+    if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+      out(
+        [command.usage, '', ...command.subcommands.map((s) => `  ${s.name.padEnd(8)} ${s.summary}`)].join(
+          '\n',
+        ),
+      );
+      return;
+    }
+    const sub = command.subcommands.find((s) => s.name === name);
+    if (!sub) {
+      throw new CliError(
+        `unknown ${path} subcommand "${name}" (${command.subcommands.map((s) => s.name).join(', ')}; see prodgraph ${path} --help)`,
+      );
+    }
+    return dispatch(sub, rest, `${path} ${name}`);
   }
-}
-
-const out = (line: string) => process.stdout.write(`${line}\n`);
-
-async function serveOn(config: Config): Promise<void> {
-  try {
-    await serve(config);
-  } catch (err) {
-    throw (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? portTaken(config.host, config.port) : err;
+  if (wantsHelp(args)) {
+    out(command.usage);
+    return;
   }
-}
-
-async function productionId(db: DbHandle, code: string): Promise<number> {
-  const p = await findProductionByCode(db.db, code);
-  if (!p) throw new CliError(`no production with code "${code}"`);
-  return p.id;
+  await command.run!(args);
 }
 
 export async function run(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
-  if (!command || command === '--help' || command === '-h' || command === 'help') {
-    out(USAGE);
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    out(usage());
     return;
   }
-  switch (command) {
-    case 'serve': {
-      const { values } = parse(rest, { host: { type: 'string' }, port: { type: 'string' } });
-      await serveOn(loadConfig(values));
-      return;
-    }
-    case 'import': {
-      const { values, positionals } = parse(
-        rest,
-        { json: { type: 'boolean' }, replace: { type: 'boolean' } },
-        1,
-      );
-      const file = positionals[0];
-      if (!file) throw new CliError('import needs a FILE');
-      const config = loadConfig(values);
-      const doc = await readDocument(file);
-      const result = await withDb(
-        config,
-        (h) =>
-          importDocument(h.db, doc, {
-            store: new FileMediaStore(config.mediaDir),
-            baseDir: dirname(resolve(file)),
-            replace: values.replace ?? false,
-          }),
-        { create: true },
-      );
-      out(
-        values.json
-          ? JSON.stringify(result)
-          : `imported production "${result.production.code}" (id ${result.production.id}), ${Object.keys(result.refs).length} refs`,
-      );
-      return;
-    }
-    case 'keys':
-      return keys(rest);
-    case 'storage': {
-      const [sub, ...args] = rest;
-      if (sub !== 'task')
-        throw new CliError('usage: prodgraph storage task --production CODE --from PATH --to PATH');
-      const { values } = parse(args, {
-        production: { type: 'string' },
-        from: { type: 'string' },
-        to: { type: 'string' },
-        'approved-by': { type: 'string' },
-        json: { type: 'boolean' },
-      });
-      const config = loadConfig(values);
-      const code = required(values.production, '--production');
-      const from = required(values.from, '--from');
-      const to = required(values.to, '--to');
-      const task = await withDb(config, async (h) =>
-        queueMoveTask(h.db, {
-          productionId: await productionId(h, code),
-          from,
-          to,
-          approvedBy: values['approved-by'] ?? userInfo().username,
-        }),
-      );
-      out(values.json ? JSON.stringify(task) : `queued move task ${task.id}`);
-      return;
-    }
-    case 'generate': {
-      const { values } = parse(rest, {
-        scale: { type: 'string' },
-        seed: { type: 'string' },
-        out: { type: 'string' },
-      });
-      const tally = await generate(parseGenerateOptions(values), values.out);
-      // with no --out the document itself is on stdout
-      if (values.out) {
-        out(
-          `wrote ${values.out}: ${tally.scenes} scenes, ${tally.assets} assets, ${tally.versions} versions (${tally.releasedVersions} released)`,
-        );
-      }
-      return;
-    }
-    case 'demo': {
-      const { values } = parse(rest, {
-        host: { type: 'string' },
-        port: { type: 'string' },
-        serve: { type: 'boolean' },
-      });
-      const config = loadConfig(values);
-      // with --serve (npm start) the keys are for this very server: a taken port stops us before minting
-      if (values.serve) await assertPortFree(config.host, config.port);
-      await withDb(
-        config,
-        async (h) => {
-          for (const line of await loadDemo(h.db, config)) out(line);
-        },
-        { create: true },
-      );
-      if (values.serve) await serveOn(config);
-      return;
-    }
-    default:
-      throw new CliError(`unknown command "${command}" (see prodgraph --help)`);
+  if (name === '--version' || name === '-V' || name === 'version') {
+    out(`prodgraph ${version()}`);
+    return;
   }
-}
-
-async function keys(rest: string[]): Promise<void> {
-  const [sub, ...args] = rest;
-  switch (sub) {
-    case 'mint': {
-      const { values } = parse(args, {
-        production: { type: 'string' },
-        label: { type: 'string' },
-        scopes: { type: 'string' },
-        engagement: { type: 'string' },
-        person: { type: 'string' },
-        json: { type: 'boolean' },
-      });
-      const input = {
-        production: required(values.production, '--production'),
-        label: required(values.label, '--label'),
-        scopes: parseScopes(values.scopes),
-        engagement: values.engagement,
-        person: values.person,
-      };
-      const key = await withDb(loadConfig(values), (h) => mintKey(h.db, input));
-      out(values.json ? JSON.stringify(key) : key.token);
-      return;
-    }
-    case 'list': {
-      const { values } = parse(args, { production: { type: 'string' }, json: { type: 'boolean' } });
-      const code = required(values.production, '--production');
-      const rows = await withDb(loadConfig(values), (h) => listKeys(h.db, code));
-      if (values.json) {
-        out(JSON.stringify(rows));
-        return;
-      }
-      out(['ID', 'PREFIX', 'LABEL', 'SCOPES', 'ENGAGEMENT', 'CREATED', 'LAST USED', 'REVOKED'].join('\t'));
-      for (const r of rows) {
-        out(
-          [
-            r.id,
-            r.prefix,
-            r.label,
-            r.scopes.join(','),
-            r.engagement ?? '-',
-            r.created_at,
-            r.last_used_at ?? '-',
-            r.revoked_at ?? '-',
-          ].join('\t'),
-        );
-      }
-      return;
-    }
-    case 'revoke': {
-      const { values, positionals } = parse(args, {}, 1);
-      const target = positionals[0];
-      if (!target) throw new CliError('keys revoke needs an ID or a PREFIX');
-      const key = await withDb(loadConfig(values), (h) => revokeKey(h.db, target));
-      out(`revoked key ${key.id} (${key.prefix})`);
-      return;
-    }
-    default:
-      throw new CliError('usage: prodgraph keys mint|list|revoke …');
-  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) throw new CliError(`unknown command "${name}" (see prodgraph --help)`);
+  await dispatch(command, rest, name);
 }
 
 /** The messages a user can act on are shown as they are; anything else names its kind. */
@@ -278,6 +102,7 @@ export function describeFailure(err: unknown): string {
   ) {
     return err.message;
   }
+  if (isAppError(err)) return err.detail;
   const e = err as NodeJS.ErrnoException;
   if (e?.code === 'ECONNREFUSED') return `cannot reach the database (${e.message})`;
   return e?.message ? e.message.split('\n')[0]! : String(err);

@@ -93,6 +93,8 @@ export interface NodesTable {
   episode_id: number | null;
   created_at: string;
   updated_at: string;
+  /** Set when a document sync retired the node (scenes also become omitted); it then leaves every answer. */
+  retired_at: Generated<string | null>;
 }
 
 export interface EdgesTable {
@@ -137,6 +139,8 @@ export interface VersionsTable {
   created_by: string | null;
   created_by_person_id: number | null;
   created_at: string | null;
+  /** `document` (an import wrote it) or `api` (landed through the API). */
+  source: Generated<string>;
 }
 
 export interface VersionNotesTable {
@@ -231,6 +235,7 @@ export interface DeliveriesTable {
   sent_at: string | null;
   gating_approval_id: number | null;
   position: number;
+  retired_at: Generated<string | null>;
 }
 
 export interface EngagementsTable {
@@ -239,6 +244,11 @@ export interface EngagementsTable {
   ref: string | null;
   organisation_id: number;
   created_at: string;
+  /** `document` or `admin` (made with the admin CLI or API). */
+  source: Generated<string>;
+  retired_at: Generated<string | null>;
+  /** `document` when a sync archived it, else the administrator who did. */
+  retired_by: Generated<string | null>;
 }
 
 export interface EngagementDepartmentsTable {
@@ -257,6 +267,9 @@ export interface GrantsTable {
   expires_at: string | null;
   revoked_at: string | null;
   created_at: string;
+  source: Generated<string>;
+  /** `document` when a document revoked it, else the administrator who did. */
+  revoked_by: Generated<string | null>;
 }
 
 export interface WorkItemsTable {

@@ -1,4 +1,4 @@
-import type { ProductionDocument } from './schema.js';
+import { stepPerson, type ProductionDocument } from './schema.js';
 import { DocumentError } from './parse.js';
 import { pathOf } from '../validation.js';
 
@@ -23,7 +23,8 @@ export type RefKind =
 
 interface RefEntry {
   kind: RefKind;
-  path: string;
+  /** Where it is declared, formatted only for an error (a season declares hundreds of thousands). */
+  path: Array<string | number>;
   /** for assets: their kind (character, costume, …); for versions: the owning asset ref */
   detail?: string;
 }
@@ -42,13 +43,13 @@ export function checkDocument(doc: ProductionDocument): Map<string, RefEntry> {
   const declare = (ref: string | undefined, kind: RefKind, path: Array<string | number>, detail?: string) => {
     if (ref === undefined) return;
     const seen = refs.get(ref);
-    if (seen) fail(path, `duplicate ref "${ref}" (first used at ${seen.path})`);
-    refs.set(ref, { kind, path: pathOf(path), detail });
+    if (seen) fail(path, `the ref "${ref}" is already used at ${pathOf(seen.path)}`);
+    refs.set(ref, { kind, path, detail });
   };
   const expect = (ref: string | null | undefined, kinds: RefKind[], path: Array<string | number>) => {
     if (ref === null || ref === undefined) return undefined;
     const entry = refs.get(ref);
-    if (!entry) return fail(path, `unknown ref "${ref}"`);
+    if (!entry) return fail(path, `no object in the document has the ref "${ref}"`);
     if (!kinds.includes(entry.kind)) {
       fail(
         path,
@@ -136,7 +137,13 @@ export function checkDocument(doc: ProductionDocument): Map<string, RefEntry> {
     if (a.mode === 'decision' && a.steps.length !== 1) {
       fail(['approvals', i, 'steps'], 'a decision approval has exactly one step');
     }
-    a.steps.forEach((s, j) => expect(s, ['person'], ['approvals', i, 'steps', j]));
+    a.steps.forEach((s, j) =>
+      expect(
+        stepPerson(s),
+        ['person'],
+        typeof s === 'string' ? ['approvals', i, 'steps', j] : ['approvals', i, 'steps', j, 'person'],
+      ),
+    );
     if ((a.current_step ?? 0) >= a.steps.length) {
       fail(['approvals', i, 'current_step'], `must be less than the number of steps (${a.steps.length})`);
     }

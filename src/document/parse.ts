@@ -5,10 +5,10 @@ import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { describeValidation } from '../validation.js';
 import { ProductionDocument } from './schema.js';
 
-/** A document that cannot be imported; the message names the path of the problem. */
+/** A document that cannot be imported; the message names the path of the problem once and ends a sentence. */
 export class DocumentError extends Error {
   constructor(message: string) {
-    super(message);
+    super(/[.!?]$/.test(message) ? message : `${message}.`);
     this.name = 'DocumentError';
   }
 }
@@ -20,18 +20,35 @@ const formats = ((addFormats as unknown as { default?: typeof addFormats }).defa
 formats(ajv, ['date', 'date-time']);
 const validate = ajv.compile(ProductionDocument);
 
-/** YAML is a superset of JSON, so one parser reads both. */
-export function parseDocument(text: string, source = 'document'): ProductionDocument {
-  let data: unknown;
+function parseYamlText(text: string, source: string): unknown {
   try {
-    data = parseYaml(text, { uniqueKeys: true, prettyErrors: true });
+    return parseYaml(text, { uniqueKeys: true, prettyErrors: true });
   } catch (err) {
     if (err instanceof YAMLParseError) {
       const where = err.linePos?.[0] ? ` at line ${err.linePos[0].line}, column ${err.linePos[0].col}` : '';
-      throw new DocumentError(`${source}: not valid YAML/JSON${where}: ${err.message.split('\n')[0]}`);
+      // the parser's own message repeats the position; say it once
+      const reason = (err.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?\s*$/, '');
+      throw new DocumentError(`${source}: not valid YAML/JSON${where}: ${reason}`);
     }
     throw err;
   }
+}
+
+/**
+ * YAML is a superset of JSON, so one parser reads both; but a document that is JSON is read
+ * with JSON.parse first: the YAML parser holds a syntax tree of the whole text at once, tens
+ * of bytes per token, which a generated season's document (tens of MB) cannot afford.
+ */
+export function parseDocument(text: string, source = 'document'): ProductionDocument {
+  let data: unknown;
+  if (/^\s*\{/.test(text)) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      // not valid JSON: the YAML parser below says where, in its words
+    }
+  }
+  if (data === undefined) data = parseYamlText(text, source);
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new DocumentError(`${source}: the document must be a mapping with a "production" key`);
   }
@@ -44,7 +61,9 @@ export async function readDocument(file: string): Promise<ProductionDocument> {
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new DocumentError(`${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new DocumentError(
+      `${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
   return parseDocument(text, file);
 }

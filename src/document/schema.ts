@@ -95,6 +95,9 @@ const Ingredient = Type.Object(
   strict,
 );
 
+/** A note written on a version (through the API; an export carries them). */
+const VersionNote = Type.Object({ text: NonEmpty, author: OptN(Text), created_at: Timestamp }, strict);
+
 const Version = Type.Object(
   {
     ref: Opt(Ref),
@@ -108,6 +111,7 @@ const Version = Type.Object(
     created_at: OptN(Timestamp),
     archived: Opt(Type.Boolean()),
     ingredients: Opt(Type.Array(Ingredient)),
+    notes: Opt(Type.Array(VersionNote)),
   },
   strict,
 );
@@ -121,6 +125,8 @@ const Asset = Type.Object(
     status: Opt(StringEnum(V.NODE_STATUSES)),
     costumes: Opt(RefList),
     versions: Opt(Type.Array(Version)),
+    created_at: OptN(Timestamp),
+    updated_at: OptN(Timestamp),
   },
   strict,
 );
@@ -137,6 +143,18 @@ const ShootDay = Type.Object(
   strict,
 );
 
+/** A step already decided: who decided what, when (an export carries decisions made through the API). */
+const DecidedStep = Type.Object(
+  {
+    person: Ref,
+    decision: OptN(StringEnum(V.STEP_DECISIONS)),
+    decided_by: OptN(NonEmpty),
+    note: OptN(Text),
+    decided_at: OptN(Timestamp),
+  },
+  strict,
+);
+
 const Approval = Type.Object(
   {
     ref: Opt(Ref),
@@ -146,8 +164,10 @@ const Approval = Type.Object(
     due: OptN(Date_),
     department: OptN(Ref),
     subject: OptN(Type.Object({ node: Ref, version: OptN(Ref) }, strict)),
-    steps: Type.Array(Ref, { minItems: 1 }),
+    steps: Type.Array(Type.Union([Ref, DecidedStep]), { minItems: 1 }),
     current_step: Opt(Type.Integer({ minimum: 0 })),
+    created_at: OptN(Timestamp),
+    updated_at: OptN(Timestamp),
   },
   strict,
 );
@@ -298,3 +318,8 @@ export const ProductionDocument = Type.Object(
 export type ProductionDocument = Static<typeof ProductionDocument>;
 export type DocAsset = Static<typeof Asset>;
 export type DocVersion = Static<typeof Version>;
+export type DocApproval = Static<typeof Approval>;
+export type DocStep = DocApproval['steps'][number];
+
+/** The person ref of a step, written either as the ref alone or as a decided step. */
+export const stepPerson = (step: DocStep): string => (typeof step === 'string' ? step : step.person);

@@ -74,6 +74,7 @@ function idempotencyHooks<T>(
   key: string,
   requestHash: string,
   status: number,
+  redact: (body: T) => unknown = (body) => body,
 ): WriteHooks<T> {
   let claimed: number | null = null;
   return {
@@ -122,7 +123,7 @@ function idempotencyHooks<T>(
       if (claimed === null) return;
       await trx
         .updateTable('idempotency_keys')
-        .set({ status_code: status, response_body: JSON.stringify(result) })
+        .set({ status_code: status, response_body: JSON.stringify(redact(result)) })
         .where('id', '=', claimed)
         .execute();
     },
@@ -133,6 +134,8 @@ export interface WriteResponse<T> {
   status: number;
   /** Response headers derived from the body (a replay derives them again from the stored body). */
   headers?: (body: T) => Record<string, string>;
+  /** What is remembered for a replay, when the body holds something never to be stored (a token). */
+  redact?: (body: T) => T;
 }
 
 /**
@@ -154,6 +157,7 @@ export async function respondToWrite<T>(
           key,
           requestHash ?? requestHashOf(request),
           response.status,
+          response.redact,
         )
       : undefined;
   try {

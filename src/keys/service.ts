@@ -8,9 +8,12 @@ import { hashMatches, newToken, prefixOf } from './tokens.js';
 export class KeyError extends Error {}
 
 export const DEFAULT_SCOPES: readonly Scope[] = ['read', 'write'];
+/** An engagement-bound key reaches only the round-trip surface, where `write` buys nothing. */
+export const DEFAULT_VENDOR_SCOPES: readonly Scope[] = ['read'];
 
-export function parseScopes(raw: string | undefined): Scope[] {
-  if (raw === undefined || raw.trim() === '') return [...DEFAULT_SCOPES];
+/** The scopes named in a comma-separated list; undefined when none are named (the defaults apply). */
+export function parseScopes(raw: string | undefined): Scope[] | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
   const scopes = raw
     .split(',')
     .map((s) => s.trim())
@@ -56,9 +59,10 @@ export async function mintKey(db: Db, input: MintInput): Promise<MintedKey> {
       .selectFrom('engagements')
       .where('production_id', '=', productionId)
       .where('ref', '=', input.engagement)
-      .select('id')
+      .select(['id', 'retired_at'])
       .executeTakeFirst();
     if (!e) throw new KeyError(`no engagement "${input.engagement}" in production "${input.production}"`);
+    if (e.retired_at !== null) throw new KeyError(`engagement "${input.engagement}" is archived`);
     engagementId = e.id;
   }
   let personId: number | null = null;
@@ -72,19 +76,39 @@ export async function mintKey(db: Db, input: MintInput): Promise<MintedKey> {
     if (!p) throw new KeyError(`no person "${input.person}" in production "${input.production}"`);
     personId = p.id;
   }
-  const scopes = input.scopes ?? [...DEFAULT_SCOPES];
+  const key = await mintKeyById(db, { productionId, label, scopes: input.scopes, engagementId, personId });
+  return { ...key, engagement: input.engagement ?? null };
+}
+
+export interface MintById {
+  productionId: number;
+  label: string;
+  scopes?: Scope[];
+  engagementId: number | null;
+  personId: number | null;
+}
+
+/**
+ * The one place a key is made (CLI and admin API): a vendor key defaults to `read`, never holds
+ * `admin`; the token exists only in the return value, never in the database.
+ */
+export async function mintKeyById(db: Db, input: MintById): Promise<Omit<MintedKey, 'engagement'>> {
+  const scopes = input.scopes ?? [...(input.engagementId === null ? DEFAULT_SCOPES : DEFAULT_VENDOR_SCOPES)];
+  if (input.engagementId !== null && scopes.includes('admin')) {
+    throw new KeyError('an engagement-bound key cannot hold the "admin" scope');
+  }
   const { token, prefix, hash } = newToken();
   const id = await repo.insertKey(db, {
-    production_id: productionId,
+    production_id: input.productionId,
     prefix,
     hash,
-    label,
+    label: input.label,
     scopes: JSON.stringify(scopes),
-    engagement_id: engagementId,
-    person_id: personId,
+    engagement_id: input.engagementId,
+    person_id: input.personId,
     created_at: nowIso(),
   });
-  return { id, token, prefix, scopes, engagement: input.engagement ?? null };
+  return { id, token, prefix, scopes };
 }
 
 export async function listKeys(db: Db, productionCode: string) {

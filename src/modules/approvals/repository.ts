@@ -9,7 +9,8 @@ export function listApprovals(db: Db, productionId: number, filter: ApprovalFilt
   let q = db
     .selectFrom('approvals as a')
     .leftJoin('departments as d', 'd.id', 'a.department_id')
-    .leftJoin('nodes as n', 'n.id', 'a.subject_node_id')
+    // a retired subject is shown as no subject, exactly as if it had never existed
+    .leftJoin('nodes as n', (j) => j.onRef('n.id', '=', 'a.subject_node_id').on('n.retired_at', 'is', null))
     .leftJoin('versions as v', 'v.id', 'a.subject_version_id')
     .where('a.production_id', '=', productionId)
     .select([
@@ -20,6 +21,7 @@ export function listApprovals(db: Db, productionId: number, filter: ApprovalFilt
       'a.due',
       'd.slug as department',
       'a.subject_node_id',
+      'n.id as subject_live_id',
       'n.label as subject_label',
       'n.kind as subject_kind',
       'a.subject_version_id',

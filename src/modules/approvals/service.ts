@@ -31,7 +31,7 @@ export async function approvalChains(
       due: a.due,
       department: a.department ?? null,
       subject:
-        a.subject_node_id === null
+        a.subject_node_id === null || a.subject_live_id === null
           ? null
           : {
               node_id: a.subject_node_id,

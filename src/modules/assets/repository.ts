@@ -25,6 +25,7 @@ export function listAssets(db: Db, productionId: number, filter: AssetFilter) {
     .leftJoin('departments as d', 'd.id', 'nodes.department_id')
     .where('nodes.production_id', '=', productionId)
     .where('nodes.kind', '<>', 'scene')
+    .where('nodes.retired_at', 'is', null)
     .select((eb) => [
       'nodes.id',
       'nodes.label',
@@ -71,6 +72,7 @@ export function findAsset(db: Db, productionId: number, nodeId: number) {
     .where('nodes.production_id', '=', productionId)
     .where('nodes.id', '=', nodeId)
     .where('nodes.kind', '<>', 'scene')
+    .where('nodes.retired_at', 'is', null)
     .select([
       'nodes.id',
       'nodes.label',
@@ -137,6 +139,7 @@ export function scenesUsing(db: Db, productionId: number, nodeId: number) {
     .where('edges.to_node_id', '=', nodeId)
     .where('edges.kind', '=', EDGE_USES)
     .where('s.kind', '=', 'scene')
+    .where('s.retired_at', 'is', null)
     .select(['s.id', 's.number', 's.slugline', 's.status', 's.episode_id', 'e.code as episode_code'])
     .orderBy('s.position')
     .orderBy('s.id')
@@ -158,6 +161,7 @@ export function wearsEdgesOf(db: Db, productionId: number, nodeId: number) {
     .leftJoin('departments as d', 'd.id', 'nodes.department_id')
     .where('edges.production_id', '=', productionId)
     .where('edges.kind', '=', EDGE_WEARS)
+    .where('nodes.retired_at', 'is', null)
     .select((eb) => [
       'edges.from_node_id',
       'nodes.id',

@@ -63,6 +63,7 @@ export function touchAsset(db: Db, productionId: number, nodeId: number, at: str
     .where('id', '=', nodeId)
     .where('production_id', '=', productionId)
     .where('kind', '<>', 'scene')
+    .where('retired_at', 'is', null)
     .returning(['id', 'label', 'kind'])
     .executeTakeFirst();
 }
@@ -74,6 +75,7 @@ export function findAsset(db: Db, productionId: number, nodeId: number) {
     .where('id', '=', nodeId)
     .where('production_id', '=', productionId)
     .where('kind', '<>', 'scene')
+    .where('retired_at', 'is', null)
     .select(['id'])
     .executeTakeFirst();
 }
@@ -181,6 +183,8 @@ export function insertVersion(
       created_by: row.createdBy,
       created_by_person_id: row.createdByPersonId,
       created_at: row.at,
+      // a document sync never touches a landed version
+      source: 'api',
     })
     .returning('id')
     .executeTakeFirstOrThrow();

@@ -14,6 +14,7 @@ export function findScene(db: Db, productionId: number, nodeId: number) {
     .where('n.production_id', '=', productionId)
     .where('n.id', '=', nodeId)
     .where('n.kind', '=', 'scene')
+    .where('n.retired_at', 'is', null)
     .select([
       'n.id',
       'n.number',
@@ -35,6 +36,7 @@ export function findCharacter(db: Db, productionId: number, nodeId: number) {
     .where('production_id', '=', productionId)
     .where('id', '=', nodeId)
     .where('kind', '=', 'character')
+    .where('retired_at', 'is', null)
     .select(['id', 'label', 'status'])
     .executeTakeFirst();
 }
@@ -52,6 +54,7 @@ export function linkedNodes(
     .where('e.production_id', '=', productionId)
     .where('e.from_node_id', '=', fromNodeId)
     .where('e.kind', '=', kind)
+    .where('n.retired_at', 'is', null)
     .select(['n.id', 'n.label', 'n.kind', 'n.status'])
     .orderBy('e.position')
     .orderBy('e.id')

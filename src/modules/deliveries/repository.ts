@@ -7,6 +7,7 @@ export function listDeliveries(db: Db, productionId: number) {
     .leftJoin('departments as td', 'td.id', 'dl.to_department_id')
     .leftJoin('approvals as a', 'a.id', 'dl.gating_approval_id')
     .where('dl.production_id', '=', productionId)
+    .where('dl.retired_at', 'is', null)
     .select([
       'dl.id',
       'dl.title',

@@ -25,6 +25,7 @@ export function findDepartmentBySlug(db: Db, productionId: number, slug: string)
         .selectFrom('nodes')
         .whereRef('nodes.department_id', '=', 'd.id')
         .where('nodes.kind', '<>', 'scene')
+        .where('nodes.retired_at', 'is', null)
         .select(eb.fn.countAll().as('n'))
         .as('assets'),
     ])

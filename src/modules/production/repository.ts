@@ -28,17 +28,20 @@ export function findProduction(db: Db, productionId: number) {
         .selectFrom('deliveries')
         .whereRef('production_id', '=', 'p.id')
         .where('status', 'in', ['blocked', 'ready', 'sent'])
+        .where('retired_at', 'is', null)
         .select(eb.fn.countAll().as('n'))
         .as('deliveries_in_flight'),
       eb
         .selectFrom('nodes')
         .whereRef('production_id', '=', 'p.id')
         .where('kind', '=', 'scene')
+        .where('retired_at', 'is', null)
         .select(eb.fn.countAll().as('n'))
         .as('scenes'),
       eb
         .selectFrom('nodes')
         .whereRef('production_id', '=', 'p.id')
+        .where('retired_at', 'is', null)
         .select(eb.fn.countAll().as('n'))
         .as('nodes'),
     ])

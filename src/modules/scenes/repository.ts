@@ -8,6 +8,7 @@ export function listScenes(db: Db, productionId: number) {
     .leftJoin('episodes as e', 'e.id', 'n.episode_id')
     .where('n.production_id', '=', productionId)
     .where('n.kind', '=', 'scene')
+    .where('n.retired_at', 'is', null)
     .select([
       'n.id',
       'n.number',

@@ -17,6 +17,7 @@ export function listStrips(db: Db, productionId: number) {
     .innerJoin('nodes as s', 's.id', 'st.scene_node_id')
     .leftJoin('episodes as e', 'e.id', 's.episode_id')
     .where('st.production_id', '=', productionId)
+    .where('s.retired_at', 'is', null)
     .select(['st.shoot_day_id', 's.id', 's.number', 's.slugline', 's.episode_id', 'e.code as episode_code'])
     .orderBy('st.shoot_day_id')
     .orderBy('st.position')

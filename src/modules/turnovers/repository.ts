@@ -7,6 +7,7 @@ export function deliveriesByIds(db: Db, productionId: number, ids: readonly numb
     .selectFrom('deliveries')
     .where('production_id', '=', productionId)
     .where('id', 'in', ids.length ? [...ids] : NONE)
+    .where('retired_at', 'is', null)
     .select(['id', 'title', 'status', 'due', 'external_to', 'spec', 'sent_at'])
     .orderBy('position')
     .orderBy('id')
@@ -18,6 +19,7 @@ export function findDelivery(db: Db, productionId: number, id: number) {
     .selectFrom('deliveries')
     .where('production_id', '=', productionId)
     .where('id', '=', id)
+    .where('retired_at', 'is', null)
     .select(['id', 'title'])
     .executeTakeFirst();
 }

@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Config } from '../config.js';
+import { openAndMigrate, type DbHandle } from '../db/index.js';
+import { findProductionByCode } from '../modules/production/repository.js';
+
+/** A failure the user can act on: printed as one line, exit 1. */
+export class CliError extends Error {}
+
+/**
+ * One command of `prodgraph`: its usage names every flag; `--help` anywhere prints it. A
+ * command with subcommands (keys, grants, …) dispatches on its first argument.
+ */
+export interface Command {
+  name: string;
+  summary: string;
+  usage: string;
+  run?: (args: string[]) => Promise<void>;
+  subcommands?: Command[];
+}
+
+export const COMMON_FLAGS = '--db URL_OR_PATH (env PRODGRAPH_DB), --media DIR (env PRODGRAPH_MEDIA)';
+
+let sink = (text: string): void => {
+  process.stdout.write(text);
+};
+
+export const out = (line: string): void => sink(`${line}\n`);
+
+/** Sends what commands print somewhere else until the returned function is called (tests run commands in-process). */
+export function printTo(target: (text: string) => void): () => void {
+  const previous = sink;
+  sink = target;
+  return () => {
+    sink = previous;
+  };
+}
+
+export const wantsHelp = (args: readonly string[]): boolean => args.includes('--help') || args.includes('-h');
+
+export function version(): string {
+  // package.json sits two folders up from both src/cli and dist/cli
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+const common = {
+  db: { type: 'string' },
+  media: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+export function parse<O extends NonNullable<ParseArgsConfig['options']>>(
+  args: string[],
+  options: O,
+  positionals = 0,
+) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: { ...common, ...options },
+      allowPositionals: positionals > 0,
+      strict: true,
+    });
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
+  if (parsed.positionals.length > positionals) {
+    throw new CliError(`unexpected argument "${parsed.positionals[positionals]}"`);
+  }
+  return parsed;
+}
+
+export function required(value: string | boolean | undefined, flag: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new CliError(`${flag} is required`);
+  return value;
+}
+
+/**
+ * `create`: only the commands that build a database (import, demo; serve through the app) may
+ * create a missing SQLite file, so a mistyped --db never leaves an empty database behind.
+ */
+export async function withDb<T>(
+  config: Config,
+  fn: (db: DbHandle) => Promise<T>,
+  { create = false }: { create?: boolean } = {},
+): Promise<T> {
+  const handle = await openAndMigrate(config.db, { create });
+  try {
+    return await fn(handle);
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function productionId(db: DbHandle, code: string): Promise<number> {
+  const p = await findProductionByCode(db.db, code);
+  if (!p) throw new CliError(`no production with code "${code}"`);
+  return p.id;
+}
+
+/** How the activity feed names a change made at the command line. */
+export const cliActor = (): string => `${userInfo().username} via prodgraph CLI`;
+
+/** Tab-separated rows under a header, for people; `--json` is for machines. */
+export function table(header: string[], rows: Array<Array<string | number | null>>): void {
+  out(header.join('\t'));
+  for (const r of rows) out(r.map((v) => (v === null || v === '' ? '-' : String(v))).join('\t'));
+}

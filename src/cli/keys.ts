@@ -1,0 +1,94 @@
+import { loadConfig } from '../config.js';
+import { listKeys, mintKey, parseScopes, revokeKey } from '../keys/service.js';
+import { SCOPES } from '../domain/vocabulary.js';
+import { CliError, COMMON_FLAGS, out, parse, required, table, withDb, type Command } from './args.js';
+
+const mint: Command = {
+  name: 'mint',
+  summary: 'mint a key and print its token once',
+  usage: `usage: prodgraph keys mint --production CODE --label TEXT [--scopes s1,s2] [--engagement REF] [--person REF] [--json]
+
+Mints a key and prints the token once (it is never stored).
+
+  --scopes s1,s2      of ${SCOPES.join(', ')}; default read,write (read alone with --engagement);
+                      admin only on a production-wide key
+  --engagement REF    bind the key to a vendor engagement (round-trip endpoints only, clamped)
+  --person REF        record writes under this person
+  --json              print {"id","token","prefix","scopes","engagement"}
+
+${COMMON_FLAGS}.`,
+  async run(args) {
+    const { values } = parse(args, {
+      production: { type: 'string' },
+      label: { type: 'string' },
+      scopes: { type: 'string' },
+      engagement: { type: 'string' },
+      person: { type: 'string' },
+      json: { type: 'boolean' },
+    });
+    const input = {
+      production: required(values.production, '--production'),
+      label: required(values.label, '--label'),
+      scopes: parseScopes(values.scopes),
+      engagement: values.engagement,
+      person: values.person,
+    };
+    const key = await withDb(loadConfig(values), (h) => mintKey(h.db, input));
+    out(values.json ? JSON.stringify(key) : key.token);
+  },
+};
+
+const list: Command = {
+  name: 'list',
+  summary: 'list keys by prefix',
+  usage: `usage: prodgraph keys list --production CODE [--json]
+
+Lists the production's keys: id, prefix, label, scopes, engagement, person, created, last used,
+revoked. Tokens are never shown (they are not stored). ${COMMON_FLAGS}.`,
+  async run(args) {
+    const { values } = parse(args, { production: { type: 'string' }, json: { type: 'boolean' } });
+    const code = required(values.production, '--production');
+    const rows = await withDb(loadConfig(values), (h) => listKeys(h.db, code));
+    if (values.json) {
+      out(JSON.stringify(rows));
+      return;
+    }
+    table(
+      ['ID', 'PREFIX', 'LABEL', 'SCOPES', 'ENGAGEMENT', 'PERSON', 'CREATED', 'LAST USED', 'REVOKED'],
+      rows.map((r) => [
+        r.id,
+        r.prefix,
+        r.label,
+        r.scopes.join(','),
+        r.engagement,
+        r.person,
+        r.created_at,
+        r.last_used_at,
+        r.revoked_at,
+      ]),
+    );
+  },
+};
+
+const revoke: Command = {
+  name: 'revoke',
+  summary: 'revoke a key at once',
+  usage: `usage: prodgraph keys revoke ID_OR_PREFIX
+
+Revokes a key by id, prefix or whole token; the very next request with it is refused.
+${COMMON_FLAGS}.`,
+  async run(args) {
+    const { values, positionals } = parse(args, {}, 1);
+    const target = positionals[0];
+    if (!target) throw new CliError('keys revoke needs an ID or a PREFIX');
+    const key = await withDb(loadConfig(values), (h) => revokeKey(h.db, target));
+    out(`revoked key ${key.id} (${key.prefix})`);
+  },
+};
+
+export const keysCommand: Command = {
+  name: 'keys',
+  summary: 'mint, list and revoke API keys',
+  usage: `usage: prodgraph keys mint|list|revoke … (prodgraph keys SUBCOMMAND --help for each)`,
+  subcommands: [mint, list, revoke],
+};

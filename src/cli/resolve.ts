@@ -1,0 +1,55 @@
+import type { DbHandle } from '../db/index.js';
+import { CliError } from './args.js';
+
+/*
+ * The CLI names objects by the document's ref or by the API's id: a ref is looked up first,
+ * so a ref made of digits ("12") still means the scene with that ref.
+ */
+
+type Kind = 'scene' | 'character' | 'delivery' | 'engagement' | 'organisation' | 'person';
+
+async function byRefOrId(
+  h: DbHandle,
+  productionId: number,
+  kind: Kind,
+  refOrId: string,
+): Promise<number | null> {
+  const table =
+    kind === 'scene' || kind === 'character'
+      ? 'nodes'
+      : kind === 'delivery'
+        ? 'deliveries'
+        : kind === 'engagement'
+          ? 'engagements'
+          : kind === 'organisation'
+            ? 'organisations'
+            : 'people';
+  const base = () => {
+    let q = h.db
+      .selectFrom(table as 'nodes')
+      .where('production_id', '=', productionId)
+      .select('id');
+    if (kind === 'scene') q = q.where('kind', '=', 'scene');
+    if (kind === 'character') q = q.where('kind', '=', 'character');
+    return q;
+  };
+  const byRef = await base().where('ref', '=', refOrId).executeTakeFirst();
+  if (byRef) return byRef.id;
+  if (/^\d{1,9}$/.test(refOrId)) {
+    const byId = await base().where('id', '=', Number(refOrId)).executeTakeFirst();
+    if (byId) return byId.id;
+  }
+  return null;
+}
+
+export async function resolveId(
+  h: DbHandle,
+  productionId: number,
+  code: string,
+  kind: Kind,
+  refOrId: string,
+): Promise<number> {
+  const id = await byRefOrId(h, productionId, kind, refOrId);
+  if (id === null) throw new CliError(`no ${kind} "${refOrId}" in production "${code}"`);
+  return id;
+}

@@ -1,0 +1,25 @@
+import { loadConfig, type Config } from '../config.js';
+import { serve } from '../server.js';
+import { COMMON_FLAGS, parse, type Command } from './args.js';
+import { portTaken } from './port.js';
+
+/** Serves, turning a taken port into the one line that names it and how to pick another. */
+export async function serveOn(config: Config): Promise<void> {
+  try {
+    await serve(config);
+  } catch (err) {
+    throw (err as NodeJS.ErrnoException).code === 'EADDRINUSE' ? portTaken(config.host, config.port) : err;
+  }
+}
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'run the service',
+  usage: `usage: prodgraph serve [--host H] [--port N]
+
+Runs the service (default 127.0.0.1:8080; env HOST, PORT). ${COMMON_FLAGS}.`,
+  async run(args) {
+    const { values } = parse(args, { host: { type: 'string' }, port: { type: 'string' } });
+    await serveOn(loadConfig(values));
+  },
+};

@@ -1,0 +1,262 @@
+import { idOf, same, type Id } from '../sync/cells.js';
+import { occurrenceKeys, type SyncContext } from '../sync/context.js';
+import { diffKeyed, type KeyedDiff } from '../sync/keyed.js';
+import { insertRows } from '../sync/write.js';
+import { stepPerson } from '../schema.js';
+
+/*
+ * Approvals (by ref, or by title when they have none), their steps, and department notes.
+ * An approval the API has decided (a step carries a decision time) keeps its chain as the API
+ * left it: mode, status, current step, subject and steps stand; its title, due date and
+ * department still follow the document. One that left the document is kept when the API
+ * decided it and deleted otherwise.
+ */
+
+const iso = (ts: string | null | undefined): string | null => (ts ? new Date(ts).toISOString() : null);
+const API_OWNED = ['mode', 'status', 'current_step', 'subject_node_id', 'subject_version_id', 'steps'];
+
+interface Step {
+  person_id: Id;
+  decision: string | null;
+  decided_by: string | null;
+  note: string | null;
+  decided_at: string | null;
+}
+
+const sameStep = (a: Step, b: Step) =>
+  same(a.person_id, b.person_id) &&
+  a.decision === b.decision &&
+  a.decided_by === b.decided_by &&
+  a.note === b.note &&
+  a.decided_at === b.decided_at;
+
+export class ApprovalsSection {
+  approvals!: KeyedDiff<'approvals'>;
+  notes!: KeyedDiff<'department_notes'>;
+  /** Approvals the API decided: their chain is the API's. */
+  private readonly decided = new Set<number>();
+  private readonly stepsWanted = new Map<string, Step[]>();
+  private readonly stepIds = new Map<number, number[]>();
+  private readonly keptRemoved = new Set<number>();
+
+  async diff(ctx: SyncContext): Promise<void> {
+    const pid = ctx.existingProductionId;
+    const p = ctx.productionId;
+    const stored =
+      pid === null
+        ? []
+        : await ctx.db
+            .selectFrom('approvals')
+            .where('production_id', '=', pid)
+            .select([
+              'id',
+              'ref',
+              'title',
+              'mode',
+              'status',
+              'due',
+              'department_id',
+              'subject_node_id',
+              'subject_version_id',
+              'current_step',
+            ])
+            .orderBy('id')
+            .execute();
+    const steps = new Map<number, Step[]>();
+    if (pid !== null) {
+      for (const s of await ctx.db
+        .selectFrom('approval_steps')
+        .where('production_id', '=', pid)
+        .select(['id', 'approval_id', 'person_id', 'decision', 'decided_by', 'note', 'decided_at'])
+        .orderBy('approval_id')
+        .orderBy('position')
+        .execute()) {
+        const step = { ...s, person_id: s.person_id ?? -1 };
+        const list = steps.get(s.approval_id);
+        if (list) list.push(step);
+        else steps.set(s.approval_id, [step]);
+        const ids = this.stepIds.get(s.approval_id);
+        if (ids) ids.push(s.id);
+        else this.stepIds.set(s.approval_id, [s.id]);
+        if (s.decided_at !== null) this.decided.add(s.approval_id);
+      }
+    }
+    const names = new Map((ctx.doc.people ?? []).map((x) => [x.ref, x.name]));
+    const doc = ctx.doc.approvals ?? [];
+    const storedKeys = occurrenceKeys(stored, (a) => a.ref ?? `approval "${a.title}"`);
+    const wantedKeys = occurrenceKeys(doc, (a) => a.ref ?? `approval "${a.title}"`);
+    doc.forEach((a, i) => {
+      const current = a.current_step ?? 0;
+      this.stepsWanted.set(
+        wantedKeys[i]!,
+        a.steps.map((step, j) => {
+          const person = stepPerson(step);
+          if (typeof step !== 'string' && (step.decision || step.decided_at)) {
+            return {
+              person_id: ctx.need(person),
+              decision: step.decision ?? null,
+              decided_by: step.decided_by ?? names.get(person) ?? null,
+              note: step.note ?? null,
+              decided_at: iso(step.decided_at),
+            };
+          }
+          // steps before the current one were decided in the app before the document was written
+          const decided = j < current || (a.status === 'approved' && j <= current);
+          return {
+            person_id: ctx.need(person),
+            decision: decided ? 'approved' : null,
+            decided_by: decided ? names.get(person)! : null,
+            note: null,
+            decided_at: null,
+          };
+        }),
+      );
+    });
+    this.approvals = diffKeyed(ctx, {
+      kind: 'approvals',
+      table: 'approvals',
+      columns: {
+        title: 'text',
+        mode: 'text',
+        status: 'text',
+        due: 'text',
+        department_id: 'integer',
+        subject_node_id: 'integer',
+        subject_version_id: 'integer',
+        current_step: 'integer',
+      },
+      stored: stored.map((a, i) => ({ id: a.id, key: storedKeys[i]!, values: a })),
+      wanted: doc.map((a, i) => {
+        const created = iso(a.created_at) ?? ctx.now;
+        return {
+          key: wantedKeys[i]!,
+          ref: a.ref ?? null,
+          row: {
+            production_id: p,
+            ref: a.ref ?? null,
+            title: a.title,
+            mode: a.mode,
+            status: a.status ?? 'pending',
+            due: a.due ?? null,
+            department_id: ctx.id(a.department),
+            subject_node_id: ctx.id(a.subject?.node),
+            subject_version_id: ctx.id(a.subject?.version),
+            current_step: a.current_step ?? 0,
+            created_at: created,
+            updated_at: iso(a.updated_at) ?? created,
+          },
+        };
+      }),
+      stands: (s) => (this.decided.has(s.id) ? API_OWNED : []),
+      keptReason: 'decided through the API',
+      children: (s, w) => {
+        const have = steps.get(s.id) ?? [];
+        const want = this.stepsWanted.get(w.key) ?? [];
+        return have.length === want.length && have.every((x, i) => sameStep(x, want[i]!)) ? [] : ['steps'];
+      },
+      onUpdate: () => ({ updated_at: ctx.now }),
+    });
+
+    const notes =
+      pid === null
+        ? []
+        : await ctx.db
+            .selectFrom('department_notes')
+            .where('production_id', '=', pid)
+            .select(['id', 'ref', 'department_id', 'node_id', 'summary', 'created_at'])
+            .orderBy('id')
+            .execute();
+    const docNotes = ctx.doc.department_notes ?? [];
+    const storedNoteKeys = occurrenceKeys(notes, (n) => n.ref ?? `note "${n.summary}"`);
+    const wantedNoteKeys = occurrenceKeys(docNotes, (n) => n.ref ?? `note "${n.summary}"`);
+    this.notes = diffKeyed(ctx, {
+      kind: 'department_notes',
+      table: 'department_notes',
+      columns: { department_id: 'integer', node_id: 'integer', summary: 'text', created_at: 'text' },
+      stored: notes.map((n, i) => ({ id: n.id, key: storedNoteKeys[i]!, values: n })),
+      wanted: docNotes.map((n, i) => ({
+        key: wantedNoteKeys[i]!,
+        ref: n.ref ?? null,
+        row: {
+          production_id: p,
+          ref: n.ref ?? null,
+          department_id: ctx.id(n.department),
+          node_id: ctx.id(n.node),
+          summary: n.summary,
+          created_at: iso(n.created_at),
+        },
+      })),
+    });
+  }
+
+  settle(ctx: SyncContext): void {
+    for (const r of this.approvals.removed) {
+      if (this.decided.has(r.id)) {
+        this.keptRemoved.add(r.id);
+        ctx.record('approvals', 'kept', r.key, r.id, { reason: 'decided through the API' });
+      } else {
+        this.approvals.deletes.push(r.id);
+        ctx.record('approvals', 'deleted', r.key, r.id);
+      }
+    }
+    for (const r of this.notes.removed) {
+      this.notes.deletes.push(r.id);
+      ctx.record('department_notes', 'deleted', r.key, r.id);
+    }
+  }
+
+  /** Stored approval rows (and step rows) whose references this sync rewrites or deletes. */
+  keptRows(): { subjectNotKept: Set<number>; departmentNotKept: Set<number>; stepsNotKept: Set<number> } {
+    const matched = [...this.approvals.matched.values()];
+    const subjectNotKept = new Set([
+      ...matched.filter((id) => !this.decided.has(id)),
+      ...this.approvals.deletes,
+    ]);
+    const departmentNotKept = new Set([...matched, ...this.approvals.deletes]);
+    const stepsNotKept = new Set<number>();
+    for (const [approval, ids] of this.stepIds) {
+      if (!this.decided.has(approval)) for (const id of ids) stepsNotKept.add(id);
+    }
+    return { subjectNotKept, departmentNotKept, stepsNotKept };
+  }
+
+  async remove(ctx: SyncContext): Promise<void> {
+    await this.notes.deleteRemoved(ctx);
+    await this.approvals.deleteRemoved(ctx);
+  }
+
+  async write(ctx: SyncContext): Promise<void> {
+    await this.approvals.write(ctx);
+    const rewrite = this.approvals.updates.filter((u) => u.children.includes('steps')).map((u) => u.id);
+    for (let i = 0; i < rewrite.length; i += 1000) {
+      await ctx.db
+        .deleteFrom('approval_steps')
+        .where('approval_id', 'in', rewrite.slice(i, i + 1000))
+        .execute();
+    }
+    const pid = idOf(ctx.productionId);
+    const chains: Array<{ id: Id; key: string }> = [
+      ...this.approvals.creates.map((c) => ({ id: c.pending as Id, key: c.key })),
+      ...this.approvals.updates
+        .filter((u) => u.children.includes('steps'))
+        .map((u) => ({ id: u.id as Id, key: u.key })),
+    ];
+    await insertRows(
+      ctx.db,
+      'approval_steps',
+      chains.flatMap(({ id, key }) =>
+        (this.stepsWanted.get(key) ?? []).map((s, position) => ({
+          production_id: pid,
+          approval_id: idOf(id),
+          position,
+          person_id: idOf(s.person_id),
+          decision: s.decision,
+          decided_by: s.decided_by,
+          note: s.note,
+          decided_at: s.decided_at,
+        })),
+      ),
+    );
+    await this.notes.write(ctx);
+  }
+}

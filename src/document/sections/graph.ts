@@ -1,0 +1,269 @@
+import { EDGE_USES, EDGE_WEARS } from '../../domain/vocabulary.js';
+import { idOf, same, type Id } from '../sync/cells.js';
+import type { SyncContext } from '../sync/context.js';
+import { assignRefs, diffKeyed, type KeyedDiff } from '../sync/keyed.js';
+import { referencedByAny } from '../sync/references.js';
+import { orderPositions } from '../sync/order.js';
+import { insertRows } from '../sync/write.js';
+import type { ApprovalsSection } from './approvals.js';
+
+/*
+ * The graph: scenes and assets (nodes, by ref) and the edges between them (a scene uses
+ * assets, a character wears costumes). Nodes the API created have no ref and are never
+ * touched. A node whose ref left the document is retired when anything still refers to it
+ * (versions, media, activity, grants, a decided approval) — a scene also becomes omitted —
+ * and deleted when nothing does.
+ */
+
+const iso = (ts: string | null | undefined): string | null => (ts ? new Date(ts).toISOString() : null);
+const json = (v: unknown): string => JSON.stringify(v);
+
+type EdgeKind = typeof EDGE_USES | typeof EDGE_WEARS;
+
+interface WantedEdges {
+  kind: EdgeKind;
+  to: Id[];
+}
+
+export class GraphSection {
+  nodes!: KeyedDiff<'nodes'>;
+  /** Stored ids of nodes whose ref left the document (retired or deleted now, or retired before). */
+  readonly removedIds = new Set<number>();
+  private readonly retiring: Array<{ id: number; scene: boolean }> = [];
+  private readonly edgesWanted = new Map<string, WantedEdges>();
+  private readonly edgesStored = new Map<number, Array<{ kind: string; to: number }>>();
+
+  async diff(ctx: SyncContext): Promise<void> {
+    const pid = ctx.existingProductionId;
+    const doc = ctx.doc;
+    const p = ctx.productionId;
+    const rows =
+      pid === null
+        ? []
+        : await ctx.db
+            .selectFrom('nodes')
+            .where('production_id', '=', pid)
+            .where('ref', 'is not', null)
+            .select([
+              'id',
+              'ref',
+              'kind',
+              'label',
+              'status',
+              'department_id',
+              'position',
+              'number',
+              'slugline',
+              'synopsis',
+              'revision_color',
+              'elements',
+              'episode_id',
+              'retired_at',
+            ])
+            .execute();
+    if (pid !== null) {
+      const edges = await ctx.db
+        .selectFrom('edges')
+        .where('production_id', '=', pid)
+        .select(['from_node_id', 'to_node_id', 'kind'])
+        .orderBy('from_node_id')
+        .orderBy('kind')
+        .orderBy('position')
+        .orderBy('id')
+        .execute();
+      for (const e of edges) {
+        const list = this.edgesStored.get(e.from_node_id);
+        const edge = { kind: e.kind, to: e.to_node_id };
+        if (list) list.push(edge);
+        else this.edgesStored.set(e.from_node_id, [edge]);
+      }
+    }
+    const scenes = doc.scenes ?? [];
+    const assets = doc.assets ?? [];
+    const storedPositions = new Map(rows.map((r) => [r.ref!, r.position]));
+    const scenePositions = orderPositions(
+      scenes.map((s) => s.ref),
+      storedPositions,
+    );
+    const assetPositions = orderPositions(
+      assets.map((a) => a.ref),
+      storedPositions,
+    );
+    // every ref gets its id before any edge names one
+    const wantedScenes = scenes.map((s, i) => ({
+      key: s.ref,
+      ref: s.ref,
+      row: {
+        production_id: p,
+        ref: s.ref,
+        kind: 'scene',
+        label: `${s.number} ${s.slugline}`,
+        status: s.status ?? 'planned',
+        department_id: null,
+        position: scenePositions[i]!,
+        number: s.number,
+        slugline: s.slugline,
+        synopsis: s.synopsis ?? '',
+        revision_color: s.revision_color ?? 'white',
+        elements: json(s.elements ?? {}),
+        episode_id: ctx.id(s.episode),
+        retired_at: null,
+        created_at: ctx.now,
+        updated_at: ctx.now,
+      },
+    }));
+    const wantedAssets = assets.map((a, i) => {
+      const created = iso(a.created_at) ?? ctx.now;
+      return {
+        key: a.ref,
+        ref: a.ref,
+        row: {
+          production_id: p,
+          ref: a.ref,
+          kind: a.kind ?? 'asset',
+          label: a.label,
+          status: a.status ?? 'planned',
+          department_id: ctx.id(a.department),
+          position: assetPositions[i]!,
+          number: null,
+          slugline: null,
+          synopsis: null,
+          revision_color: null,
+          elements: null,
+          episode_id: null,
+          retired_at: null,
+          created_at: created,
+          updated_at: iso(a.updated_at) ?? created,
+        },
+      };
+    });
+    const stored = rows.map((r) => ({ id: r.id, key: r.ref!, values: r }));
+    const wanted = [...wantedScenes, ...wantedAssets];
+    // edges name nodes of this very section, so every node gets its id before any is compared
+    assignRefs(ctx, stored, wanted);
+    for (const s of scenes) {
+      this.edgesWanted.set(s.ref, { kind: EDGE_USES, to: (s.assets ?? []).map((r) => ctx.need(r)) });
+    }
+    for (const a of assets) {
+      if ((a.costumes ?? []).length) {
+        this.edgesWanted.set(a.ref, { kind: EDGE_WEARS, to: (a.costumes ?? []).map((r) => ctx.need(r)) });
+      }
+    }
+    this.nodes = diffKeyed(ctx, {
+      kind: (w) => ((w.row as { kind: string }).kind === 'scene' ? 'scenes' : 'assets'),
+      table: 'nodes',
+      columns: {
+        kind: 'text',
+        label: 'text',
+        status: 'text',
+        department_id: 'integer',
+        position: 'integer',
+        number: 'text',
+        slugline: 'text',
+        synopsis: 'text',
+        revision_color: 'text',
+        elements: 'text',
+        episode_id: 'integer',
+        retired_at: 'text',
+      },
+      stored,
+      wanted,
+      children: (s, w) =>
+        this.edgesDiffer(s.id, w.key) ? [w.row.kind === 'scene' ? 'assets' : 'costumes'] : [],
+      onUpdate: () => ({ updated_at: ctx.now }),
+    });
+    for (const r of this.nodes.removed) this.removedIds.add(r.id);
+  }
+
+  private edgesDiffer(storedId: number, key: string): boolean {
+    const stored = this.edgesStored.get(storedId) ?? [];
+    const wanted = this.edgesWanted.get(key);
+    const want = wanted ? wanted.to.map((to) => ({ kind: wanted.kind, to })) : [];
+    if (stored.length !== want.length) return true;
+    return stored.some((e, i) => e.kind !== want[i]!.kind || !same(e.to, want[i]!.to));
+  }
+
+  async settle(ctx: SyncContext, deps: { approvals: ApprovalsSection }): Promise<void> {
+    const live = this.nodes.removed.filter(
+      (r) => r.values.retired_at === null || r.values.retired_at === undefined,
+    );
+    const ids = live.map((r) => r.id);
+    const referenced = ids.length
+      ? await referencedByAny(ctx, ids, [
+          ['versions', 'node_id', {}, 'its versions'],
+          ['media', 'node_id', {}, 'media'],
+          ['grants', 'node_id', {}, 'grants'],
+          [
+            'approvals',
+            'subject_node_id',
+            { exclude: deps.approvals.keptRows().subjectNotKept },
+            'a decided approval',
+          ],
+          ['activity', 'node_id', {}, 'the activity feed'],
+        ])
+      : new Map<number, string>();
+    for (const r of live) {
+      const scene = r.values.kind === 'scene';
+      const kind = scene ? 'scenes' : 'assets';
+      const by = referenced.get(r.id);
+      if (by) {
+        this.retiring.push({ id: r.id, scene });
+        ctx.record(kind, 'retired', r.key, r.id, {
+          reason: `${scene ? 'omitted; ' : ''}referred to by ${by}`,
+        });
+      } else {
+        this.nodes.deletes.push(r.id);
+        ctx.record(kind, 'deleted', r.key, r.id);
+      }
+    }
+  }
+
+  async remove(ctx: SyncContext): Promise<void> {
+    await this.nodes.deleteRemoved(ctx);
+    const ids = this.retiring.map((r) => r.id);
+    for (let i = 0; i < ids.length; i += 1000) {
+      const part = ids.slice(i, i + 1000);
+      await ctx.db
+        .updateTable('nodes')
+        .set({ retired_at: ctx.now, updated_at: ctx.now })
+        .where('id', 'in', part)
+        .execute();
+      await ctx.db
+        .updateTable('nodes')
+        .set({ status: 'omitted' })
+        .where('id', 'in', part)
+        .where('kind', '=', 'scene')
+        .execute();
+    }
+  }
+
+  async write(ctx: SyncContext): Promise<void> {
+    await this.nodes.write(ctx);
+    const rewrite = this.nodes.updates.filter((u) => u.children.length).map((u) => u.id);
+    for (let i = 0; i < rewrite.length; i += 1000) {
+      await ctx.db
+        .deleteFrom('edges')
+        .where('from_node_id', 'in', rewrite.slice(i, i + 1000))
+        .execute();
+    }
+    const from: Array<{ id: Id; key: string }> = [
+      ...this.nodes.creates.map((c) => ({ id: c.pending as Id, key: c.key })),
+      ...this.nodes.updates.filter((u) => u.children.length).map((u) => ({ id: u.id as Id, key: u.key })),
+    ];
+    const pid = idOf(ctx.productionId);
+    await insertRows(
+      ctx.db,
+      'edges',
+      from.flatMap(({ id, key }) => {
+        const e = this.edgesWanted.get(key);
+        return (e?.to ?? []).map((to, position) => ({
+          production_id: pid,
+          from_node_id: idOf(id),
+          to_node_id: idOf(to),
+          kind: e!.kind,
+          position,
+        }));
+      }),
+    );
+  }
+}

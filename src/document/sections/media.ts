@@ -1,0 +1,246 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Db } from '../../db/index.js';
+import { mediaKindOf, type MediaStore, type StagedObject } from '../../media/store.js';
+import { pathOf } from '../../validation.js';
+import { DocumentError } from '../parse.js';
+import type { ProductionDocument } from '../schema.js';
+import { idOf, Pending, type Id } from '../sync/cells.js';
+import type { SyncContext } from '../sync/context.js';
+import { referencedByAny } from '../sync/references.js';
+import { deleteIds, insertReturningIds } from '../sync/write.js';
+import type { VersionsSection } from './versions.js';
+
+/*
+ * Media files the document names (version stills, ingredient swatches). A file is known by
+ * its content: a sync that finds a file whose SHA-256 the production already holds for the
+ * document reuses that media object (same id, same media_path) and copies nothing. New files
+ * are staged before the transaction where the production exists, made permanent after it
+ * commits and discarded if it fails. A document media object nothing refers to any more after
+ * the sync is deleted, and its file removed once the sync has committed.
+ */
+
+export interface DocumentFile {
+  rel: string;
+  full: string;
+  sha256: string;
+  size: number;
+}
+
+async function sha256Of(full: string): Promise<string> {
+  const hash = createHash('sha256');
+  await pipeline(createReadStream(full), hash);
+  return hash.digest('hex');
+}
+
+/** Every file the document names, checked and hashed, in the order the document names them. */
+export async function readDocumentFiles(
+  doc: ProductionDocument,
+  baseDir: string,
+): Promise<Map<string, DocumentFile>> {
+  const files = new Map<string, DocumentFile>();
+  const add = async (rel: string | null | undefined, path: Array<string | number>) => {
+    if (!rel || files.has(rel)) return;
+    const full = resolve(baseDir, rel);
+    const s = await stat(full).catch(() => null);
+    if (!s?.isFile())
+      throw new DocumentError(`${pathOf(path)}: there is no file "${rel}" beside the document.`);
+    files.set(rel, { rel, full, size: s.size, sha256: await sha256Of(full) });
+  };
+  for (const [i, a] of (doc.assets ?? []).entries()) {
+    for (const [j, v] of (a.versions ?? []).entries()) {
+      await add(v.media, ['assets', i, 'versions', j, 'media']);
+      for (const [k, g] of (v.ingredients ?? []).entries()) {
+        await add(g.media, ['assets', i, 'versions', j, 'ingredients', k, 'media']);
+      }
+    }
+  }
+  return files;
+}
+
+/** Media the document's versions and ingredients show, by content. */
+function documentMedia(db: Db, productionId: number) {
+  return db
+    .selectFrom('media as m')
+    .where('m.production_id', '=', productionId)
+    .where((eb) =>
+      eb.or([
+        eb(
+          'm.id',
+          'in',
+          eb
+            .selectFrom('versions as v')
+            .where('v.production_id', '=', productionId)
+            .where('v.source', '=', 'document')
+            .where('v.media_id', 'is not', null)
+            .select('v.media_id'),
+        ),
+        eb(
+          'm.id',
+          'in',
+          eb
+            .selectFrom('ingredients as i')
+            .where('i.production_id', '=', productionId)
+            .where('i.media_id', 'is not', null)
+            .select('i.media_id'),
+        ),
+      ]),
+    )
+    .select(['m.id', 'm.sha256', 'm.storage_key', 'm.label'])
+    .orderBy('m.id')
+    .execute();
+}
+
+/**
+ * Before the transaction: stages the files an existing production does not hold yet. (A new
+ * production has no id to name its files by until its row exists, so its files are staged
+ * in the transaction, right after that row.)
+ */
+export async function stageNewFiles(
+  db: Db,
+  code: string,
+  files: ReadonlyMap<string, DocumentFile>,
+  store: MediaStore,
+  staged: Map<string, StagedObject>,
+): Promise<void> {
+  const p = await db.selectFrom('productions').where('code', '=', code).select('id').executeTakeFirst();
+  if (!p) return;
+  const known = new Set((await documentMedia(db, p.id)).map((m) => m.sha256));
+  for (const f of files.values()) {
+    if (known.has(f.sha256) || staged.has(f.sha256)) continue;
+    staged.set(f.sha256, await store.stage(p.id, createReadStream(f.full), { filename: basename(f.full) }));
+  }
+}
+
+interface NewMedia {
+  pending: Pending;
+  file: DocumentFile;
+  label: string;
+  node: string;
+}
+
+export class MediaSection {
+  private readonly bySha = new Map<string, Id>();
+  private readonly creates: NewMedia[] = [];
+  private stored: Array<{ id: number; sha256: string; storage_key: string; label: string }> = [];
+  private readonly deletes: Array<{ id: number; storage_key: string }> = [];
+
+  constructor(
+    private readonly files: ReadonlyMap<string, DocumentFile>,
+    private readonly staged: Map<string, StagedObject>,
+    private readonly store: MediaStore,
+  ) {}
+
+  /** The media id (or pending id) of a file the document names. */
+  of(rel: string | null | undefined): Id | null {
+    if (!rel) return null;
+    const f = this.files.get(rel);
+    return f ? (this.bySha.get(f.sha256) ?? null) : null;
+  }
+
+  async diff(ctx: SyncContext): Promise<void> {
+    const pid = ctx.existingProductionId;
+    this.stored = pid === null ? [] : await documentMedia(ctx.db, pid);
+    for (const m of this.stored) if (!this.bySha.has(m.sha256)) this.bySha.set(m.sha256, m.id);
+    // a new file's media object is labelled after, and belongs to, the first asset that shows it
+    const owner = new Map<string, { node: string; label: string }>();
+    for (const a of ctx.doc.assets ?? []) {
+      for (const v of a.versions ?? []) {
+        if (v.media && !owner.has(v.media))
+          owner.set(v.media, { node: a.ref, label: `${a.label} v${v.version}` });
+        for (const g of v.ingredients ?? []) {
+          if (g.media && !owner.has(g.media)) owner.set(g.media, { node: a.ref, label: g.label });
+        }
+      }
+    }
+    const reused = new Set<number>();
+    for (const f of this.files.values()) {
+      const have = this.bySha.get(f.sha256);
+      if (typeof have === 'number') reused.add(have);
+      if (have !== undefined) continue;
+      const o = owner.get(f.rel)!;
+      const pending = new Pending(f.rel);
+      this.bySha.set(f.sha256, pending);
+      this.creates.push({ pending, file: f, ...o });
+      if (ctx.productionExists) ctx.record('media', 'created', f.rel, null);
+      else ctx.countsOf('media').created++;
+    }
+    ctx.unchanged('media', reused.size);
+  }
+
+  /** After versions and ingredients have settled: what no row shows any more goes. */
+  async settle(ctx: SyncContext, deps: { versions: VersionsSection }): Promise<void> {
+    const after = deps.versions.mediaAfter();
+    const candidates = this.stored.filter((m) => !after.has(m.id));
+    const ids = candidates.map((m) => m.id);
+    const still = ids.length
+      ? await referencedByAny(ctx, ids, [
+          [
+            'versions',
+            'media_id',
+            { where: { column: 'source', op: '<>', value: 'document' } },
+            'a landed version',
+          ],
+          ['generation_jobs', 'media_id', {}, 'a generation job'],
+          ['library_files', 'proxy_media_id', {}, 'the library'],
+        ])
+      : new Map<number, string>();
+    for (const m of candidates) {
+      if (still.has(m.id)) {
+        ctx.record('media', 'kept', m.label, m.id, { reason: `still shown by ${still.get(m.id)}` });
+        continue;
+      }
+      this.deletes.push(m);
+      ctx.record('media', 'deleted', m.label, m.id);
+    }
+  }
+
+  async write(ctx: SyncContext): Promise<void> {
+    const pid = idOf(ctx.productionId);
+    const rows = [];
+    for (const c of this.creates) {
+      let obj = this.staged.get(c.file.sha256);
+      if (!obj) {
+        obj = await this.store.stage(pid, createReadStream(c.file.full), { filename: basename(c.file.full) });
+        this.staged.set(c.file.sha256, obj);
+      }
+      rows.push({
+        production_id: pid,
+        ref: null,
+        storage_key: obj.key,
+        kind: mediaKindOf(obj.contentType),
+        label: c.label,
+        content_type: obj.contentType,
+        size: obj.size,
+        sha256: obj.sha256,
+        node_id: idOf(ctx.need(c.node)),
+        delivery_id: null,
+        work_item_id: null,
+        uploader_engagement_id: null,
+        created_by: null,
+        created_at: ctx.now,
+      });
+    }
+    const ids = await insertReturningIds(ctx.db, 'media', rows);
+    this.creates.forEach((c, i) => (c.pending.id = ids[i]!));
+  }
+
+  /** After every row has let go of them; returns the storage keys to delete once committed. */
+  async removeOrphans(ctx: SyncContext): Promise<string[]> {
+    await deleteIds(
+      ctx.db,
+      'media',
+      this.deletes.map((m) => m.id),
+    );
+    return this.deletes.map((m) => m.storage_key);
+  }
+
+  /** Staged files this sync did not use (a file whose content turned out to be known). */
+  unused(): StagedObject[] {
+    const used = new Set(this.creates.map((c) => c.file.sha256));
+    return [...this.staged.entries()].filter(([sha]) => !used.has(sha)).map(([, o]) => o);
+  }
+}

@@ -1,0 +1,188 @@
+import { fromBool } from '../../db/values.js';
+import { idOf, type Id } from '../sync/cells.js';
+import { occurrenceKeys, type SyncContext } from '../sync/context.js';
+import { diffKeyed, type KeyedDiff } from '../sync/keyed.js';
+import { insertRows } from '../sync/write.js';
+
+/*
+ * Purchase orders (by ref, or by vendor, account, date and description when they have none)
+ * and weekly cost reports (by week) with their lines. The API never writes money: what left
+ * the document is deleted.
+ */
+
+const json = (v: unknown): string => JSON.stringify(v);
+
+interface Line {
+  account: string;
+  description: string | null;
+  budget: number | null;
+  actual: number | null;
+  committed: number | null;
+}
+
+const lineKey = (l: Line) => json([l.account, l.description, l.budget, l.actual, l.committed]);
+
+export class MoneySection {
+  orders!: KeyedDiff<'purchase_orders'>;
+  reports!: KeyedDiff<'cost_reports'>;
+  private readonly linesWanted = new Map<string, Line[]>();
+
+  async diff(ctx: SyncContext): Promise<void> {
+    const pid = ctx.existingProductionId;
+    const p = ctx.productionId;
+    const orders =
+      pid === null
+        ? []
+        : await ctx.db
+            .selectFrom('purchase_orders as po')
+            .leftJoin('organisations as o', 'o.id', 'po.vendor_organisation_id')
+            .where('po.production_id', '=', pid)
+            .select([
+              'po.id',
+              'po.ref',
+              'po.vendor_organisation_id',
+              'po.department_id',
+              'po.account',
+              'po.description',
+              'po.amount',
+              'po.status',
+              'po.date',
+              'o.ref as vendor_ref',
+            ])
+            .orderBy('po.id')
+            .execute();
+    const natural = (vendor: string | null, o: { account: string; date: string; description: string }) =>
+      `po ${vendor ?? '?'} ${o.account} ${o.date} "${o.description}"`;
+    const storedKeys = occurrenceKeys(orders, (o) => o.ref ?? natural(o.vendor_ref, o));
+    const doc = ctx.doc.purchase_orders ?? [];
+    const wantedKeys = occurrenceKeys(
+      doc,
+      (o) => o.ref ?? natural(o.vendor, { ...o, description: o.description ?? '' }),
+    );
+    this.orders = diffKeyed(ctx, {
+      kind: 'purchase_orders',
+      table: 'purchase_orders',
+      columns: {
+        vendor_organisation_id: 'integer',
+        department_id: 'integer',
+        account: 'text',
+        description: 'text',
+        amount: 'double precision',
+        status: 'text',
+        date: 'text',
+      },
+      stored: orders.map((o, i) => ({ id: o.id, key: storedKeys[i]!, values: o })),
+      wanted: doc.map((o, i) => ({
+        key: wantedKeys[i]!,
+        ref: o.ref ?? null,
+        row: {
+          production_id: p,
+          ref: o.ref ?? null,
+          vendor_organisation_id: ctx.need(o.vendor),
+          department_id: ctx.id(o.department),
+          account: o.account,
+          description: o.description ?? '',
+          amount: o.amount,
+          status: o.status,
+          date: o.date,
+        },
+      })),
+    });
+
+    const reports =
+      pid === null
+        ? []
+        : await ctx.db
+            .selectFrom('cost_reports')
+            .where('production_id', '=', pid)
+            .select(['id', 'week_of', 'active'])
+            .orderBy('id')
+            .execute();
+    const lines = new Map<number, string[]>();
+    if (pid !== null) {
+      for (const l of await ctx.db
+        .selectFrom('cost_report_lines')
+        .where('production_id', '=', pid)
+        .select(['cost_report_id', 'account', 'description', 'budget', 'actual', 'committed'])
+        .orderBy('cost_report_id')
+        .orderBy('position')
+        .orderBy('id')
+        .execute()) {
+        const list = lines.get(l.cost_report_id);
+        if (list) list.push(lineKey(l));
+        else lines.set(l.cost_report_id, [lineKey(l)]);
+      }
+    }
+    const docReports = ctx.doc.cost_reports ?? [];
+    const storedReportKeys = occurrenceKeys(reports, (r) => `week of ${r.week_of}`);
+    const wantedReportKeys = occurrenceKeys(docReports, (r) => `week of ${r.week_of}`);
+    docReports.forEach((r, i) =>
+      this.linesWanted.set(
+        wantedReportKeys[i]!,
+        (r.lines ?? []).map((l) => ({
+          account: l.account,
+          description: l.description ?? null,
+          budget: l.budget ?? null,
+          actual: l.actual ?? null,
+          committed: l.committed ?? null,
+        })),
+      ),
+    );
+    this.reports = diffKeyed(ctx, {
+      kind: 'cost_reports',
+      table: 'cost_reports',
+      columns: { active: 'integer' },
+      stored: reports.map((r, i) => ({ id: r.id, key: storedReportKeys[i]!, values: r })),
+      wanted: docReports.map((r, i) => ({
+        key: wantedReportKeys[i]!,
+        ref: null,
+        row: { production_id: p, week_of: r.week_of, active: fromBool(r.active) },
+      })),
+      children: (s, w) =>
+        json(lines.get(s.id) ?? []) === json((this.linesWanted.get(w.key) ?? []).map(lineKey))
+          ? []
+          : ['lines'],
+    });
+  }
+
+  settle(ctx: SyncContext): void {
+    for (const r of this.orders.removed) {
+      this.orders.deletes.push(r.id);
+      ctx.record('purchase_orders', 'deleted', r.key, r.id);
+    }
+    for (const r of this.reports.removed) {
+      this.reports.deletes.push(r.id);
+      ctx.record('cost_reports', 'deleted', r.key, r.id);
+    }
+  }
+
+  async remove(ctx: SyncContext): Promise<void> {
+    await this.orders.deleteRemoved(ctx);
+    await this.reports.deleteRemoved(ctx);
+  }
+
+  async write(ctx: SyncContext): Promise<void> {
+    await this.orders.write(ctx);
+    await this.reports.write(ctx);
+    const rewrite = this.reports.updates.filter((u) => u.children.length).map((u) => u.id);
+    if (rewrite.length)
+      await ctx.db.deleteFrom('cost_report_lines').where('cost_report_id', 'in', rewrite).execute();
+    const pid = idOf(ctx.productionId);
+    const reports: Array<{ id: Id; key: string }> = [
+      ...this.reports.creates.map((c) => ({ id: c.pending as Id, key: c.key })),
+      ...this.reports.updates.filter((u) => u.children.length).map((u) => ({ id: u.id as Id, key: u.key })),
+    ];
+    await insertRows(
+      ctx.db,
+      'cost_report_lines',
+      reports.flatMap(({ id, key }) =>
+        (this.linesWanted.get(key) ?? []).map((l, position) => ({
+          production_id: pid,
+          cost_report_id: idOf(id),
+          ...l,
+          position,
+        })),
+      ),
+    );
+  }
+}

@@ -1,0 +1,394 @@
+import { idOf, same, type Id } from '../sync/cells.js';
+import { occurrenceKeys, type SyncContext } from '../sync/context.js';
+import { diffKeyed, type KeyedDiff, type StoredRow } from '../sync/keyed.js';
+import { referencedByAny } from '../sync/references.js';
+import { orderPositions } from '../sync/order.js';
+import { insertRows } from '../sync/write.js';
+
+/*
+ * Deliveries, engagements and their grants: what vendors reach.
+ * - A delivery or engagement that left the document is retired (archived) when anything
+ *   refers to it (submissions, media, grants; keys, for an engagement) and deleted otherwise.
+ *   An archived engagement reaches nothing; its keys stay, reaching nothing, until revoked.
+ * - Engagements and grants an administrator made (source `admin`) are never retired or
+ *   revoked by a sync; an engagement an administrator archived, or a grant an administrator
+ *   revoked, stays so even while the document still lists it (the plan says "kept").
+ * - A grant is known by engagement, kind, target and access. One that left the document is
+ *   revoked, never deleted (it is the record of what a vendor could reach), unless its
+ *   engagement is deleted with it.
+ */
+
+const iso = (ts: string | null | undefined): string | null => (ts ? new Date(ts).toISOString() : null);
+const json = (v: unknown): string => JSON.stringify(v);
+const isLiveRow = (r: StoredRow<'deliveries'> | StoredRow<'engagements'>) => !r.values.retired_at;
+
+const grantKey = (g: { engagement: string; kind: string; target: string | null; access: string | null }) =>
+  `${g.engagement}/${g.kind}${g.target ? `:${g.target}` : ''}${g.access ? `/${g.access}` : ''}`;
+
+export class VendorsSection {
+  deliveries!: KeyedDiff<'deliveries'>;
+  engagements!: KeyedDiff<'engagements'>;
+  grants!: KeyedDiff<'grants'>;
+  private readonly retireDeliveries: number[] = [];
+  private readonly retireEngagements: number[] = [];
+  private readonly revokeGrants: number[] = [];
+  private readonly departmentsWanted = new Map<string, Id[]>();
+  private readonly departmentsStored = new Map<number, number[]>();
+  private storedEngagementIds: number[] = [];
+
+  async diff(ctx: SyncContext): Promise<void> {
+    const pid = ctx.existingProductionId;
+    const p = ctx.productionId;
+    const doc = ctx.doc;
+
+    const deliveries =
+      pid === null
+        ? []
+        : await ctx.db
+            .selectFrom('deliveries')
+            .where('production_id', '=', pid)
+            .where('ref', 'is not', null)
+            .select([
+              'id',
+              'ref',
+              'title',
+              'kind',
+              'status',
+              'due',
+              'from_department_id',
+              'to_department_id',
+              'external_to',
+              'spec',
+              'sent_at',
+              'gating_approval_id',
+              'position',
+              'retired_at',
+            ])
+            .execute();
+    const deliveryPositions = orderPositions(
+      (doc.deliveries ?? []).map((d) => d.ref),
+      new Map(deliveries.map((d) => [d.ref!, d.position] as const)),
+    );
+    this.deliveries = diffKeyed(ctx, {
+      kind: 'deliveries',
+      table: 'deliveries',
+      columns: {
+        title: 'text',
+        kind: 'text',
+        status: 'text',
+        due: 'text',
+        from_department_id: 'integer',
+        to_department_id: 'integer',
+        external_to: 'text',
+        spec: 'text',
+        sent_at: 'text',
+        gating_approval_id: 'integer',
+        position: 'integer',
+        retired_at: 'text',
+      },
+      stored: deliveries.map((d) => ({ id: d.id, key: d.ref!, values: d })),
+      wanted: (doc.deliveries ?? []).map((d, i) => ({
+        key: d.ref,
+        ref: d.ref,
+        row: {
+          production_id: p,
+          ref: d.ref,
+          title: d.title,
+          kind: d.kind,
+          status: d.status ?? 'draft',
+          due: d.due ?? null,
+          from_department_id: ctx.id(d.from_department),
+          to_department_id: ctx.id(d.to_department),
+          external_to: d.external_to ?? null,
+          spec: json(d.spec ?? []),
+          sent_at: iso(d.sent_at),
+          gating_approval_id: ctx.id(d.gating_approval),
+          position: deliveryPositions[i]!,
+          retired_at: null,
+        },
+      })),
+    });
+
+    const engagements =
+      pid === null
+        ? []
+        : await ctx.db
+            .selectFrom('engagements')
+            .where('production_id', '=', pid)
+            .select(['id', 'ref', 'organisation_id', 'source', 'retired_at', 'retired_by'])
+            .orderBy('id')
+            .execute();
+    this.storedEngagementIds = engagements.map((e) => e.id);
+    if (engagements.length) {
+      for (const d of await ctx.db
+        .selectFrom('engagement_departments')
+        .where(
+          'engagement_id',
+          'in',
+          engagements.map((e) => e.id),
+        )
+        .select(['engagement_id', 'department_id'])
+        .execute()) {
+        const list = this.departmentsStored.get(d.engagement_id);
+        if (list) list.push(d.department_id);
+        else this.departmentsStored.set(d.engagement_id, [d.department_id]);
+      }
+    }
+    for (const e of doc.engagements ?? []) {
+      this.departmentsWanted.set(
+        e.ref,
+        [...new Set(e.departments ?? [])].map((d) => ctx.need(d)),
+      );
+    }
+    this.engagements = diffKeyed(ctx, {
+      kind: 'engagements',
+      table: 'engagements',
+      columns: { organisation_id: 'integer', retired_at: 'text', retired_by: 'text', source: 'text' },
+      stored: engagements.flatMap((e) => (e.ref === null ? [] : [{ id: e.id, key: e.ref, values: e }])),
+      wanted: (doc.engagements ?? []).map((e) => ({
+        key: e.ref,
+        ref: e.ref,
+        row: {
+          production_id: p,
+          ref: e.ref,
+          organisation_id: ctx.need(e.organisation),
+          created_at: ctx.now,
+          source: 'document',
+          retired_at: null,
+          retired_by: null,
+        },
+      })),
+      stands: (s) =>
+        s.values.retired_at && s.values.retired_by !== 'document' ? ['retired_at', 'retired_by'] : [],
+      keptReason: 'archived by an administrator',
+      children: (s, w) => {
+        const have = [...(this.departmentsStored.get(s.id) ?? [])].sort((a, b) => a - b);
+        const want = this.departmentsWanted.get(w.key) ?? [];
+        const sortedWant = want.every((x) => typeof x === 'number')
+          ? [...(want as number[])].sort((a, b) => a - b)
+          : want;
+        return have.length === sortedWant.length && have.every((x, i) => same(x, sortedWant[i]))
+          ? []
+          : ['departments'];
+      },
+    });
+
+    const grants =
+      pid === null
+        ? []
+        : await ctx.db
+            .selectFrom('grants as g')
+            .innerJoin('engagements as e', 'e.id', 'g.engagement_id')
+            .leftJoin('nodes as n', 'n.id', 'g.node_id')
+            .leftJoin('deliveries as d', 'd.id', 'g.delivery_id')
+            .where('g.production_id', '=', pid)
+            .select([
+              'g.id',
+              'g.kind',
+              'g.access',
+              'g.expires_at',
+              'g.revoked_at',
+              'g.revoked_by',
+              'g.source',
+              'g.node_id',
+              'g.delivery_id',
+              'e.ref as engagement_ref',
+              'n.ref as node_ref',
+              'd.ref as delivery_ref',
+            ])
+            .execute();
+    // the document's own grants pair first; an administrator's grant the document also lists pairs after
+    grants.sort((a, b) => (a.source === b.source ? a.id - b.id : a.source === 'document' ? -1 : 1));
+    const storedKeys = occurrenceKeys(grants, (g) => {
+      const unnamed =
+        g.engagement_ref === null ||
+        (g.node_id !== null && g.node_ref === null) ||
+        (g.delivery_id !== null && g.delivery_ref === null);
+      // a grant on something the document cannot name never pairs with the document's
+      return unnamed
+        ? `#${g.id}`
+        : grantKey({
+            engagement: g.engagement_ref!,
+            kind: g.kind,
+            target: g.node_ref ?? g.delivery_ref ?? null,
+            access: g.access,
+          });
+    });
+    const storedByKey = new Map(grants.map((g, i) => [storedKeys[i]!, g]));
+    const docGrants = (doc.engagements ?? []).flatMap((e) => (e.grants ?? []).map((g) => ({ e, g })));
+    const wantedKeys = occurrenceKeys(docGrants, ({ e, g }) =>
+      grantKey({
+        engagement: e.ref,
+        kind: g.kind,
+        target: g.node ?? g.delivery ?? null,
+        access: g.access ?? null,
+      }),
+    );
+    this.grants = diffKeyed(ctx, {
+      kind: 'grants',
+      table: 'grants',
+      columns: { expires_at: 'text', revoked_at: 'text', revoked_by: 'text' },
+      stored: grants.map((g, i) => ({ id: g.id, key: storedKeys[i]!, values: g })),
+      wanted: docGrants.map(({ e, g }, i) => {
+        const key = wantedKeys[i]!;
+        const had = storedByKey.get(key);
+        const revoked = g.revoked ?? false;
+        return {
+          key,
+          ref: null,
+          row: {
+            production_id: p,
+            engagement_id: ctx.need(e.ref),
+            kind: g.kind,
+            node_id: ctx.id(g.node),
+            delivery_id: ctx.id(g.delivery),
+            access: g.access ?? null,
+            expires_at: iso(g.expires_at),
+            // a grant the document already revoked keeps the time it was revoked
+            revoked_at: revoked ? (had?.revoked_at ?? ctx.now) : null,
+            revoked_by: revoked ? (had?.revoked_at ? had.revoked_by : 'document') : null,
+            source: 'document',
+            created_at: ctx.now,
+          },
+        };
+      }),
+      stands: (s) =>
+        s.values.revoked_at && s.values.revoked_by !== 'document' ? ['revoked_at', 'revoked_by'] : [],
+      keptReason: 'revoked by an administrator',
+    });
+    // only the document's own grants can leave it
+    this.grants.removed = this.grants.removed.filter((r) => r.values.source === 'document');
+  }
+
+  async settle(ctx: SyncContext): Promise<void> {
+    // engagements first: whether one is deleted decides its grants' fate
+    const engagements = this.engagements.removed.filter(
+      (r) => r.values.source === 'document' && isLiveRow(r),
+    );
+    const engagementIds = engagements.map((r) => r.id);
+    const heldEngagements = engagementIds.length
+      ? await referencedByAny(ctx, engagementIds, [
+          ['api_keys', 'engagement_id', {}, 'API keys'],
+          ['work_items', 'engagement_id', {}, 'submissions'],
+          ['media', 'uploader_engagement_id', {}, 'uploads'],
+          [
+            'grants',
+            'engagement_id',
+            { where: { column: 'source', op: '<>', value: 'document' } },
+            "an administrator's grants",
+          ],
+        ])
+      : new Map<number, string>();
+    const deletedEngagements = new Set<number>();
+    for (const r of engagements) {
+      const by = heldEngagements.get(r.id);
+      if (by) {
+        this.retireEngagements.push(r.id);
+        ctx.record('engagements', 'retired', r.key, r.id, { reason: `archived; referred to by ${by}` });
+      } else {
+        deletedEngagements.add(r.id);
+        this.engagements.deletes.push(r.id);
+        ctx.record('engagements', 'deleted', r.key, r.id);
+      }
+    }
+
+    for (const r of this.grants.removed) {
+      if (deletedEngagements.has(r.values.engagement_id!)) {
+        this.grants.deletes.push(r.id);
+        ctx.record('grants', 'deleted', r.key, r.id);
+      } else if (!r.values.revoked_at) {
+        this.revokeGrants.push(r.id);
+        ctx.record('grants', 'retired', r.key, r.id, { reason: 'revoked' });
+      }
+    }
+
+    const deliveries = this.deliveries.removed.filter(isLiveRow);
+    const deliveryIds = deliveries.map((r) => r.id);
+    const heldDeliveries = deliveryIds.length
+      ? await referencedByAny(ctx, deliveryIds, [
+          ['work_items', 'delivery_id', {}, 'submissions'],
+          ['media', 'delivery_id', {}, 'media'],
+          ['grants', 'delivery_id', {}, 'grants'],
+        ])
+      : new Map<number, string>();
+    for (const r of deliveries) {
+      const by = heldDeliveries.get(r.id);
+      if (by) {
+        this.retireDeliveries.push(r.id);
+        ctx.record('deliveries', 'retired', r.key, r.id, { reason: `archived; referred to by ${by}` });
+      } else {
+        this.deliveries.deletes.push(r.id);
+        ctx.record('deliveries', 'deleted', r.key, r.id);
+      }
+    }
+  }
+
+  /** Engagement rows whose organisation this sync rewrites or deletes (the others keep theirs). */
+  engagementsKeepingTheirRows(): { rewrittenOrGone: Set<number> } {
+    return { rewrittenOrGone: new Set([...this.engagements.matched.values(), ...this.engagements.deletes]) };
+  }
+
+  /** Departments covered by engagements this sync does not rewrite (an administrator's, or archived ones). */
+  departmentsOfAdminEngagements(): Set<number> {
+    const rewritten = this.engagementsKeepingTheirRows().rewrittenOrGone;
+    const out = new Set<number>();
+    for (const id of this.storedEngagementIds) {
+      if (rewritten.has(id)) continue;
+      for (const d of this.departmentsStored.get(id) ?? []) out.add(d);
+    }
+    return out;
+  }
+
+  async remove(ctx: SyncContext): Promise<void> {
+    await this.grants.deleteRemoved(ctx);
+    for (let i = 0; i < this.revokeGrants.length; i += 1000) {
+      await ctx.db
+        .updateTable('grants')
+        .set({ revoked_at: ctx.now, revoked_by: 'document' })
+        .where('id', 'in', this.revokeGrants.slice(i, i + 1000))
+        .execute();
+    }
+    await this.engagements.deleteRemoved(ctx);
+    for (let i = 0; i < this.retireEngagements.length; i += 1000) {
+      await ctx.db
+        .updateTable('engagements')
+        .set({ retired_at: ctx.now, retired_by: 'document' })
+        .where('id', 'in', this.retireEngagements.slice(i, i + 1000))
+        .execute();
+    }
+    await this.deliveries.deleteRemoved(ctx);
+    for (let i = 0; i < this.retireDeliveries.length; i += 1000) {
+      await ctx.db
+        .updateTable('deliveries')
+        .set({ retired_at: ctx.now })
+        .where('id', 'in', this.retireDeliveries.slice(i, i + 1000))
+        .execute();
+    }
+  }
+
+  async write(ctx: SyncContext): Promise<void> {
+    await this.deliveries.write(ctx);
+    await this.engagements.write(ctx);
+    const rewrite = this.engagements.updates.filter((u) => u.children.length).map((u) => u.id);
+    if (rewrite.length) {
+      await ctx.db.deleteFrom('engagement_departments').where('engagement_id', 'in', rewrite).execute();
+    }
+    const rows: Array<{ id: Id; key: string }> = [
+      ...this.engagements.creates.map((c) => ({ id: c.pending as Id, key: c.key })),
+      ...this.engagements.updates
+        .filter((u) => u.children.length)
+        .map((u) => ({ id: u.id as Id, key: u.key })),
+    ];
+    await insertRows(
+      ctx.db,
+      'engagement_departments',
+      rows.flatMap(({ id, key }) =>
+        (this.departmentsWanted.get(key) ?? []).map((d) => ({
+          engagement_id: idOf(id),
+          department_id: idOf(d),
+        })),
+      ),
+    );
+    await this.grants.write(ctx);
+  }
+}

@@ -1,0 +1,122 @@
+import { sql, type Insertable, type Updateable } from 'kysely';
+import type { Db } from '../../db/index.js';
+import type { Database } from '../../db/schema.js';
+
+/*
+ * Set-based writes for the section writers: multi-row inserts and CASE updates, chunked under
+ * SQLite's 32,766 and PostgreSQL's 65,535 bound parameters per statement. The rows are typed
+ * at the call (Insertable of the table), so a misspelt column does not compile; only the
+ * table name is generic here.
+ */
+
+const MAX_PARAMS = 30_000;
+const MAX_ROWS = 1_000;
+
+export type Table = keyof Database;
+/** SQL types of the columns a sync updates (PostgreSQL needs them to type CASE branches). */
+export type SqlType = 'text' | 'integer' | 'bigint' | 'double precision';
+export type ColumnTypes<T extends Table> = Partial<Record<keyof Database[T] & string, SqlType>>;
+
+function perStatement(columns: number): number {
+  return Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_PARAMS / Math.max(1, columns))));
+}
+
+/**
+ * Inserts rows and returns their ids in row order: within one INSERT both dialects number the
+ * rows in the order given, so sorting a statement's returned ids restores that order.
+ */
+export async function insertReturningIds<T extends Table>(
+  trx: Db,
+  table: T,
+  rows: readonly Insertable<Database[T]>[],
+): Promise<number[]> {
+  if (rows.length === 0) return [];
+  const per = perStatement(Object.keys(rows[0]!).length);
+  const ids: number[] = [];
+  for (let i = 0; i < rows.length; i += per) {
+    const out = (await trx
+      .insertInto(table)
+      .values(rows.slice(i, i + per) as never)
+      .returning('id' as never)
+      .execute()) as unknown as Array<{ id: number }>;
+    ids.push(...out.map((r) => Number(r.id)).sort((a, b) => a - b));
+  }
+  return ids;
+}
+
+export async function insertRows<T extends Table>(
+  trx: Db,
+  table: T,
+  rows: readonly Insertable<Database[T]>[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  const per = perStatement(Object.keys(rows[0]!).length);
+  for (let i = 0; i < rows.length; i += per) {
+    await trx
+      .insertInto(table)
+      .values(rows.slice(i, i + per) as never)
+      .execute();
+  }
+}
+
+export interface RowUpdate<T extends Table> {
+  id: number;
+  set: Updateable<Database[T]>;
+}
+
+/**
+ * Updates many rows by id, each with its own values, in as few statements as the parameter
+ * limits allow: `set col = case id when ? then cast(? as type) … end`. Rows that set the same
+ * columns share statements.
+ */
+export async function updateRows<T extends Table>(
+  trx: Db,
+  table: T,
+  updates: readonly RowUpdate<T>[],
+  types: ColumnTypes<T>,
+): Promise<void> {
+  const groups = new Map<string, RowUpdate<T>[]>();
+  for (const u of updates) {
+    const cols = Object.keys(u.set).sort().join(',');
+    if (cols === '') continue;
+    const g = groups.get(cols);
+    if (g) g.push(u);
+    else groups.set(cols, [u]);
+  }
+  for (const [signature, rows] of groups) {
+    const columns = signature.split(',');
+    const per = perStatement(1 + 2 * columns.length);
+    for (let i = 0; i < rows.length; i += per) {
+      const part = rows.slice(i, i + per);
+      const set: Record<string, unknown> = {};
+      for (const col of columns) {
+        const type = (types as Record<string, SqlType | undefined>)[col];
+        if (!type) throw new Error(`internal: no SQL type for ${String(table)}.${col}`);
+        const whens = part.map(
+          (u) =>
+            sql`when ${u.id} then cast(${(u.set as Record<string, unknown>)[col] ?? null} as ${sql.raw(type)})`,
+        );
+        set[col] = sql`case id ${sql.join(whens, sql` `)} end`;
+      }
+      await (trx as unknown as Db)
+        .updateTable(table as 'nodes')
+        .set(set)
+        .where(
+          'id',
+          'in',
+          part.map((u) => u.id),
+        )
+        .execute();
+    }
+  }
+}
+
+export async function deleteIds(trx: Db, table: Table, ids: readonly number[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += MAX_ROWS) {
+    // every table a sync deletes from has an integer id
+    await trx
+      .deleteFrom(table as 'nodes')
+      .where('id', 'in', ids.slice(i, i + MAX_ROWS))
+      .execute();
+  }
+}

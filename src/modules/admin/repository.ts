@@ -1,0 +1,130 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/index.js';
+
+export function engagementRows(db: Db, productionId: number, ids?: readonly number[]) {
+  let q = db
+    .selectFrom('engagements as e')
+    .innerJoin('organisations as o', 'o.id', 'e.organisation_id')
+    .where('e.production_id', '=', productionId)
+    .select((eb) => [
+      'e.id',
+      'e.ref',
+      'e.source',
+      'e.created_at',
+      'e.retired_at',
+      'o.id as organisation_id',
+      'o.ref as organisation_ref',
+      'o.name as organisation_name',
+      eb
+        .selectFrom('api_keys as k')
+        .whereRef('k.engagement_id', '=', 'e.id')
+        .where('k.revoked_at', 'is', null)
+        .select(eb.fn.countAll().as('n'))
+        .as('keys'),
+    ]);
+  if (ids) q = q.where('e.id', 'in', ids.length ? [...ids] : [-1]);
+  return q.orderBy('e.id').execute();
+}
+
+export function engagementDepartments(db: Db, productionId: number) {
+  return db
+    .selectFrom('engagement_departments as ed')
+    .innerJoin('engagements as e', 'e.id', 'ed.engagement_id')
+    .innerJoin('departments as d', 'd.id', 'ed.department_id')
+    .where('e.production_id', '=', productionId)
+    .select(['ed.engagement_id', 'd.slug'])
+    .orderBy('d.position')
+    .orderBy('d.id')
+    .execute();
+}
+
+/** Every grant of the production with what it names, in one query. */
+export function grantRows(
+  db: Db,
+  productionId: number,
+  filter: { engagementId?: number; ids?: number[] } = {},
+) {
+  let q = db
+    .selectFrom('grants as g')
+    .innerJoin('engagements as e', 'e.id', 'g.engagement_id')
+    .leftJoin('nodes as n', 'n.id', 'g.node_id')
+    .leftJoin('deliveries as d', 'd.id', 'g.delivery_id')
+    .where('g.production_id', '=', productionId)
+    .select([
+      'g.id',
+      'g.engagement_id',
+      'e.ref as engagement_ref',
+      'e.retired_at as engagement_retired_at',
+      'g.kind',
+      'g.node_id',
+      'n.label as node_label',
+      'n.retired_at as node_retired_at',
+      'g.delivery_id',
+      'd.title as delivery_title',
+      'd.retired_at as delivery_retired_at',
+      'g.access',
+      'g.expires_at',
+      'g.revoked_at',
+      'g.source',
+      'g.created_at',
+    ]);
+  if (filter.engagementId !== undefined) q = q.where('g.engagement_id', '=', filter.engagementId);
+  if (filter.ids) q = q.where('g.id', 'in', filter.ids.length ? filter.ids : [-1]);
+  return q.orderBy('g.engagement_id').orderBy('g.id').execute();
+}
+
+export type GrantRow = Awaited<ReturnType<typeof grantRows>>[number];
+
+/**
+ * What a ref already names in the production, if anything: refs are unique across the whole
+ * production document, so an engagement made here must not take one (an export would then
+ * carry two objects with one ref).
+ */
+export async function refOwner(db: Db, productionId: number, ref: string): Promise<string | null> {
+  const kinds: Array<[string, string, string]> = [
+    ['episodes', 'ref', 'an episode'],
+    ['organisations', 'ref', 'an organisation'],
+    ['departments', 'slug', 'a department'],
+    ['people', 'ref', 'a person'],
+    ['nodes', 'ref', 'a scene or asset'],
+    ['versions', 'ref', 'a version'],
+    ['ingredients', 'ref', 'an ingredient'],
+    ['shoot_days', 'ref', 'a shoot day'],
+    ['approvals', 'ref', 'an approval'],
+    ['department_notes', 'ref', 'a department note'],
+    ['deliveries', 'ref', 'a delivery'],
+    ['engagements', 'ref', 'an engagement'],
+    ['purchase_orders', 'ref', 'a purchase order'],
+    ['script_changes', 'ref', 'a script change'],
+    ['generation_jobs', 'ref', 'a generation job'],
+  ];
+  const parts = kinds.map(
+    ([table, column, what]) =>
+      sql`select ${what} as what from ${sql.table(table)} where production_id = ${productionId} and ${sql.ref(column)} = ${ref}`,
+  );
+  const { rows } = await sql<{ what: string }>`${sql.join(parts, sql` union all `)}`.execute(db);
+  return rows[0]?.what ?? null;
+}
+
+export function keyRows(db: Db, productionId: number, ids?: readonly number[]) {
+  let q = db
+    .selectFrom('api_keys as k')
+    .leftJoin('engagements as e', 'e.id', 'k.engagement_id')
+    .leftJoin('people as p', 'p.id', 'k.person_id')
+    .where('k.production_id', '=', productionId)
+    .select([
+      'k.id',
+      'k.prefix',
+      'k.label',
+      'k.scopes',
+      'k.engagement_id',
+      'e.ref as engagement_ref',
+      'k.person_id',
+      'p.name as person_name',
+      'k.created_at',
+      'k.last_used_at',
+      'k.revoked_at',
+    ]);
+  if (ids) q = q.where('k.id', 'in', ids.length ? [...ids] : [-1]);
+  return q.orderBy('k.id').execute();
+}

@@ -1,0 +1,219 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { principalOf } from '../../http/auth.js';
+import { respondToWrite } from '../../http/idempotency.js';
+import { errorResponses } from '../../http/schemas.js';
+import {
+  ApiKey,
+  Engagement,
+  EngagementQuery,
+  Grant,
+  GrantQuery,
+  IdParams,
+  MintedKey,
+  NewEngagement,
+  NewGrant,
+  NewKey,
+} from './schemas.js';
+import * as admin from './service.js';
+
+const read = { auth: { scopes: ['admin'], surface: 'production' } } as const;
+const write = { ...read, idempotent: true } as const;
+const yes = (v: string | undefined) => v === '1' || v === 'true';
+
+const RECORDED =
+  'Recorded in the activity feed. Effective on the very next request: the clamp judges grants live on every request.';
+
+export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const db = () => app.ctx.db;
+
+  app.get(
+    '/admin/engagements',
+    {
+      config: read,
+      schema: {
+        summary: "The production's vendor engagements",
+        description:
+          'Each with its organisation, departments, number of live grants and of unrevoked keys, and whether it came from the production document or an administrator.',
+        tags: ['admin'],
+        querystring: EngagementQuery,
+        response: { 200: Type.Array(Engagement), ...errorResponses(422) },
+      },
+    },
+    async (request) =>
+      admin.listEngagements(db(), principalOf(request).productionId, {
+        includeArchived: yes(request.query.include_archived),
+      }),
+  );
+
+  app.post(
+    '/admin/engagements',
+    {
+      config: write,
+      schema: {
+        summary: 'Engage a vendor organisation',
+        description:
+          'Creates an engagement (source `admin`: a document sync never archives it). 409 when the ref already names anything in the production; 422 for an unknown organisation or department. ' +
+          RECORDED,
+        tags: ['admin'],
+        body: NewEngagement,
+        response: { 201: Engagement, ...errorResponses(400, 409, 422) },
+      },
+    },
+    async (request, reply) => {
+      const p = principalOf(request);
+      return respondToWrite<Engagement>(request, reply, { status: 201 }, (hooks) =>
+        admin.addEngagement(db(), p.productionId, admin.actorOfPrincipal(p), request.body, hooks),
+      );
+    },
+  );
+
+  app.post(
+    '/admin/engagements/:id/archive',
+    {
+      config: write,
+      schema: {
+        summary: 'Archive an engagement',
+        description:
+          'The engagement reaches nothing from the next request on (its keys stay, reaching nothing, until revoked); it leaves every vendor answer. Archiving an archived engagement answers it unchanged. A document sync that still lists it leaves it archived. ' +
+          RECORDED,
+        tags: ['admin'],
+        params: IdParams,
+        response: { 200: Engagement, ...errorResponses(404, 422) },
+      },
+    },
+    async (request, reply) => {
+      const p = principalOf(request);
+      return respondToWrite<Engagement>(request, reply, { status: 200 }, (hooks) =>
+        admin.archiveEngagement(db(), p.productionId, admin.actorOfPrincipal(p), request.params.id, hooks),
+      );
+    },
+  );
+
+  app.get(
+    '/admin/grants',
+    {
+      config: read,
+      schema: {
+        summary: 'Grants: what each engagement reaches',
+        description: 'Live grants by default (not revoked, not expired, target not retired).',
+        tags: ['admin'],
+        querystring: GrantQuery,
+        response: { 200: Type.Array(Grant), ...errorResponses(422) },
+      },
+    },
+    async (request) =>
+      admin.listGrants(db(), principalOf(request).productionId, {
+        engagementId: request.query.engagement_id,
+        includeInactive: yes(request.query.include_inactive),
+      }),
+  );
+
+  app.post(
+    '/admin/grants',
+    {
+      config: write,
+      schema: {
+        summary:
+          'Grant an engagement a scene, a character, a delivery (read or submit) or its own purchase orders',
+        description:
+          '`scene` and `character` name a live node of that kind (`node_id`); `delivery` names a live delivery (`delivery_id`) and an `access`; `own_po` names nothing. 422 names the field for anything missing, unknown, archived or in the past; 409 when the engagement already holds the same grant live. ' +
+          RECORDED,
+        tags: ['admin'],
+        body: NewGrant,
+        response: { 201: Grant, ...errorResponses(400, 409, 422) },
+      },
+    },
+    async (request, reply) => {
+      const p = principalOf(request);
+      return respondToWrite<Grant>(request, reply, { status: 201 }, (hooks) =>
+        admin.addGrant(db(), p.productionId, admin.actorOfPrincipal(p), request.body, hooks),
+      );
+    },
+  );
+
+  app.post(
+    '/admin/grants/:id/revoke',
+    {
+      config: write,
+      schema: {
+        summary: 'Revoke a grant',
+        description:
+          'Effective on the very next request. Revoking a revoked grant answers it unchanged. A document sync that still lists the grant leaves it revoked. ' +
+          RECORDED,
+        tags: ['admin'],
+        params: IdParams,
+        response: { 200: Grant, ...errorResponses(404, 422) },
+      },
+    },
+    async (request, reply) => {
+      const p = principalOf(request);
+      return respondToWrite<Grant>(request, reply, { status: 200 }, (hooks) =>
+        admin.revokeGrant(db(), p.productionId, admin.actorOfPrincipal(p), request.params.id, hooks),
+      );
+    },
+  );
+
+  app.get(
+    '/admin/keys',
+    {
+      config: read,
+      schema: {
+        summary: "The production's API keys",
+        description: 'By prefix, never the token (which is not stored).',
+        tags: ['admin'],
+        response: { 200: Type.Array(ApiKey) },
+      },
+    },
+    async (request) => admin.listKeys(db(), principalOf(request).productionId),
+  );
+
+  app.post(
+    '/admin/keys',
+    {
+      config: write,
+      schema: {
+        summary: 'Mint an API key',
+        description:
+          'The token is in this answer once and never stored: keep it now. With an Idempotency-Key, a replay answers the same key with `token: null` (revoke it and mint another if the first answer was lost). A key bound to an engagement (a vendor key) defaults to `read` and can never hold `admin`. ' +
+          RECORDED,
+        tags: ['admin'],
+        body: NewKey,
+        response: { 201: MintedKey, ...errorResponses(400, 422) },
+      },
+    },
+    async (request, reply) => {
+      const p = principalOf(request);
+      return respondToWrite<MintedKey>(
+        request,
+        reply,
+        { status: 201, redact: (k) => ({ ...k, token: null }) },
+        (hooks) => admin.mintKey(db(), p.productionId, admin.actorOfPrincipal(p), request.body, hooks),
+      );
+    },
+  );
+
+  app.post(
+    '/admin/keys/:id/revoke',
+    {
+      config: write,
+      schema: {
+        summary: 'Revoke an API key',
+        description:
+          'The key is refused (401) from the very next request, its media tickets with it. Revoking a revoked key answers it unchanged. ' +
+          RECORDED,
+        tags: ['admin'],
+        params: IdParams,
+        response: { 200: ApiKey, ...errorResponses(404, 422) },
+      },
+    },
+    async (request, reply) => {
+      const p = principalOf(request);
+      return respondToWrite<ApiKey>(request, reply, { status: 200 }, (hooks) =>
+        admin.revokeKey(db(), p.productionId, admin.actorOfPrincipal(p), request.params.id, hooks),
+      );
+    },
+  );
+}

@@ -1,0 +1,444 @@
+import { isLive } from '../../auth/clamp.js';
+import type { Principal } from '../../auth/principal.js';
+import type { Db } from '../../db/index.js';
+import { nowIso, parseJson, toInt } from '../../db/values.js';
+import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
+import type { Scope } from '../../domain/vocabulary.js';
+import { AppError, errors } from '../../errors.js';
+import { KeyError, mintKeyById } from '../../keys/service.js';
+import { groupBy } from '../../util/group-by.js';
+import { appendActivity } from '../activity/repository.js';
+import { activityActor } from '../activity/write-entry.js';
+import * as repo from './repository.js';
+import type { ApiKey, Engagement, Grant, MintedKey, NewEngagement, NewGrant, NewKey } from './schemas.js';
+
+/*
+ * Vendor access and keys without a re-import: the admin CLI and the admin API call these, so
+ * both follow one set of rules. Every change is one transaction with its activity entry, and
+ * the clamp judges grants on every request, so a change holds from the very next request.
+ */
+
+/** Who makes an admin change: a key (over HTTP) or a person at the CLI. */
+export interface AdminActor {
+  name: string;
+  apiKeyId: number | null;
+  personId: number | null;
+}
+
+export const actorOfPrincipal = (p: Principal): AdminActor => ({
+  name: activityActor(p),
+  apiKeyId: p.keyId,
+  personId: p.personId,
+});
+
+function record(db: Db, productionId: number, actor: AdminActor, verb: string, summary: string, at: string) {
+  return appendActivity(db, {
+    productionId,
+    actor: actor.name,
+    verb,
+    summary,
+    apiKeyId: actor.apiKeyId,
+    personId: actor.personId,
+    at,
+  });
+}
+
+// ---- engagements
+
+export async function listEngagements(
+  db: Db,
+  productionId: number,
+  options: { includeArchived?: boolean; ids?: number[] } = {},
+): Promise<Engagement[]> {
+  const [rows, departments, grants] = await Promise.all([
+    repo.engagementRows(db, productionId, options.ids),
+    repo.engagementDepartments(db, productionId),
+    repo.grantRows(db, productionId),
+  ]);
+  const slugs = groupBy(departments, (d) => d.engagement_id);
+  const now = new Date();
+  const live = new Map<number, number>();
+  for (const g of grants)
+    if (grantIsLive(g, now)) live.set(g.engagement_id, (live.get(g.engagement_id) ?? 0) + 1);
+  return rows
+    .filter((e) => options.includeArchived || e.retired_at === null)
+    .map((e) => ({
+      id: e.id,
+      ref: e.ref,
+      organisation: { id: e.organisation_id, ref: e.organisation_ref, name: e.organisation_name },
+      departments: (slugs.get(e.id) ?? []).map((d) => d.slug),
+      source: e.source === 'admin' ? 'admin' : 'document',
+      live_grants: live.get(e.id) ?? 0,
+      keys: toInt(e.keys),
+      created_at: e.created_at,
+      archived_at: e.retired_at,
+    }));
+}
+
+async function oneEngagement(db: Db, productionId: number, id: number): Promise<Engagement> {
+  const [e] = await listEngagements(db, productionId, { includeArchived: true, ids: [id] });
+  if (!e) throw errors.notFound('engagement');
+  return e;
+}
+
+export async function addEngagement(
+  db: Db,
+  productionId: number,
+  actor: AdminActor,
+  input: NewEngagement,
+  hooks?: WriteHooks<Engagement>,
+): Promise<Engagement> {
+  return inWriteTransaction(db, { productionId, actor: actor.name }, hooks, async (trx, changes) => {
+    const taken = await repo.refOwner(trx, productionId, input.ref);
+    if (taken) throw errors.conflict(`ref: "${input.ref}" already names ${taken} in this production`);
+    const org = await trx
+      .selectFrom('organisations')
+      .where('production_id', '=', productionId)
+      .where('id', '=', input.organisation_id)
+      .select(['id', 'name'])
+      .executeTakeFirst();
+    if (!org)
+      throw errors.invalid('organisation_id', `no organisation ${input.organisation_id} in this production`);
+    const slugs = [...new Set(input.departments ?? [])];
+    const depts = slugs.length
+      ? await trx
+          .selectFrom('departments')
+          .where('production_id', '=', productionId)
+          .where('slug', 'in', slugs)
+          .select(['id', 'slug'])
+          .execute()
+      : [];
+    const missing = slugs.find((s) => !depts.some((d) => d.slug === s));
+    if (missing !== undefined)
+      throw errors.invalid('departments', `no department "${missing}" in this production`);
+    const at = nowIso();
+    const { id } = await trx
+      .insertInto('engagements')
+      .values({
+        production_id: productionId,
+        ref: input.ref,
+        organisation_id: org.id,
+        created_at: at,
+        source: 'admin',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    if (depts.length) {
+      await trx
+        .insertInto('engagement_departments')
+        .values(depts.map((d) => ({ engagement_id: id, department_id: d.id })))
+        .execute();
+    }
+    changes.created('engagement', id);
+    await record(trx, productionId, actor, 'engaged', `engagement "${input.ref}" for ${org.name}`, at);
+    return oneEngagement(trx, productionId, id);
+  });
+}
+
+export async function archiveEngagement(
+  db: Db,
+  productionId: number,
+  actor: AdminActor,
+  id: number,
+  hooks?: WriteHooks<Engagement>,
+): Promise<Engagement> {
+  return inWriteTransaction(db, { productionId, actor: actor.name }, hooks, async (trx, changes) => {
+    const at = nowIso();
+    const moved = await trx
+      .updateTable('engagements')
+      .set({ retired_at: at, retired_by: actor.name })
+      .where('production_id', '=', productionId)
+      .where('id', '=', id)
+      .where('retired_at', 'is', null)
+      .returning(['ref'])
+      .executeTakeFirst();
+    const e = await oneEngagement(trx, productionId, id);
+    // archiving an archived engagement changes nothing and records nothing
+    if (moved) changes.retired('engagement', id);
+    if (moved)
+      await record(
+        trx,
+        productionId,
+        actor,
+        'archived',
+        `engagement "${e.ref ?? e.id}" (${e.organisation.name})`,
+        at,
+      );
+    return e;
+  });
+}
+
+// ---- grants
+
+const grantIsLive = (g: repo.GrantRow, now: Date): boolean =>
+  isLive(g, now) &&
+  g.engagement_retired_at === null &&
+  (g.node_id === null || g.node_retired_at === null) &&
+  (g.delivery_id === null || g.delivery_retired_at === null);
+
+const toGrant = (g: repo.GrantRow, now: Date): Grant => ({
+  id: g.id,
+  engagement_id: g.engagement_id,
+  engagement_ref: g.engagement_ref,
+  kind: g.kind as Grant['kind'],
+  node_id: g.node_id,
+  node_label: g.node_label ?? null,
+  delivery_id: g.delivery_id,
+  delivery_title: g.delivery_title ?? null,
+  access: (g.access as Grant['access']) ?? null,
+  expires_at: g.expires_at,
+  revoked_at: g.revoked_at,
+  live: grantIsLive(g, now),
+  source: g.source === 'admin' ? 'admin' : 'document',
+  created_at: g.created_at,
+});
+
+export async function listGrants(
+  db: Db,
+  productionId: number,
+  options: { engagementId?: number; includeInactive?: boolean } = {},
+): Promise<Grant[]> {
+  const now = new Date();
+  const rows = await repo.grantRows(db, productionId, { engagementId: options.engagementId });
+  return rows.map((g) => toGrant(g, now)).filter((g) => options.includeInactive || g.live);
+}
+
+async function oneGrant(db: Db, productionId: number, id: number): Promise<Grant> {
+  const [g] = await repo.grantRows(db, productionId, { ids: [id] });
+  if (!g) throw errors.notFound('grant');
+  return toGrant(g, new Date());
+}
+
+const describeGrant = (g: Grant): string => {
+  const target =
+    g.kind === 'own_po'
+      ? 'its own purchase orders'
+      : g.kind === 'delivery'
+        ? `${g.access} on delivery "${g.delivery_title}"`
+        : `${g.kind} "${g.node_label}"`;
+  return `${target} for engagement "${g.engagement_ref ?? g.engagement_id}"`;
+};
+
+export async function addGrant(
+  db: Db,
+  productionId: number,
+  actor: AdminActor,
+  input: NewGrant,
+  hooks?: WriteHooks<Grant>,
+): Promise<Grant> {
+  const kind = input.kind;
+  const a = kind === 'own_po' ? 'an own_po' : `a ${kind}`;
+  const needsNode = kind === 'scene' || kind === 'character';
+  if (needsNode && input.node_id === undefined)
+    throw errors.invalid('node_id', `is required on a ${kind} grant`);
+  if (!needsNode && input.node_id !== undefined) throw errors.invalid('node_id', `${a} grant names no node`);
+  if (kind === 'delivery') {
+    if (input.delivery_id === undefined)
+      throw errors.invalid('delivery_id', 'is required on a delivery grant');
+    if (input.access === undefined)
+      throw errors.invalid('access', 'is required on a delivery grant (read or submit)');
+  } else {
+    if (input.delivery_id !== undefined) throw errors.invalid('delivery_id', `${a} grant names no delivery`);
+    if (input.access !== undefined) throw errors.invalid('access', 'only a delivery grant has an access');
+  }
+  let expires: string | null = null;
+  if (input.expires_at) {
+    const t = Date.parse(input.expires_at);
+    if (!Number.isFinite(t)) throw errors.invalid('expires_at', 'must be a valid date-time');
+    if (t <= Date.now()) throw errors.invalid('expires_at', 'must be in the future');
+    expires = new Date(t).toISOString();
+  }
+  return inWriteTransaction(db, { productionId, actor: actor.name }, hooks, async (trx, changes) => {
+    const e = await trx
+      .selectFrom('engagements')
+      .where('production_id', '=', productionId)
+      .where('id', '=', input.engagement_id)
+      .select(['id', 'ref', 'retired_at'])
+      .executeTakeFirst();
+    if (!e) throw errors.invalid('engagement_id', `no engagement ${input.engagement_id} in this production`);
+    if (e.retired_at !== null)
+      throw errors.invalid('engagement_id', `engagement "${e.ref ?? e.id}" is archived`);
+    if (needsNode) {
+      const n = await trx
+        .selectFrom('nodes')
+        .where('production_id', '=', productionId)
+        .where('id', '=', input.node_id!)
+        .where('retired_at', 'is', null)
+        .select(['kind'])
+        .executeTakeFirst();
+      const fits = n && (kind === 'scene' ? n.kind === 'scene' : n.kind === 'character');
+      if (!fits) throw errors.invalid('node_id', `no ${kind} ${input.node_id} in this production`);
+    }
+    if (kind === 'delivery') {
+      const d = await trx
+        .selectFrom('deliveries')
+        .where('production_id', '=', productionId)
+        .where('id', '=', input.delivery_id!)
+        .where('retired_at', 'is', null)
+        .select('id')
+        .executeTakeFirst();
+      if (!d) throw errors.invalid('delivery_id', `no delivery ${input.delivery_id} in this production`);
+    }
+    const now = new Date();
+    const same = (await repo.grantRows(trx, productionId, { engagementId: e.id })).find(
+      (g) =>
+        g.kind === kind &&
+        g.node_id === (input.node_id ?? null) &&
+        g.delivery_id === (input.delivery_id ?? null) &&
+        g.access === (input.access ?? null) &&
+        grantIsLive(g, now),
+    );
+    if (same)
+      throw errors.conflict(`engagement "${e.ref ?? e.id}" already holds this grant live (grant ${same.id})`);
+    const at = now.toISOString();
+    const { id } = await trx
+      .insertInto('grants')
+      .values({
+        production_id: productionId,
+        engagement_id: e.id,
+        kind,
+        node_id: input.node_id ?? null,
+        delivery_id: input.delivery_id ?? null,
+        access: input.access ?? null,
+        expires_at: expires,
+        revoked_at: null,
+        created_at: at,
+        source: 'admin',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const grant = await oneGrant(trx, productionId, id);
+    changes.created('grant', id);
+    await record(trx, productionId, actor, 'granted', describeGrant(grant), at);
+    return grant;
+  });
+}
+
+export async function revokeGrant(
+  db: Db,
+  productionId: number,
+  actor: AdminActor,
+  id: number,
+  hooks?: WriteHooks<Grant>,
+): Promise<Grant> {
+  return inWriteTransaction(db, { productionId, actor: actor.name }, hooks, async (trx, changes) => {
+    const at = nowIso();
+    const moved = await trx
+      .updateTable('grants')
+      .set({ revoked_at: at, revoked_by: actor.name })
+      .where('production_id', '=', productionId)
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    const grant = await oneGrant(trx, productionId, id);
+    if (Number(moved.numUpdatedRows) > 0) {
+      changes.retired('grant', id);
+      await record(trx, productionId, actor, 'revoked', describeGrant(grant), at);
+    }
+    return grant;
+  });
+}
+
+// ---- keys
+
+const toKey = (k: Awaited<ReturnType<typeof repo.keyRows>>[number]): ApiKey => ({
+  id: k.id,
+  prefix: k.prefix,
+  label: k.label,
+  scopes: parseJson<Scope[]>(k.scopes, []),
+  engagement_id: k.engagement_id,
+  engagement_ref: k.engagement_ref ?? null,
+  person_id: k.person_id,
+  person_name: k.person_name ?? null,
+  created_at: k.created_at,
+  last_used_at: k.last_used_at,
+  revoked_at: k.revoked_at,
+});
+
+export async function listKeys(db: Db, productionId: number): Promise<ApiKey[]> {
+  return (await repo.keyRows(db, productionId)).map(toKey);
+}
+
+async function oneKey(db: Db, productionId: number, id: number): Promise<ApiKey> {
+  const [k] = await repo.keyRows(db, productionId, [id]);
+  if (!k) throw errors.notFound('key');
+  return toKey(k);
+}
+
+export async function mintKey(
+  db: Db,
+  productionId: number,
+  actor: AdminActor,
+  input: NewKey,
+  hooks?: WriteHooks<MintedKey>,
+): Promise<MintedKey> {
+  const label = input.label.trim();
+  if (label === '') throw errors.invalid('label', 'must not be blank');
+  return inWriteTransaction(db, { productionId, actor: actor.name }, hooks, async (trx) => {
+    const engagementId = input.engagement_id ?? null;
+    if (engagementId !== null) {
+      const e = await trx
+        .selectFrom('engagements')
+        .where('production_id', '=', productionId)
+        .where('id', '=', engagementId)
+        .select(['retired_at', 'ref'])
+        .executeTakeFirst();
+      if (!e) throw errors.invalid('engagement_id', `no engagement ${engagementId} in this production`);
+      if (e.retired_at !== null)
+        throw errors.invalid('engagement_id', `engagement "${e.ref ?? engagementId}" is archived`);
+    }
+    const personId = input.person_id ?? null;
+    if (personId !== null) {
+      const p = await trx
+        .selectFrom('people')
+        .where('production_id', '=', productionId)
+        .where('id', '=', personId)
+        .select('id')
+        .executeTakeFirst();
+      if (!p) throw errors.invalid('person_id', `no person ${personId} in this production`);
+    }
+    let minted;
+    try {
+      minted = await mintKeyById(trx, { productionId, label, scopes: input.scopes, engagementId, personId });
+    } catch (err) {
+      if (err instanceof KeyError) throw errors.invalid('scopes', err.message);
+      throw err;
+    }
+    const at = nowIso();
+    await record(
+      trx,
+      productionId,
+      actor,
+      'minted',
+      `key ${minted.prefix} "${label}" (${minted.scopes.join(', ')})`,
+      at,
+    );
+    return { ...(await oneKey(trx, productionId, minted.id)), token: minted.token };
+  });
+}
+
+export async function revokeKey(
+  db: Db,
+  productionId: number,
+  actor: AdminActor,
+  id: number,
+  hooks?: WriteHooks<ApiKey>,
+): Promise<ApiKey> {
+  return inWriteTransaction(db, { productionId, actor: actor.name }, hooks, async (trx) => {
+    const at = nowIso();
+    const moved = await trx
+      .updateTable('api_keys')
+      .set({ revoked_at: at })
+      .where('production_id', '=', productionId)
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    const key = await oneKey(trx, productionId, id);
+    if (Number(moved.numUpdatedRows) > 0)
+      await record(trx, productionId, actor, 'revoked', `key ${key.prefix} "${key.label}"`, at);
+    return key;
+  });
+}
+
+/** A refusal the CLI prints as one line (the HTTP layer renders the same error as `{detail}`). */
+export const isAdminRefusal = (err: unknown): err is AppError => err instanceof AppError;
