@@ -1,6 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import multipart from '@fastify/multipart';
-import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
@@ -25,6 +24,9 @@ import { mediaFileRoutes, mediaTicketRoutes } from './modules/media-ticket/route
 import { assetWriteRoutes } from './modules/assets/write-routes.js';
 import { approvalDecideRoutes } from './modules/approvals/decide-routes.js';
 import { idempotency } from './http/idempotency.js';
+import { loggerOptions } from './http/logging.js';
+import { rateLimits } from './http/rate-limit.js';
+import { securityHeaders } from './http/security-headers.js';
 import { requestRules } from './http/request-rules.js';
 import { routeTable } from './http/route-table.js';
 import { strictValidatorBuilder } from './http/validator.js';
@@ -88,10 +90,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const store = options.store ?? new FileMediaStore(config.mediaDir);
 
   const app = Fastify({
-    logger:
-      options.logger === false
-        ? false
-        : { level: config.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) },
+    // tickets in URLs and Authorization headers never reach a log line (src/http/logging.ts)
+    logger: options.logger === false ? false : loggerOptions(config.logLevel, options.logStream),
     // ids in paths are integers; trailing slashes are the same route
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // request parts are validated as sent (src/http/validator.ts)
@@ -99,7 +99,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
     frameworkErrors: (err, _request, reply) => frameworkError(err, reply as FastifyReply),
     clientErrorHandler: clientError,
     bodyLimit: 1024 * 1024,
+    // a slow or stalled client holds one socket for a bounded time, never the server (README)
+    requestTimeout: config.timeouts.requestMs,
+    connectionTimeout: config.timeouts.idleMs,
+    keepAliveTimeout: config.timeouts.keepAliveMs,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.server.headersTimeout = Math.min(config.timeouts.headersMs, config.timeouts.requestMs);
 
   app.decorate('ctx', { config, db: database.db, dialect: database.dialect, store });
   installErrorHandling(app);
@@ -111,8 +116,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(auth, { db: database.db });
   await app.register(requestRules);
   await app.register(idempotency);
-  // limits are per route (config.rateLimit), each keyed as its route chooses
-  await app.register(rateLimit, { global: false });
+  // after auth: a limit counts per authenticated key (src/http/rate-limit.ts)
+  await app.register(rateLimits, { config: config.rateLimit, db: database.db, dialect: database.dialect });
+  await app.register(securityHeaders, { corsOrigins: config.corsOrigins });
 
   await app.register(healthRoutes);
   // the off-plane file route lives at the base URL, outside /api/v1 (decisions.md)

@@ -13,6 +13,30 @@ export interface Config {
   limits: Limits;
   logLevel: string;
   vision: VisionConfig;
+  /** Browser origins allowed to call the API (CORS); empty: no CORS headers at all. */
+  corsOrigins: string[];
+  rateLimit: RateLimitConfig;
+  timeouts: Timeouts;
+}
+
+export interface RateLimitConfig {
+  /** Requests one API key (or, before a key is known, one client address) may make per window; null: off. */
+  max: number | null;
+  windowMs: number;
+}
+
+/** How long a slow or stalled client may hold a connection, milliseconds. */
+export interface Timeouts {
+  /** Headers must have arrived within this (Node's headersTimeout). */
+  headersMs: number;
+  /** The whole request, body included, must have arrived within this (Node's requestTimeout). */
+  requestMs: number;
+  /** A socket with no traffic either way for this long is closed (a client that never reads). */
+  idleMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveMs: number;
+  /** On SIGTERM/SIGINT, in-flight requests get this long to finish before the process exits anyway. */
+  shutdownMs: number;
 }
 
 export type DbTarget = { dialect: 'sqlite'; path: string } | { dialect: 'postgres'; url: string };
@@ -110,7 +134,73 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
       ),
     },
     vision: loadVisionConfig(env),
+    corsOrigins: parseOrigins(env.PRODGRAPH_CORS_ORIGINS),
+    rateLimit: parseRateLimit(env),
+    timeouts: {
+      headersMs: boundedInt(
+        'PRODGRAPH_HEADERS_TIMEOUT_MS',
+        env.PRODGRAPH_HEADERS_TIMEOUT_MS,
+        30_000,
+        100,
+        600_000,
+      ),
+      requestMs: boundedInt(
+        'PRODGRAPH_REQUEST_TIMEOUT_MS',
+        env.PRODGRAPH_REQUEST_TIMEOUT_MS,
+        3_600_000,
+        100,
+        86_400_000,
+      ),
+      idleMs: boundedInt('PRODGRAPH_IDLE_TIMEOUT_MS', env.PRODGRAPH_IDLE_TIMEOUT_MS, 60_000, 100, 3_600_000),
+      keepAliveMs: boundedInt(
+        'PRODGRAPH_KEEP_ALIVE_TIMEOUT_MS',
+        env.PRODGRAPH_KEEP_ALIVE_TIMEOUT_MS,
+        5_000,
+        100,
+        600_000,
+      ),
+      shutdownMs: boundedInt(
+        'PRODGRAPH_SHUTDOWN_TIMEOUT_MS',
+        env.PRODGRAPH_SHUTDOWN_TIMEOUT_MS,
+        30_000,
+        100,
+        600_000,
+      ),
+    },
   };
+}
+
+/** `https://a.example,https://b.example`: exact origins only, no wildcard (credentials travel in a header). */
+function parseOrigins(raw: string | undefined): string[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  const origins = raw.split(',').map((o) => o.trim());
+  for (const o of origins) {
+    let url: URL;
+    try {
+      url = new URL(o);
+    } catch {
+      throw new ConfigError(`PRODGRAPH_CORS_ORIGINS: "${o}" is not an origin (like https://tools.example)`);
+    }
+    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== o) {
+      throw new ConfigError(
+        `PRODGRAPH_CORS_ORIGINS: "${o}" is not an origin (scheme, host and port only, like https://tools.example)`,
+      );
+    }
+  }
+  return [...new Set(origins)];
+}
+
+function parseRateLimit(env: NodeJS.ProcessEnv): RateLimitConfig {
+  const raw = env.PRODGRAPH_RATE_LIMIT?.trim();
+  const windowMs = boundedInt(
+    'PRODGRAPH_RATE_LIMIT_WINDOW_MS',
+    env.PRODGRAPH_RATE_LIMIT_WINDOW_MS,
+    60_000,
+    1000,
+    3_600_000,
+  );
+  if (raw === 'off') return { max: null, windowMs };
+  return { max: positiveInt('PRODGRAPH_RATE_LIMIT', raw, 1200, 1_000_000), windowMs };
 }
 
 /**

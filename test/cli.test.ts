@@ -156,7 +156,7 @@ for (const target of targets) {
       assert.match(key.token, /^pgk_/);
 
       const plain = await prodgraph(['keys', 'mint', '--production', 'clitest', '--label', 'farm'], env);
-      assert.match(plain.stdout.trim(), /^pgk_[A-Za-z0-9]{8}_\S{43}$/, 'the token alone');
+      assert.match(plain.stdout.trim(), /^pgk_[A-Za-z0-9]{8}_\S{49}$/, 'the token alone');
 
       const list = await prodgraph(['keys', 'list', '--production', 'clitest', '--json'], env);
       const rows = JSON.parse(list.stdout);

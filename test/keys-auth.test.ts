@@ -16,7 +16,7 @@ for (const dialect of DIALECTS) {
 
     it('mints a recognisable high-entropy token shown once; the database keeps only prefix and hash', async () => {
       const key = await mintKey(env.handle.db, { production: 'keys', label: 'farm' });
-      assert.match(key.token, /^pgk_[A-Za-z0-9]{8}_[A-Za-z0-9_-]{43}$/);
+      assert.match(key.token, /^pgk_[A-Za-z0-9]{8}_[A-Za-z0-9_-]{43}[A-Za-z0-9]{6}$/);
       assert.ok(key.token.startsWith(key.prefix));
       const rows = await env.handle.db.selectFrom('api_keys').selectAll().execute();
       const dump = JSON.stringify(rows);

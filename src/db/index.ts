@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
@@ -32,6 +32,24 @@ export interface DbOptions {
 /** A database that cannot be opened, named so the user can act on it. */
 export class DatabaseError extends Error {}
 
+/**
+ * The database holds a production's unreleased material: its folder (when we make it) and its
+ * file are the owner's alone. SQLite gives the -wal and -shm files the database file's mode, so
+ * creating the file 0600 before SQLite opens it covers all three; a file made by an older
+ * version with a wider mode is narrowed.
+ */
+function ownerOnly(path: string, create: boolean): void {
+  if (create) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  if (create && !existsSync(path)) closeSync(openSync(path, 'a', 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      chmodSync(file, 0o600);
+    } catch {
+      // missing (no WAL yet) or not ours to change: SQLite's own open reports what matters
+    }
+  }
+}
+
 function openSqlite(path: string, create: boolean): SQLite.Database {
   if (path !== ':memory:' && !create && !existsSync(path)) {
     throw new DatabaseError(
@@ -40,7 +58,7 @@ function openSqlite(path: string, create: boolean): SQLite.Database {
   }
   let sqlite: SQLite.Database | undefined;
   try {
-    if (create && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') ownerOnly(path, create);
     sqlite = new SQLite(path, { fileMustExist: !create });
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('foreign_keys = ON');

@@ -433,6 +433,14 @@ export interface ChangesTable {
   actor: string | null;
 }
 
+/** Request counters shared by the server processes of one database (src/http/rate-limit.ts). */
+export interface RateLimitsTable {
+  key: string;
+  /** Unix milliseconds. */
+  window_start: number;
+  count: number;
+}
+
 export interface Database {
   productions: ProductionsTable;
   episodes: EpisodesTable;
@@ -469,4 +477,5 @@ export interface Database {
   api_keys: ApiKeysTable;
   idempotency_keys: IdempotencyKeysTable;
   vision_look_briefs: VisionLookBriefsTable;
+  rate_limits: RateLimitsTable;
 }

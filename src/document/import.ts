@@ -1,7 +1,7 @@
 import { commitChanges } from '../db/change-log.js';
 import type { Db } from '../db/index.js';
 import { nowIso } from '../db/values.js';
-import { commitAll, discardAll, type MediaStore, type StagedObject } from '../media/store.js';
+import { commitStaged, type MediaStore, type StagedObject } from '../media/store.js';
 import { appendActivity } from '../modules/activity/repository.js';
 import { checkDocument } from './check.js';
 import type { ProductionDocument } from './schema.js';
@@ -144,45 +144,46 @@ export async function importDocument(
   checkDocument(doc);
   const files = await readDocumentFiles(doc, options.baseDir);
   const staged = new Map<string, StagedObject>();
-  try {
-    await stageNewFiles(db, doc.production.code, files, options.store, staged);
-    const out = await db.transaction().execute(async (trx) => {
-      const ctx = new SyncContext(trx, doc, nowIso(), { replace: options.replace ?? false, planOnly: false });
-      const s = new Sections(files, staged, options.store);
-      await decide(ctx, s);
-      const plan = ctx.plan(doc.production.code);
-      const orphaned = await apply(ctx, s);
-      const productionId = idOf(ctx.productionId);
-      plan.production.id = productionId;
-      if (ctx.productionExists) {
-        await appendActivity(trx, {
-          productionId,
-          actor: options.actor ?? 'prodgraph import',
-          verb: 'synced',
-          summary: `production document: ${summarise(plan)}`,
-          at: ctx.now,
+  const out = await commitStaged(
+    () => staged.values(),
+    async () => {
+      await stageNewFiles(db, doc.production.code, files, options.store, staged);
+      return db.transaction().execute(async (trx) => {
+        const ctx = new SyncContext(trx, doc, nowIso(), {
+          replace: options.replace ?? false,
+          planOnly: false,
         });
-      }
-      const refs = refsOf(ctx);
-      // last: it takes the production row's lock until commit
-      await commitChanges(
-        trx,
-        { productionId, actor: options.actor ?? 'prodgraph import' },
-        changesOfPlan(plan, productionId, refs),
-      );
-      return { plan, orphaned, refs, productionId, unused: s.media.unused() };
-    });
-    const unused = new Set(out.unused);
-    await commitAll([...staged.values()].filter((o) => !unused.has(o)));
-    await discardAll(out.unused);
-    await Promise.allSettled(out.orphaned.map((key) => options.store.delete(key)));
-    return {
-      production: { id: out.productionId, code: doc.production.code },
-      refs: out.refs,
-      plan: out.plan,
-    };
-  } catch (err) {
-    await discardAll([...staged.values()]);
-    throw err;
-  }
+        const s = new Sections(files, staged, options.store);
+        await decide(ctx, s);
+        const plan = ctx.plan(doc.production.code);
+        const orphaned = await apply(ctx, s);
+        const productionId = idOf(ctx.productionId);
+        plan.production.id = productionId;
+        if (ctx.productionExists) {
+          await appendActivity(trx, {
+            productionId,
+            actor: options.actor ?? 'prodgraph import',
+            verb: 'synced',
+            summary: `production document: ${summarise(plan)}`,
+            at: ctx.now,
+          });
+        }
+        const refs = refsOf(ctx);
+        // last: it takes the production row's lock until commit
+        await commitChanges(
+          trx,
+          { productionId, actor: options.actor ?? 'prodgraph import' },
+          changesOfPlan(plan, productionId, refs),
+        );
+        return { plan, orphaned, refs, productionId, unused: s.media.unused() };
+      });
+    },
+    (result) => result.unused,
+  );
+  await Promise.allSettled(out.orphaned.map((key) => options.store.delete(key)));
+  return {
+    production: { id: out.productionId, code: doc.production.code },
+    refs: out.refs,
+    plan: out.plan,
+  };
 }

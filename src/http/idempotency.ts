@@ -72,13 +72,14 @@ export function requestHashOf(request: FastifyRequest, body: unknown = request.b
 function idempotencyHooks<T>(
   apiKeyId: number,
   key: string,
-  requestHash: string,
+  requestHashOf: () => string,
   status: number,
   redact: (body: T) => unknown = (body) => body,
 ): WriteHooks<T> {
   let claimed: number | null = null;
   return {
     async begin(trx: Db) {
+      const requestHash = requestHashOf();
       // Expired records of this API key go first, so an old key may be reused after 24 hours.
       const cutoff = new Date(Date.now() - IDEMPOTENCY_WINDOW_MS).toISOString();
       await trx
@@ -147,7 +148,8 @@ export async function respondToWrite<T>(
   reply: FastifyReply,
   response: WriteResponse<T>,
   write: (hooks: WriteHooks<T> | undefined) => Promise<T>,
-  requestHash?: string,
+  /** Defaults to the JSON body's; a function when the body is known only once the write has read it. */
+  requestHash?: string | (() => string),
 ): Promise<T> {
   const key = request.headers[IDEMPOTENCY_HEADER];
   const hooks =
@@ -155,7 +157,7 @@ export async function respondToWrite<T>(
       ? idempotencyHooks<T>(
           principalOf(request).keyId,
           key,
-          requestHash ?? requestHashOf(request),
+          typeof requestHash === 'function' ? requestHash : () => requestHash ?? requestHashOf(request),
           response.status,
           response.redact,
         )

@@ -1,3 +1,4 @@
+import contentDisposition from 'content-disposition';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errors } from '../errors.js';
 import type { MediaStore } from '../media/store.js';
@@ -6,6 +7,26 @@ export interface ServedMedia {
   storageKey: string;
   contentType: string;
   sha256: string;
+  /** The media's label, offered as the download's file name. */
+  label: string;
+}
+
+/**
+ * The file name offered for a download: the label with anything a file system or a header
+ * could trip on (path separators, quotes, controls, dots at the ends) replaced, at most 120
+ * characters, with the stored file's extension. Non-ASCII survives in `filename*`.
+ */
+export function downloadName(label: string, storageKey: string): string {
+  const ext = /\.([a-z0-9]{1,8})$/.exec(storageKey)?.[1];
+  const base =
+    label
+      .normalize('NFC')
+      .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}"\\/:*?<>|%;]+/gu, '_')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .replace(/^[.\s]+|[.\s]+$/g, '')
+      .slice(0, 120) || 'media';
+  return ext && !base.toLowerCase().endsWith(`.${ext}`) ? `${base}.${ext}` : base;
 }
 
 type Range = { start: number; end: number } | 'unsatisfiable' | null;
@@ -49,6 +70,12 @@ export async function sendMedia(
   reply.header('accept-ranges', 'bytes');
   reply.header('cache-control', 'private, max-age=0, must-revalidate');
   reply.header('x-content-type-options', 'nosniff');
+  // a ticket rides in the URL: never hand it to another site as a Referer
+  reply.header('referrer-policy', 'no-referrer');
+  reply.header(
+    'content-disposition',
+    contentDisposition(downloadName(media.label, media.storageKey), { type: 'inline' }),
+  );
   const inm = request.headers['if-none-match'];
   if (inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*')) {
     return reply.code(304).send();

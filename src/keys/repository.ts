@@ -70,3 +70,9 @@ export async function touchKeys(db: Db, ids: number[], at: string): Promise<void
   if (ids.length === 0) return;
   await db.updateTable('api_keys').set({ last_used_at: at }).where('id', 'in', ids).execute();
 }
+
+/** Prefixes of every key not revoked (legacy tokens are looked up only under one of these). */
+export async function livePrefixes(db: Db): Promise<string[]> {
+  const rows = await db.selectFrom('api_keys').where('revoked_at', 'is', null).select('prefix').execute();
+  return rows.map((r) => r.prefix);
+}

@@ -3,7 +3,7 @@ import { nowIso, parseJson } from '../db/values.js';
 import type { Principal } from '../auth/principal.js';
 import { SCOPES, type Scope } from '../domain/vocabulary.js';
 import * as repo from './repository.js';
-import { hashMatches, newToken, prefixOf } from './tokens.js';
+import { hashMatches, newToken, prefixOf, shapeOf } from './tokens.js';
 
 export class KeyError extends Error {}
 
@@ -137,11 +137,33 @@ export async function revokeKey(db: Db, idOrPrefix: string): Promise<{ id: numbe
   return row;
 }
 
-/** The principal behind a bearer token, or null for an unknown, malformed or revoked key. */
+/**
+ * Prefixes of the keys a database held when this process first met a legacy-shaped token (one
+ * query per process): keys are never minted legacy any more, so the set can only over-cover,
+ * and a legacy-shaped string whose prefix is not in it is refused without a lookup.
+ */
+const legacyPrefixes = new WeakMap<Db, Promise<Set<string>>>();
+
+function knownPrefixes(db: Db): Promise<Set<string>> {
+  let known = legacyPrefixes.get(db);
+  if (!known) {
+    known = repo.livePrefixes(db).then((rows) => new Set(rows));
+    // a failed load must not stick: the next legacy token tries again
+    known.catch(() => legacyPrefixes.delete(db));
+    legacyPrefixes.set(db, known);
+  }
+  return known;
+}
+
+/**
+ * The principal behind a bearer token, or null for an unknown, malformed or revoked key. A
+ * string that cannot be one of our tokens (its checksum fails) costs no query.
+ */
 export async function authenticate(db: Db, token: string): Promise<Principal | null> {
-  const prefix = prefixOf(token);
-  if (!prefix) return null;
-  const row = await repo.findKeyByPrefix(db, prefix);
+  const shape = shapeOf(token);
+  if (!shape) return null;
+  if (shape.kind === 'legacy' && !(await knownPrefixes(db)).has(shape.prefix)) return null;
+  const row = await repo.findKeyByPrefix(db, shape.prefix);
   if (!row || row.revoked_at !== null || !hashMatches(token, row.hash)) return null;
   return {
     keyId: row.id,

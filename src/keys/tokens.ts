@@ -1,16 +1,38 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 
 /*
- * Token: `pgk_` + 8 characters of public id + `_` + 43 characters of secret (256 bits).
- * Only the prefix (`pgk_` + public id) and the SHA-256 of the whole token are stored.
+ * Token: `pgk_` + 8 characters of public id + `_` + 43 characters of secret (256 bits) + 6
+ * characters of checksum (CRC-32 of everything before it, base62). The checksum lets the server
+ * (and secret scanners) tell a token of ours from a random or mistyped string without a database
+ * lookup. Only the prefix (`pgk_` + public id) and the SHA-256 of the whole token are stored.
+ *
+ * Keys minted before the checksum (`pgk_<8>_<43>`, "legacy") keep working: they are looked up
+ * only when their prefix is one the database held when the process first met such a token
+ * (see LegacyPrefixes), so a random string of that shape costs no query either.
  */
-const TOKEN_RE = /^(pgk_[A-Za-z0-9]{8})_[A-Za-z0-9_-]{43}$/;
+const TOKEN_RE = /^(pgk_[A-Za-z0-9]{8})_[A-Za-z0-9_-]{43}([A-Za-z0-9]{6})$/;
+const LEGACY_RE = /^(pgk_[A-Za-z0-9]{8})_[A-Za-z0-9_-]{43}$/;
+const PREFIX_RE = /^(pgk_[A-Za-z0-9]{8})(?:_|$)/;
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const CHECKSUM_LENGTH = 6;
 
 function publicId(): string {
   const bytes = randomBytes(8);
   let out = '';
   for (const b of bytes) out += ALPHABET[b % ALPHABET.length];
+  return out;
+}
+
+/** CRC-32 in base62, always 6 characters (62^6 > 2^32). */
+export function checksumOf(body: string): string {
+  let n = crc32(body);
+  let out = '';
+  for (let i = 0; i < CHECKSUM_LENGTH; i++) {
+    out = BASE62[n % 62]! + out;
+    n = Math.floor(n / 62);
+  }
   return out;
 }
 
@@ -24,12 +46,29 @@ export const hashToken = (token: string): string => createHash('sha256').update(
 
 export function newToken(): NewToken {
   const prefix = `pgk_${publicId()}`;
-  const token = `${prefix}_${randomBytes(32).toString('base64url')}`;
+  const body = `${prefix}_${randomBytes(32).toString('base64url')}`;
+  const token = body + checksumOf(body);
   return { token, prefix, hash: hashToken(token) };
 }
 
-/** The prefix of a well-formed token, or null for anything that cannot be one of ours. */
-export const prefixOf = (token: string): string | null => TOKEN_RE.exec(token)?.[1] ?? null;
+export type TokenShape = { kind: 'checked' | 'legacy'; prefix: string } | null;
+
+/**
+ * What a presented string is, from its characters alone: a checksummed token whose checksum
+ * holds, a legacy token, or (null) nothing that can be one of ours. No database is consulted.
+ */
+export function shapeOf(token: string): TokenShape {
+  const m = TOKEN_RE.exec(token);
+  if (m) {
+    const body = token.slice(0, -CHECKSUM_LENGTH);
+    return checksumOf(body) === m[2] ? { kind: 'checked', prefix: m[1]! } : null;
+  }
+  const legacy = LEGACY_RE.exec(token);
+  return legacy ? { kind: 'legacy', prefix: legacy[1]! } : null;
+}
+
+/** The prefix named by a token or a bare prefix (`pgk_abcdefgh`), for revoking by either. */
+export const prefixOf = (tokenOrPrefix: string): string | null => PREFIX_RE.exec(tokenOrPrefix)?.[1] ?? null;
 
 export function hashMatches(token: string, storedHex: string): boolean {
   const a = Buffer.from(hashToken(token), 'hex');

@@ -63,12 +63,14 @@ export async function createEnv(
   };
   let schema: string | undefined;
   let config: Config;
+  // request limits are off unless a test turns them on: suites count queries and send bursts
+  const testEnv = { PRODGRAPH_RATE_LIMIT: 'off', ...env };
   if (dialect === 'postgres') {
     schema = `t_${randomBytes(6).toString('hex')}`;
     await withAdmin((c) => c.query(`create schema ${schema}`));
-    config = loadConfig({ db: process.env.PRODGRAPH_TEST_PG!, media: join(dir, 'media') }, env);
+    config = loadConfig({ db: process.env.PRODGRAPH_TEST_PG!, media: join(dir, 'media') }, testEnv);
   } else {
-    config = loadConfig({ db: join(dir, 'test.db'), media: join(dir, 'media') }, env);
+    config = loadConfig({ db: join(dir, 'test.db'), media: join(dir, 'media') }, testEnv);
   }
   const handle = await openAndMigrate(config.db, { onQuery, schema, poolSize: 5 });
   const store = new FileMediaStore(config.mediaDir);

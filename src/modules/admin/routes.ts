@@ -189,7 +189,12 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
       return respondToWrite<MintedKey>(
         request,
         reply,
-        { status: 201, redact: (k) => ({ ...k, token: null }) },
+        // the answer carries the token: no cache may keep it
+        {
+          status: 201,
+          redact: (k) => ({ ...k, token: null }),
+          headers: () => ({ 'cache-control': 'no-store' }),
+        },
         (hooks) => admin.mintKey(db(), p.productionId, admin.actorOfPrincipal(p), request.body, hooks),
       );
     },

@@ -6,7 +6,7 @@ import { formParts, uploadLimits } from '../../http/multipart-parts.js';
 import { API_PREFIX } from '../../http/openapi.js';
 import { errorResponses } from '../../http/schemas.js';
 import { errors } from '../../errors.js';
-import type { StagedObject } from '../../media/store.js';
+import { discardStaged, type StagedObject } from '../../media/store.js';
 import {
   AssetParams,
   CreatedAsset,
@@ -141,7 +141,7 @@ export async function assetWriteRoutes(fastify: FastifyInstance): Promise<void> 
           }
         }
       } catch (err) {
-        await staged?.discard();
+        await discardStaged(staged ? [staged] : []);
         throw err;
       }
       if (!staged) throw errors.invalid('file', 'is required');

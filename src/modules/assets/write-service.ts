@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/values.js';
 import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
 import { errors } from '../../errors.js';
-import { mediaKindOf, type StagedObject } from '../../media/store.js';
+import { commitStaged, mediaKindOf, type StagedObject } from '../../media/store.js';
 import { appendActivity } from '../activity/repository.js';
 import { clip, entryFor } from '../activity/write-entry.js';
 import * as repo from './write-repository.js';
@@ -148,7 +148,7 @@ export function stageUpload(
 }
 
 export interface VersionUpload {
-  /** Staged bytes; landVersion commits them after the transaction, or discards them on any failure. */
+  /** Staged bytes; landVersion commits them after the transaction, or discards them on any failure (commitStaged). */
   file: StagedObject;
   note?: string | null;
   variant?: string | null;
@@ -164,78 +164,75 @@ export async function landVersion(
   const { file } = upload;
   const pid = principal.productionId;
   const createdBy = actorName(principal);
-  let landed: CreatedVersion;
-  try {
-    // a landed version is a still or a clip: the bytes say which, never the name or the header
-    if (file.size === 0) throw errors.invalid('file', 'is empty');
-    const kind = mediaKindOf(file.contentType);
-    if (kind !== 'image' && kind !== 'video') {
-      const found =
-        file.contentType === 'application/octet-stream' ? 'not a recognised format' : file.contentType;
-      throw errors.unsupportedMedia(`file: is ${found}; a version is an image or a video`);
-    }
-    const note = optionalText(upload.note);
-    const variant = optionalText(upload.variant) ?? DEFAULT_VARIANT;
-    if (variant.length > 100) throw errors.invalid('variant', 'must be at most 100 characters');
-    if (note !== null && note.length > 10_000)
-      throw errors.invalid('note', 'must be at most 10000 characters');
+  return commitStaged(
+    () => [file],
+    async () => {
+      // a landed version is a still or a clip: the bytes say which, never the name or the header
+      if (file.size === 0) throw errors.invalid('file', 'is empty');
+      const kind = mediaKindOf(file.contentType);
+      if (kind !== 'image' && kind !== 'video') {
+        const found =
+          file.contentType === 'application/octet-stream' ? 'not a recognised format' : file.contentType;
+        throw errors.unsupportedMedia(`file: is ${found}; a version is an image or a video`);
+      }
+      const note = optionalText(upload.note);
+      const variant = optionalText(upload.variant) ?? DEFAULT_VARIANT;
+      if (variant.length > 100) throw errors.invalid('variant', 'must be at most 100 characters');
+      if (note !== null && note.length > 10_000)
+        throw errors.invalid('note', 'must be at most 10000 characters');
 
-    landed = await inWriteTransaction(ctx.db, writeScopeOf(principal), hooks, async (trx, changes) => {
-      const at = nowIso();
-      // touchAsset locks the node first, so the number read next cannot be taken concurrently
-      const asset = await repo.touchAsset(trx, pid, nodeId, at);
-      if (!asset) throw errors.notFound('asset');
-      const number = await repo.nextVersionNumber(trx, nodeId);
-      const media = await repo.insertMedia(trx, {
-        productionId: pid,
-        storageKey: file.key,
-        kind: mediaKindOf(file.contentType),
-        label: `${asset.label} v${number}`,
-        contentType: file.contentType,
-        size: file.size,
-        sha256: file.sha256,
-        nodeId,
-        createdBy,
-        at,
+      return inWriteTransaction(ctx.db, writeScopeOf(principal), hooks, async (trx, changes) => {
+        const at = nowIso();
+        // touchAsset locks the node first, so the number read next cannot be taken concurrently
+        const asset = await repo.touchAsset(trx, pid, nodeId, at);
+        if (!asset) throw errors.notFound('asset');
+        const number = await repo.nextVersionNumber(trx, nodeId);
+        const media = await repo.insertMedia(trx, {
+          productionId: pid,
+          storageKey: file.key,
+          kind: mediaKindOf(file.contentType),
+          label: `${asset.label} v${number}`,
+          contentType: file.contentType,
+          size: file.size,
+          sha256: file.sha256,
+          nodeId,
+          createdBy,
+          at,
+        });
+        const { id } = await repo.insertVersion(trx, {
+          productionId: pid,
+          nodeId,
+          version: number,
+          variant,
+          note,
+          mediaId: media.id,
+          createdBy,
+          createdByPersonId: principal.personId,
+          at,
+        });
+        changes.updated('asset', nodeId).created('version', id).created('media', media.id);
+        await appendActivity(
+          trx,
+          entryFor(principal, 'uploaded', `"${asset.label}" v${number} (${variant}), wip`, nodeId, at),
+        );
+        return {
+          id,
+          node_id: nodeId,
+          version: number,
+          variant,
+          status: 'wip',
+          released: false,
+          locked: true,
+          note,
+          media_path: null,
+          content_type: file.contentType,
+          size: file.size,
+          sha256: file.sha256,
+          created_by: createdBy,
+          created_by_person_id: principal.personId,
+          created_at: at,
+        };
       });
-      const { id } = await repo.insertVersion(trx, {
-        productionId: pid,
-        nodeId,
-        version: number,
-        variant,
-        note,
-        mediaId: media.id,
-        createdBy,
-        createdByPersonId: principal.personId,
-        at,
-      });
-      changes.updated('asset', nodeId).created('version', id).created('media', media.id);
-      await appendActivity(
-        trx,
-        entryFor(principal, 'uploaded', `"${asset.label}" v${number} (${variant}), wip`, nodeId, at),
-      );
-      return {
-        id,
-        node_id: nodeId,
-        version: number,
-        variant,
-        status: 'wip',
-        released: false,
-        locked: true,
-        note,
-        media_path: null,
-        content_type: file.contentType,
-        size: file.size,
-        sha256: file.sha256,
-        created_by: createdBy,
-        created_by_person_id: principal.personId,
-        created_at: at,
-      };
-    });
-  } catch (err) {
-    await file.discard();
-    throw err;
-  }
-  await file.commit();
-  return landed;
+    },
+  );
 }

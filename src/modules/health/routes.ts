@@ -8,7 +8,8 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get(
     '/healthz',
     {
-      config: { auth: 'public' },
+      // a load balancer's probes must never be refused for their rate
+      config: { auth: 'public', rateLimit: false },
       schema: {
         summary: 'Liveness and database readiness',
         tags: ['service'],

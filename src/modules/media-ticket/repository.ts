@@ -18,6 +18,6 @@ export function findMediaByKey(db: Db, productionId: number, storageKey: string)
     .selectFrom('media')
     .where('production_id', '=', productionId)
     .where('storage_key', '=', storageKey)
-    .select(['storage_key', 'content_type', 'sha256'])
+    .select(['storage_key', 'content_type', 'sha256', 'label'])
     .executeTakeFirst();
 }

@@ -37,5 +37,10 @@ export async function resolveTicketedMedia(
     storageKeyOf(claims.productionId, rest),
   );
   if (!media) throw mediaFileNotFound();
-  return { storageKey: media.storage_key, contentType: media.content_type, sha256: media.sha256 };
+  return {
+    storageKey: media.storage_key,
+    contentType: media.content_type,
+    sha256: media.sha256,
+    label: media.label,
+  };
 }

@@ -36,5 +36,5 @@ export async function getMedia(ctx: AppContext, principal: Principal, id: number
 /** What the content route streams: the caller hands it to the HTTP layer's sendMedia. */
 export async function mediaContent(ctx: AppContext, principal: Principal, id: number) {
   const m = await visibleMedia(ctx, principal, id);
-  return { storageKey: m.storage_key, contentType: m.content_type, sha256: m.sha256 };
+  return { storageKey: m.storage_key, contentType: m.content_type, sha256: m.sha256, label: m.label };
 }

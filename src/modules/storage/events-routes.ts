@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../http/auth.js';
+import { respondToWrite } from '../../http/idempotency.js';
 import { errorResponses } from '../../http/schemas.js';
 import { ingestEvents } from './events-service.js';
 import { StorageEventsBody, StorageEventsResult } from './schemas.js';
@@ -13,7 +14,7 @@ export async function storageEventRoutes(fastify: FastifyInstance): Promise<void
   app.post(
     '/storage/events',
     {
-      config: { auth: { scopes: ['write'], surface: 'production' } },
+      config: { auth: { scopes: ['write'], surface: 'production' }, idempotent: true },
       bodyLimit: app.ctx.config.limits.eventBatch * BYTES_PER_EVENT + 64 * 1024,
       schema: {
         summary: "The storage agent's filespace events: record them once, keep the library in step",
@@ -29,6 +30,9 @@ export async function storageEventRoutes(fastify: FastifyInstance): Promise<void
         response: { 200: StorageEventsResult, ...errorResponses(400, 413, 422) },
       },
     },
-    async (request) => ingestEvents(app.ctx, principalOf(request), request.body),
+    async (request, reply) =>
+      respondToWrite(request, reply, { status: 200 }, (hooks) =>
+        ingestEvents(app.ctx, principalOf(request), request.body, hooks),
+      ),
   );
 }

@@ -1,7 +1,7 @@
 import { actorName, writeScopeOf, type Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/values.js';
-import { inWriteTransaction } from '../../db/write-hooks.js';
+import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
 import { errors } from '../../errors.js';
 import type { ActivityEntry } from '../activity/repository.js';
 import { isRefused, validateEvent, type RefusedEvent, type ValidEvent } from './event-validation.js';
@@ -20,6 +20,7 @@ export async function ingestEvents(
   ctx: AppContext,
   principal: Principal,
   body: StorageEventsBody,
+  hooks?: WriteHooks<StorageEventsResult>,
 ): Promise<StorageEventsResult> {
   await assertActiveFilespace(ctx.db, principal.productionId, body.filespace);
   const limit = ctx.config.limits.eventBatch;
@@ -39,46 +40,41 @@ export async function ingestEvents(
       fresh.push(v);
     }
   });
-  if (fresh.length === 0) return { accepted: 0, duplicates, refused };
+  // a keyed request still goes through the write, so its key is recorded (and checked) like any other
+  if (fresh.length === 0 && !hooks) return { accepted: 0, duplicates, refused };
 
   const receivedAt = nowIso();
-  const accepted = await inWriteTransaction(
-    ctx.db,
-    writeScopeOf(principal),
-    undefined,
-    async (trx, changes) => {
-      await lockLibrary(trx, ctx.dialect, principal.productionId);
-      const inserted = await insertNewEvents(
-        trx,
-        fresh.map((e) => ({
-          production_id: principal.productionId,
-          dedupe_key: e.dedupeKey,
-          event_type: e.eventType,
-          source: e.source,
-          path: e.path,
-          to_path: e.toPath,
-          detected_at: e.detectedAt,
-          received_at: receivedAt,
-        })),
-      );
-      const applied = fresh.filter((e) => inserted.has(e.dedupeKey));
-      for (const id of inserted.values()) changes.created('storage_event', id);
-      const { created } = await applyToLibrary(
-        trx,
-        principal.productionId,
-        applied.map((e) => ({
-          eventType: e.eventType,
-          path: e.path,
-          toPath: e.toPath,
-          at: e.detectedAt,
-          size: e.size,
-        })),
-      );
-      await appendActivities(trx, filingEntries(principal, created, body.filespace, receivedAt));
-      return applied.length;
-    },
-  );
-  return { accepted, duplicates: duplicates + fresh.length - accepted, refused };
+  return inWriteTransaction(ctx.db, writeScopeOf(principal), hooks, async (trx, changes) => {
+    await lockLibrary(trx, ctx.dialect, principal.productionId);
+    const inserted = await insertNewEvents(
+      trx,
+      fresh.map((e) => ({
+        production_id: principal.productionId,
+        dedupe_key: e.dedupeKey,
+        event_type: e.eventType,
+        source: e.source,
+        path: e.path,
+        to_path: e.toPath,
+        detected_at: e.detectedAt,
+        received_at: receivedAt,
+      })),
+    );
+    const applied = fresh.filter((e) => inserted.has(e.dedupeKey));
+    for (const id of inserted.values()) changes.created('storage_event', id);
+    const { created } = await applyToLibrary(
+      trx,
+      principal.productionId,
+      applied.map((e) => ({
+        eventType: e.eventType,
+        path: e.path,
+        toPath: e.toPath,
+        at: e.detectedAt,
+        size: e.size,
+      })),
+    );
+    await appendActivities(trx, filingEntries(principal, created, body.filespace, receivedAt));
+    return { accepted: applied.length, duplicates: duplicates + fresh.length - applied.length, refused };
+  });
 }
 
 /** One entry per top-level folder per batch: crew want "40 new files under plates", not 40 lines. */

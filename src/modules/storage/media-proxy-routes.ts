@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { createHash } from 'node:crypto';
 import { principalOf } from '../../http/auth.js';
+import { requestHashOf, respondToWrite } from '../../http/idempotency.js';
 import { errorResponses } from '../../http/schemas.js';
 import { errors } from '../../errors.js';
 import { formParts } from '../../http/multipart-parts.js';
@@ -59,7 +61,7 @@ export async function mediaProxyRoutes(fastify: FastifyInstance): Promise<void> 
   app.post(
     '/storage/media-proxy',
     {
-      config: { auth: { scopes: ['write'], surface: 'production' } },
+      config: { auth: { scopes: ['write'], surface: 'production' }, idempotent: true },
       bodyLimit: JSON_BODY_LIMIT,
       schema: {
         summary: "Replace a library file's stand-in image with a bounded JPEG",
@@ -77,14 +79,26 @@ export async function mediaProxyRoutes(fastify: FastifyInstance): Promise<void> 
         response: { 200: MediaProxyResult, ...errorResponses(400, 404, 413, 415, 422) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const upload: ProxyUpload = request.isMultipart()
         ? await readMultipart(request)
         : (() => {
             const body = request.body as MediaProxyJson;
             return { filespace: body.filespace, path: body.path, bytes: decodeBase64(body.bytes) };
           })();
-      return storeProxy(app.ctx, principalOf(request), upload);
+      // JSON or multipart, the same image to the same path is the same request
+      const hash = requestHashOf(request, {
+        filespace: upload.filespace,
+        path: upload.path,
+        sha256: createHash('sha256').update(upload.bytes).digest('hex'),
+      });
+      return respondToWrite(
+        request,
+        reply,
+        { status: 200 },
+        (hooks) => storeProxy(app.ctx, principalOf(request), upload, hooks),
+        hash,
+      );
     },
   );
 }

@@ -3,9 +3,10 @@ import sharp from 'sharp';
 import { actorName, writeScopeOf, type Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/values.js';
-import { inWriteTransaction } from '../../db/write-hooks.js';
+import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
 import { errors } from '../../errors.js';
 import { mediaPathOf } from '../../media/paths.js';
+import { commitStaged } from '../../media/store.js';
 import { assertActiveFilespace } from './filespace.js';
 import { normaliseLibraryPath } from './paths.js';
 import { deleteMedia, insertMedia, liveFileByPath, setProxy } from './proxy-repository.js';
@@ -50,6 +51,7 @@ export async function storeProxy(
   ctx: AppContext,
   principal: Principal,
   upload: ProxyUpload,
+  hooks?: WriteHooks<MediaProxyResult>,
 ): Promise<MediaProxyResult> {
   const pid = principal.productionId;
   await assertActiveFilespace(ctx.db, pid, upload.filespace);
@@ -62,13 +64,11 @@ export async function storeProxy(
 
   const jpeg = await boundedJpeg(upload.bytes);
   const staged = await ctx.store.stage(pid, Readable.from([jpeg]), { filename: 'proxy.jpg' });
-  let previousKey: string | null;
-  try {
-    previousKey = await inWriteTransaction(
-      ctx.db,
-      writeScopeOf(principal),
-      undefined,
-      async (trx, changes) => {
+  let previousKey: string | null = null;
+  const result = await commitStaged(
+    () => [staged],
+    () =>
+      inWriteTransaction(ctx.db, writeScopeOf(principal), hooks, async (trx, changes) => {
         await lockLibrary(trx, ctx.dialect, pid);
         const file = await liveFileByPath(trx, pid, normal.path);
         if (!file) throw errors.notFound('library file');
@@ -94,15 +94,11 @@ export async function storeProxy(
           await deleteMedia(trx, pid, file.proxy_media_id);
           changes.retired('media', file.proxy_media_id);
         }
-        return file.proxy_key ?? null;
-      },
-    );
-  } catch (err) {
-    await staged.discard();
-    throw err;
-  }
-  await staged.commit();
+        previousKey = file.proxy_key ?? null;
+        return { ok: true as const, media_path: mediaPathOf(staged.key)!, bytes: staged.size };
+      }),
+  );
   // the old bytes are unreferenced now; failing to remove them only leaves an orphan file
   if (previousKey) await ctx.store.delete(previousKey).catch(() => undefined);
-  return { ok: true, media_path: mediaPathOf(staged.key)!, bytes: staged.size };
+  return result;
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
+import { respondToWrite } from '../../http/idempotency.js';
 import { errorResponses } from '../../http/schemas.js';
 import { StorageTask, TaskAckBody, TaskAckResult } from './schemas.js';
 import { acknowledgeTask, listPendingTasks } from './task-service.js';
@@ -25,7 +26,7 @@ export async function storageTaskRoutes(fastify: FastifyInstance): Promise<void>
   app.post(
     '/storage/tasks/ack',
     {
-      config: { auth: { scopes: ['write'], surface: 'production' } },
+      config: { auth: { scopes: ['write'], surface: 'production' }, idempotent: true },
       schema: {
         summary: 'Report a move task done or failed',
         description: [
@@ -37,6 +38,9 @@ export async function storageTaskRoutes(fastify: FastifyInstance): Promise<void>
         response: { 200: TaskAckResult, ...errorResponses(400, 404, 422) },
       },
     },
-    async (request) => acknowledgeTask(app.ctx, principalOf(request), request.body),
+    async (request, reply) =>
+      respondToWrite(request, reply, { status: 200 }, (hooks) =>
+        acknowledgeTask(app.ctx, principalOf(request), request.body, hooks),
+      ),
   );
 }

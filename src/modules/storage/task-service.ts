@@ -1,7 +1,7 @@
 import { actorName, writeScopeOf, type Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/values.js';
-import { inWriteTransaction } from '../../db/write-hooks.js';
+import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
 import { errors } from '../../errors.js';
 import { appendActivity } from '../activity/repository.js';
 import { applyToLibrary } from './library.js';
@@ -35,9 +35,10 @@ export async function acknowledgeTask(
   ctx: AppContext,
   principal: Principal,
   ack: TaskAckBody,
+  hooks?: WriteHooks<TaskAckResult>,
 ): Promise<TaskAckResult> {
   const pid = principal.productionId;
-  return inWriteTransaction(ctx.db, writeScopeOf(principal), undefined, async (trx, changes) => {
+  return inWriteTransaction(ctx.db, writeScopeOf(principal), hooks, async (trx, changes) => {
     await lockLibrary(trx, ctx.dialect, pid);
     const task = await findTask(trx, pid, ack.task_id);
     if (!task) throw errors.notFound('storage task');

@@ -66,17 +66,3 @@ export async function insertMedia(db: Db, rows: readonly NewMedia[]): Promise<Ma
 }
 
 /** Compensation when stored bytes could not be made permanent after the commit. */
-export async function deleteWorkItem(db: Db, productionId: number, workItemId: number): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx
-      .deleteFrom('media')
-      .where('production_id', '=', productionId)
-      .where('work_item_id', '=', workItemId)
-      .execute();
-    await trx
-      .deleteFrom('work_items')
-      .where('production_id', '=', productionId)
-      .where('id', '=', workItemId)
-      .execute();
-  });
-}

@@ -2,10 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
+import { requestHashOf, respondToWrite } from '../../http/idempotency.js';
 import { formParts, uploadLimits } from '../../http/multipart-parts.js';
 import { errorResponses } from '../../http/schemas.js';
 import { SubmissionForm, TurnoverParams, TurnoverRow, TurnoverSubmission } from './schemas.js';
-import { listTurnovers, NOTE_MAX, submitTurnover, TITLE_MAX } from './service.js';
+import { listTurnovers, NOTE_MAX, submitTurnover, TITLE_MAX, type SubmissionRead } from './service.js';
 
 export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -29,7 +30,7 @@ export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
   app.post(
     '/turnovers/:id/submissions',
     {
-      config: { auth: { scopes: ['submit:turnover'], surface: 'round-trip' } },
+      config: { auth: { scopes: ['submit:turnover'], surface: 'round-trip' }, idempotent: true },
       schema: {
         summary: 'Submit work on a turnover: every uploaded file becomes its own media object',
         description: [
@@ -55,12 +56,24 @@ export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
         if (request.isMultipart() && request.body === undefined) request.body = {};
       },
     },
-    async (request) =>
-      submitTurnover(
-        app.ctx,
-        principalOf(request),
-        request.params.id,
-        formParts(request, uploadLimits(limits)),
-      ),
+    async (request, reply) => {
+      // the fingerprint of a multipart request is its fields and its files' SHA-256, known once read
+      let form: SubmissionRead | undefined;
+      return respondToWrite<TurnoverSubmission>(
+        request,
+        reply,
+        { status: 200 },
+        (hooks) =>
+          submitTurnover(
+            app.ctx,
+            principalOf(request),
+            request.params.id,
+            formParts(request, uploadLimits(limits)),
+            hooks,
+            (read) => (form = read),
+          ),
+        () => requestHashOf(request, form),
+      );
+    },
   );
 }

@@ -3,9 +3,9 @@ import { Clamp } from '../../auth/clamp.js';
 import { actorName, writeScopeOf, type Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { nowIso, parseJson } from '../../db/values.js';
-import { inWriteTransaction } from '../../db/write-hooks.js';
+import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
 import { AppError, errors } from '../../errors.js';
-import { discardAll, mediaKindOf, type StagedObject } from '../../media/store.js';
+import { commitStaged, mediaKindOf, type StagedObject } from '../../media/store.js';
 import { appendActivity } from '../activity/repository.js';
 import * as repo from './repository.js';
 import type { TurnoverRow, TurnoverSubmission } from './schemas.js';
@@ -60,6 +60,8 @@ export async function submitTurnover(
   principal: Principal,
   deliveryId: number,
   parts: AsyncIterable<IncomingPart>,
+  hooks?: WriteHooks<TurnoverSubmission>,
+  onRead?: (form: SubmissionRead) => void,
 ): Promise<TurnoverSubmission> {
   const clamp = await Clamp.load(ctx.db, principal);
   const pid = principal.productionId;
@@ -81,54 +83,56 @@ export async function submitTurnover(
   const staged: StagedFile[] = [];
   let title: string | undefined;
   let note: string | undefined;
-  try {
-    for await (const part of parts) {
-      if (part.type === 'field') {
-        if (part.name === 'title') {
-          title = fieldValue(title, 'title', part.value.trim(), TITLE_MAX);
-          if (title === '')
-            throw errors.invalid('title', 'must not be empty (omit it to use the delivery title)');
-        } else if (part.name === 'note') {
-          note = fieldValue(note, 'note', part.value, NOTE_MAX);
-        } else if (part.name === 'files') {
-          throw errors.invalid('files', 'must be a file part (with a filename), not a text field');
-        } else {
-          throw errors.invalid(part.name, 'unknown field (expected files, title, note)');
+  return commitStaged(
+    () => staged.map((s) => s.object),
+    async () => {
+      for await (const part of parts) {
+        if (part.type === 'field') {
+          if (part.name === 'title') {
+            title = fieldValue(title, 'title', part.value.trim(), TITLE_MAX);
+            if (title === '')
+              throw errors.invalid('title', 'must not be empty (omit it to use the delivery title)');
+          } else if (part.name === 'note') {
+            note = fieldValue(note, 'note', part.value, NOTE_MAX);
+          } else if (part.name === 'files') {
+            throw errors.invalid('files', 'must be a file part (with a filename), not a text field');
+          } else {
+            throw errors.invalid(part.name, 'unknown field (expected files, title, note)');
+          }
+          continue;
         }
-        continue;
-      }
-      if (part.name !== 'files') {
-        part.stream.resume();
-        throw errors.invalid(part.name, 'unknown file field (files go in "files")');
-      }
-      if (staged.length >= submissionFiles) {
-        part.stream.resume();
-        throw errors.tooLarge(`files: at most ${submissionFiles} files per submission`);
-      }
-      const label = part.filename.trim() || `file ${staged.length + 1}`;
-      let object: StagedObject;
-      try {
-        object = await ctx.store.stage(pid, part.stream, { maxBytes: uploadBytes, filename: part.filename });
-      } catch (err) {
-        if (err instanceof AppError && err.status === 413) {
-          throw errors.tooLarge(`files: "${label}" is larger than the limit of ${uploadBytes} bytes`);
+        if (part.name !== 'files') {
+          part.stream.resume();
+          throw errors.invalid(part.name, 'unknown file field (files go in "files")');
         }
-        throw err;
+        if (staged.length >= submissionFiles) {
+          part.stream.resume();
+          throw errors.tooLarge(`files: at most ${submissionFiles} files per submission`);
+        }
+        const label = part.filename.trim() || `file ${staged.length + 1}`;
+        let object: StagedObject;
+        try {
+          object = await ctx.store.stage(pid, part.stream, {
+            maxBytes: uploadBytes,
+            filename: part.filename,
+          });
+        } catch (err) {
+          if (err instanceof AppError && err.status === 413) {
+            throw errors.tooLarge(`files: "${label}" is larger than the limit of ${uploadBytes} bytes`);
+          }
+          throw err;
+        }
+        staged.push({ label, object });
+        if (object.size === 0) throw errors.invalid('files', `"${label}" is empty`);
       }
-      staged.push({ label, object });
-      if (object.size === 0) throw errors.invalid('files', `"${label}" is empty`);
-    }
-    if (staged.length === 0) throw errors.invalid('files', 'at least one file is required');
+      if (staged.length === 0) throw errors.invalid('files', 'at least one file is required');
+      onRead?.({ title, note, files: staged.map((s) => ({ label: s.label, sha256: s.object.sha256 })) });
 
-    const now = nowIso();
-    const finalTitle = title ?? delivery.title;
-    const finalNote = note ?? '';
-    const actor = actorName(principal);
-    const { workItemId, mediaIds } = await inWriteTransaction(
-      ctx.db,
-      writeScopeOf(principal),
-      undefined,
-      async (trx, changes) => {
+      const now = nowIso();
+      const finalTitle = title ?? delivery.title;
+      const finalNote = note ?? '';
+      const actor = actorName(principal);
+      return inWriteTransaction(ctx.db, writeScopeOf(principal), hooks, async (trx, changes) => {
         const workItemId = await repo.insertWorkItem(trx, {
           production_id: pid,
           delivery_id: delivery.id,
@@ -167,34 +171,27 @@ export async function submitTurnover(
           personId: principal.personId,
           at: now,
         });
-        return { workItemId, mediaIds };
-      },
-    );
+        return {
+          id: workItemId,
+          delivery_id: delivery.id,
+          status: 'submitted' as const,
+          title: finalTitle,
+          note: finalNote,
+          media: staged.map(({ label, object }) => ({
+            id: mediaIds.get(object.key)!,
+            label,
+            kind: mediaKindOf(object.contentType),
+          })),
+          created_at: now,
+        };
+      });
+    },
+  );
+}
 
-    try {
-      for (const s of staged) await s.object.commit();
-    } catch (err) {
-      // the rows point at bytes that did not land: take the rows back out, then the bytes
-      await repo.deleteWorkItem(ctx.db, pid, workItemId);
-      await Promise.allSettled(staged.map((s) => ctx.store.delete(s.object.key)));
-      throw err;
-    }
-
-    return {
-      id: workItemId,
-      delivery_id: delivery.id,
-      status: 'submitted',
-      title: finalTitle,
-      note: finalNote,
-      media: staged.map(({ label, object }) => ({
-        id: mediaIds.get(object.key)!,
-        label,
-        kind: mediaKindOf(object.contentType),
-      })),
-      created_at: now,
-    };
-  } catch (err) {
-    await discardAll(staged.map((s) => s.object));
-    throw err;
-  }
+/** What a submission carried, for its Idempotency-Key fingerprint (files by content, not bytes). */
+export interface SubmissionRead {
+  title: string | undefined;
+  note: string | undefined;
+  files: Array<{ label: string; sha256: string }>;
 }

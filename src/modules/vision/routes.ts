@@ -73,7 +73,7 @@ export async function visionRoutes(fastify: FastifyInstance): Promise<void> {
           `\`${first}\` (the default, also when there is no body) or \`${second}\`; anything else is 422. ` +
           'The answer is never cached (`Cache-Control: no-store`). Each mint appends an activity entry ' +
           `naming the key and the model. At most ${vision.mintsPerMinute} mints a minute per key ` +
-          '(`PRODGRAPH_VISION_MINTS_PER_MINUTE`, shown in `X-RateLimit-Limit`/`-Remaining`/`-Reset`); ' +
+          '(`PRODGRAPH_VISION_MINTS_PER_MINUTE`, shown in `RateLimit-Limit`/`-Remaining`/`-Reset`, shared by every process on PostgreSQL); ' +
           'beyond that 429 with `Retry-After` (seconds). ' +
           '503 when no provider is configured; 502 when the provider is unreachable, does not answer ' +
           `within ${vision.timeoutMs} ms, refuses, or answers something that is not a token (the ` +

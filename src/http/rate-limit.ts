@@ -1,0 +1,84 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import fp from 'fastify-plugin';
+import { sql } from 'kysely';
+import type { RateLimitConfig } from '../config.js';
+import type { Db, Dialect } from '../db/index.js';
+import { errors } from '../errors.js';
+
+type Counted = { current: number; ttl: number };
+type Done = (err: Error | null, result?: Counted) => void;
+
+/**
+ * A rate-limit store in the database, so every server process on one PostgreSQL database
+ * counts against the same window: one upsert per request, which starts a new window when the
+ * old one has passed. Rows of windows long gone are swept every so often.
+ */
+function databaseStore(db: Db) {
+  let sinceSweep = 0;
+  return class DatabaseStore {
+    incr(key: string, done: Done, timeWindow: number): void {
+      const now = Date.now();
+      const expired = sql<boolean>`rate_limits.window_start + ${timeWindow} <= ${now}`;
+      sql<{ count: number; window_start: number }>`
+        insert into rate_limits (key, window_start, count) values (${key}, ${now}, 1)
+        on conflict (key) do update set
+          count = case when ${expired} then 1 else rate_limits.count + 1 end,
+          window_start = case when ${expired} then ${now} else rate_limits.window_start end
+        returning count, window_start`
+        .execute(db)
+        .then(({ rows }) => {
+          const row = rows[0]!;
+          done(null, { current: Number(row.count), ttl: Number(row.window_start) + timeWindow - now });
+          if (++sinceSweep >= 1000) {
+            sinceSweep = 0;
+            void db
+              .deleteFrom('rate_limits')
+              .where('window_start', '<', now - 2 * timeWindow)
+              .execute()
+              .catch(() => undefined);
+          }
+        }, done);
+    }
+    child() {
+      return new DatabaseStore();
+    }
+  };
+}
+
+/** A key's own window when the request carried one; the client's address otherwise. */
+export const rateLimitKey = (request: FastifyRequest): string =>
+  request.principal ? `key:${request.principal.keyId}` : `ip:${request.ip}`;
+
+/**
+ * Per-key request limits on every route (beyond the contract). The limit is counted after the
+ * key is authenticated (the route's own onRequest hook runs after the auth hook), so nobody can
+ * spend another key's allowance; requests refused before that (401, 403) are not counted. On
+ * PostgreSQL the counters live in the database, shared by every process; on SQLite (one
+ * process) they live in memory. Routes may set their own `config.rateLimit` (the vision mints)
+ * or `false` (health checks).
+ */
+async function rateLimitPlugin(
+  app: FastifyInstance,
+  opts: { config: RateLimitConfig; db: Db; dialect: Dialect },
+) {
+  const { max, windowMs } = opts.config;
+  await app.register(rateLimit, {
+    global: max !== null,
+    max: max ?? 0,
+    timeWindow: windowMs,
+    hook: 'onRequest',
+    enableDraftSpec: true,
+    keyGenerator: rateLimitKey,
+    ...(opts.dialect === 'postgres' ? { store: databaseStore(opts.db) } : {}),
+    errorResponseBuilder: (_request, context) => {
+      const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
+      return errors.tooManyRequests(
+        `this key may make at most ${context.max} requests per ${Math.round(windowMs / 1000)} s; retry in ${seconds} s`,
+        seconds,
+      );
+    },
+  });
+}
+
+export const rateLimits = fp(rateLimitPlugin, { name: 'prodgraph-rate-limit' });

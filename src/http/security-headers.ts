@@ -1,0 +1,52 @@
+import type { FastifyInstance } from 'fastify';
+import cors from '@fastify/cors';
+import fp from 'fastify-plugin';
+
+/** Headers a browser may send and read across origins, when CORS is configured. */
+const CORS_REQUEST_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'Idempotency-Key',
+  'If-None-Match',
+  'If-Range',
+  'Range',
+];
+const CORS_EXPOSED_HEADERS = [
+  'ETag',
+  'Location',
+  'Content-Range',
+  'Content-Disposition',
+  'Retry-After',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'Idempotent-Replayed',
+  'WWW-Authenticate',
+];
+
+/**
+ * Headers every answer carries: `nosniff`, so nothing a user uploaded is ever run as something
+ * else. Media responses add their own (src/http/media-response.ts), token-bearing answers
+ * `Cache-Control: no-store` (their routes), and /docs its content security policy
+ * (src/http/openapi.ts). CORS is off unless origins are configured, and then only those
+ * exact origins are answered: keys travel in a header, never in a cookie, so no credentials mode.
+ */
+async function securityHeadersPlugin(app: FastifyInstance, opts: { corsOrigins: readonly string[] }) {
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+  });
+  if (opts.corsOrigins.length > 0) {
+    await app.register(cors, {
+      origin: [...opts.corsOrigins],
+      methods: ['GET', 'POST'],
+      allowedHeaders: CORS_REQUEST_HEADERS,
+      exposedHeaders: CORS_EXPOSED_HEADERS,
+      credentials: false,
+      maxAge: 600,
+      // a preflight is answered by the plugin's hook, before routing: no OPTIONS route is added
+      hideOptionsRoute: true,
+    });
+  }
+}
+
+export const securityHeaders = fp(securityHeadersPlugin, { name: 'prodgraph-security-headers' });
