@@ -111,12 +111,12 @@ for (const dialect of DIALECTS) {
       const ticket = await ticketOf();
       const parts = ticket.split('.');
       const flips: string[] = [];
+      const swap = (c: string) => (/\d/.test(c) ? String((Number(c) + 1) % 10) : c === 'A' ? 'B' : 'A');
       for (let i = 0; i < parts.length; i++) {
         const p = parts[i]!;
-        const last = p.at(-1)!;
-        const swapped = /\d/.test(last) ? String((Number(last) + 1) % 10) : last === 'A' ? 'B' : 'A';
-        flips.push(parts.map((q, j) => (j === i ? p.slice(0, -1) + swapped : q)).join('.'));
-        flips.push(parts.map((q, j) => (j === i ? swapped + p.slice(1) : q)).join('.'));
+        // the last and the first character of every field
+        flips.push(parts.map((q, j) => (j === i ? p.slice(0, -1) + swap(p.at(-1)!) : q)).join('.'));
+        flips.push(parts.map((q, j) => (j === i ? swap(p[0]!) + p.slice(1) : q)).join('.'));
       }
       const [pid, keyId] = parts.map(Number) as [number, number];
       // expires exactly now (issued 15 minutes and one second ago, rounded down)

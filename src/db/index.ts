@@ -63,7 +63,9 @@ function openSqlite(path: string, create: boolean): SQLite.Database {
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    sqlite.pragma('synchronous = NORMAL');
+    // FULL: a commit is on disk (the WAL fsynced) before the write is acknowledged, so it survives
+    // a power loss or an OS crash, not only a killed process (NORMAL's promise). SECURITY.md.
+    sqlite.pragma('synchronous = FULL');
     return sqlite;
   } catch (err) {
     sqlite?.close();

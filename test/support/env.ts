@@ -24,6 +24,8 @@ export interface TestEnv {
   /** Queries executed since the counter was last reset. */
   queries: { count: number; sql: string[] };
   app: App;
+  /** PostgreSQL: the schema this env works in (a spawned server is pointed at it). */
+  schema?: string;
   import(doc: ProductionDocument | string, baseDir?: string): Promise<ImportResult>;
   mint(input: Partial<MintInput> & { production: string }): Promise<string>;
   close(): Promise<void>;
@@ -91,6 +93,7 @@ export async function createEnv(
     dir,
     queries,
     app,
+    schema,
     async import(doc, baseDir = dir) {
       const parsed = typeof doc === 'string' ? parseDocument(doc) : parseDocument(JSON.stringify(doc));
       return importDocument(handle.db, parsed, { store, baseDir });

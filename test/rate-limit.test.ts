@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
+import { smallProduction } from './support/fixtures.js';
+import { startServer } from './support/server-process.js';
+
+for (const dialect of DIALECTS) {
+  describe(`rate limits per key [${dialect}]`, () => {
+    let env: TestEnv;
+    let a: string;
+    let b: string;
+
+    before(async () => {
+      env = await createEnv(dialect, { PRODGRAPH_RATE_LIMIT: '5', PRODGRAPH_RATE_LIMIT_WINDOW_MS: '60000' });
+      await env.import(smallProduction('film'));
+      a = await env.mint({ production: 'film' });
+      b = await env.mint({ production: 'film' });
+    });
+    after(() => env.close());
+
+    const get = (token: string, url = '/api/v1/production') =>
+      env.app.inject({ url, headers: { authorization: `Bearer ${token}` } });
+
+    it('every answer carries RateLimit-Limit/-Remaining/-Reset; over the limit: 429 {detail} with Retry-After', async () => {
+      for (let i = 0; i < 5; i++) {
+        const r = await get(a, i % 2 ? '/api/v1/assets/999999' : '/api/v1/production');
+        assert.equal(r.headers['ratelimit-limit'], '5');
+        assert.equal(r.headers['ratelimit-remaining'], String(4 - i));
+        assert.ok(Number(r.headers['ratelimit-reset']) > 0 && Number(r.headers['ratelimit-reset']) <= 60);
+      }
+      const over = await get(a);
+      assert.equal(over.statusCode, 429);
+      assert.equal(over.json().code, 'rate_limited');
+      assert.match(over.json().detail, /at most 5 requests/);
+      const retry = Number(over.headers['retry-after']);
+      assert.ok(retry >= 1 && retry <= 60, String(retry));
+      // another key has its own allowance
+      assert.equal((await get(b)).statusCode, 200);
+      // health probes are never limited
+      for (let i = 0; i < 7; i++) assert.equal((await env.app.inject({ url: '/healthz' })).statusCode, 200);
+    });
+
+    it('unknown keys cannot spend a real key’s allowance (401 is answered before counting)', async () => {
+      for (let i = 0; i < 8; i++) {
+        const r = await env.app.inject({
+          url: '/api/v1/production',
+          headers: { authorization: 'Bearer nope' },
+        });
+        assert.equal(r.statusCode, 401);
+      }
+      assert.equal((await get(b)).headers['ratelimit-remaining'], '3');
+    });
+
+    it('off with PRODGRAPH_RATE_LIMIT=off: no limit, no headers', async () => {
+      const off = await createEnv(dialect, { PRODGRAPH_RATE_LIMIT: 'off' });
+      try {
+        await off.import(smallProduction('film'));
+        const k = await off.mint({ production: 'film' });
+        for (let i = 0; i < 8; i++) {
+          const r = await off.app.inject({
+            url: '/api/v1/production',
+            headers: { authorization: `Bearer ${k}` },
+          });
+          assert.equal(r.statusCode, 200);
+          assert.equal(r.headers['ratelimit-limit'], undefined);
+        }
+      } finally {
+        await off.close();
+      }
+    });
+
+    if (dialect === 'postgres') {
+      it('two server processes on one PostgreSQL database share one window per key', async () => {
+        const env2 = { PRODGRAPH_RATE_LIMIT: '6' };
+        const [one, two] = await Promise.all([startServer(env, env2), startServer(env, env2)]);
+        try {
+          const k = await env.mint({ production: 'film' });
+          const statuses: number[] = [];
+          for (let i = 0; i < 8; i++) {
+            const r = await fetch(`${(i % 2 ? one : two).url}/api/v1/production`, {
+              headers: { authorization: `Bearer ${k}` },
+            });
+            statuses.push(r.status);
+            await r.arrayBuffer();
+          }
+          assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 429, 429]);
+        } finally {
+          one.child.kill('SIGTERM');
+          two.child.kill('SIGTERM');
+          await Promise.all([one.exited, two.exited]);
+        }
+      });
+    }
+  });
+}

@@ -1,0 +1,78 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { TestEnv } from './env.js';
+
+const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
+
+/** A real server process on a database a test prepared (the one place tests spawn). */
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  /** Every line the process wrote to stdout and stderr. */
+  output: string[];
+  exited: Promise<number | null>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** The database URL or path of a test env, for another process (PostgreSQL: the env's own schema). */
+export function dbArgOf(env: TestEnv): string {
+  if (env.config.db.dialect === 'sqlite') return env.config.db.path;
+  const url = new URL(env.config.db.url);
+  url.searchParams.set('options', `-c search_path=${env.schema!}`);
+  return url.toString();
+}
+
+export async function startServer(
+  env: TestEnv,
+  extraEnv: Record<string, string> = {},
+): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      CLI,
+      'serve',
+      '--db',
+      dbArgOf(env),
+      '--media',
+      env.config.mediaDir,
+      '--port',
+      String(port),
+    ],
+    {
+      env: { ...process.env, PRODGRAPH_LOG_LEVEL: 'info', ...extraEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const output: string[] = [];
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const ready = new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n')) {
+        if (line) output.push(line);
+        if (line.includes('Server listening at')) resolve();
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then((code) =>
+      reject(new Error(`server exited (${code}) before listening:\n${output.join('\n')}`)),
+    );
+  });
+  await ready;
+  return { child, url: `http://127.0.0.1:${port}`, port, output, exited };
+}
