@@ -103,8 +103,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
     requestTimeout: config.timeouts.requestMs,
     connectionTimeout: config.timeouts.idleMs,
     keepAliveTimeout: config.timeouts.keepAliveMs,
+    http: {
+      headersTimeout: Math.min(config.timeouts.headersMs, config.timeouts.requestMs),
+      // Node checks the two timeouts above only this often (30 s by default)
+      connectionsCheckingInterval: Math.max(100, Math.min(5000, Math.floor(config.timeouts.headersMs / 4))),
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
-  app.server.headersTimeout = Math.min(config.timeouts.headersMs, config.timeouts.requestMs);
 
   app.decorate('ctx', { config, db: database.db, dialect: database.dialect, store });
   installErrorHandling(app);
