@@ -137,7 +137,7 @@ describe('vision routes in the OpenAPI document', () => {
     assert.deepEqual(body.properties.model.enum, ['flux-dev', 'veo-3']);
     assert.match(token.description, /Scope `read`/);
     const look = doc.paths['/api/v1/vision/looks/{version_id}/brief'].post;
-    assert.deepEqual(Object.keys(look.responses).sort(), ['200', '401', '403', '404', '422']);
+    assert.deepEqual(Object.keys(look.responses).sort(), ['200', '401', '403', '404', '422', '429']);
     const brief = look.responses['200'].content['application/json'].schema;
     for (const field of ['palette', 'exposure', 'colour', 'summary', 'method', 'generated_at']) {
       assert.ok(brief.properties[field], `brief documents ${field}`);

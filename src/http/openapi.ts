@@ -30,6 +30,21 @@ LF and CR as the only control characters; path and query parameters and headers 
 character; NUL, the other C0 and C1 controls, DEL and unpaired UTF-16 surrogates are 422 naming
 the field. A body whose schema requires a field must be sent (422 otherwise).
 
+**Retries.** Every write POST (scope \`write\`, \`submit:turnover\` or \`admin\`) accepts an
+\`Idempotency-Key\` header: a repeat with the same key and body within 24 hours answers the
+original status and body (\`Idempotent-Replayed: true\`) and writes nothing again.
+
+**Rate limits** (beyond the contract; \`PRODGRAPH_RATE_LIMIT\`, default 1200 requests a minute,
+\`off\` to disable). Counted per key once it is authenticated (per client address on routes
+without a key; health checks never), shared by every server process on PostgreSQL. Every
+counted answer carries \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`
+(seconds); beyond the limit 429 \`{detail, code: "rate_limited"}\` with \`Retry-After\` (seconds).
+
+**Headers.** Every answer carries \`X-Content-Type-Options: nosniff\`; answers that carry a
+token or ticket \`Cache-Control: no-store\`; media answers \`Content-Disposition\` (inline, a
+sanitised file name) and \`Referrer-Policy: no-referrer\`. No CORS headers unless the operator
+lists origins in \`PRODGRAPH_CORS_ORIGINS\`.
+
 **Compatibility.** Changes inside v1 are additive; clients must tolerate unknown fields.
 `;
 

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import type { RateLimitConfig } from '../config.js';
 import type { Db, Dialect } from '../db/index.js';
 import { errors } from '../errors.js';
+import { errorResponse } from './schemas.js';
 
 type Counted = { current: number; ttl: number };
 type Done = (err: Error | null, result?: Counted) => void;
@@ -63,6 +64,15 @@ async function rateLimitPlugin(
   opts: { config: RateLimitConfig; db: Db; dialect: Dialect },
 ) {
   const { max, windowMs } = opts.config;
+  // documented whatever this process's setting: the document describes the API, not one install
+  app.addHook('onRoute', (route) => {
+    if (route.config?.auth === undefined || route.config.rateLimit === false) return;
+    const schema = (route.schema ?? {}) as Record<string, unknown>;
+    if (schema.hide) return;
+    const responses = { ...((schema.response as Record<string, unknown>) ?? {}) };
+    responses[429] ??= errorResponse;
+    route.schema = { ...schema, response: responses };
+  });
   await app.register(rateLimit, {
     global: max !== null,
     max: max ?? 0,
