@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { multipart } from './support/multipart.js';
-import { ALL_SCOPES, importRoundTrip, png } from './support/round-trip.js';
+import { ALL_SCOPES, png, roundTripDocument } from './support/round-trip.js';
 import { startServer, type ServerProcess } from './support/server-process.js';
 
 /**
@@ -15,6 +15,8 @@ import { startServer, type ServerProcess } from './support/server-process.js';
  * database).
  */
 const ITERATIONS = Number(process.env.PRODGRAPH_CRASH_ITERATIONS ?? 3);
+/** Approvals to decide, one per decision in the stream (then decisions give way to notes). */
+const APPROVALS = 40 * ITERATIONS;
 
 type Kind = 'note' | 'asset' | 'version' | 'submission' | 'event' | 'decision';
 
@@ -40,10 +42,25 @@ for (const dialect of DIALECTS) {
     let image: Buffer;
     let server: ServerProcess | undefined;
     const tally = { iterations: 0, acked: 0, inFlight: 0, replayed: 0 };
+    let decided = 0;
+    const byKind: Partial<Record<Kind, number>> = {};
 
     before(async () => {
       env = await createEnv(dialect);
-      refs = await importRoundTrip(env, 'film');
+      // pending single-step approvals for the decisions in the stream
+      const doc = await roundTripDocument('film', env.dir);
+      doc.approvals = [
+        ...(doc.approvals ?? []),
+        ...Array.from({ length: APPROVALS }, (_, i) => ({
+          ref: `ap-crash-${i}`,
+          title: `crash approval ${i}`,
+          mode: 'decision' as const,
+          status: 'pending' as const,
+          department: 'vfx',
+          steps: ['p-ben'],
+        })),
+      ];
+      refs = (await env.import(doc, env.dir)).refs as Record<string, number>;
       key = await env.mint({ production: 'film', scopes: ALL_SCOPES });
       vendor = await env.mint({ production: 'film', scopes: ALL_SCOPES, engagement: 'eng-pix' });
       image = await png('#345', 64);
@@ -78,8 +95,10 @@ for (const dialect of DIALECTS) {
       const marker = `crash-${randomUUID()}`;
       const idem = randomUUID();
       const at = new Date().toISOString();
-      const kinds: Kind[] = ['note', 'asset', 'version', 'submission', 'event'];
-      const kind = kinds[n % kinds.length]!;
+      const kinds: Kind[] = ['note', 'asset', 'version', 'submission', 'event', 'decision'];
+      let kind = kinds[n % kinds.length]!;
+      if (kind === 'decision' && decided >= APPROVALS) kind = 'note';
+      const approval = kind === 'decision' ? refs[`ap-crash-${decided++}`]! : 0;
       const coat = refs['co-coat']!;
       const requests: Record<Kind, (base: string) => Promise<Response>> = {
         note: (b) => fetch(`${b}/api/v1/assets/${coat}/notes`, json(key, idem, { text: marker })),
@@ -117,7 +136,11 @@ for (const dialect of DIALECTS) {
               ],
             }),
           ),
-        decision: () => Promise.reject(new Error('unused')),
+        decision: (b) =>
+          fetch(
+            `${b}/api/v1/approvals/${approval}/decide`,
+            json(key, idem, { decision: 'approved', decided_by: 'Ben Okafor', note: marker }),
+          ),
       };
       return { kind, key: idem, marker, send: requests[kind] };
     }
@@ -167,8 +190,14 @@ for (const dialect of DIALECTS) {
               .select((e) => e.fn.countAll<number>().as('n'))
               .executeTakeFirstOrThrow(),
           );
-        default:
-          return 0;
+        case 'decision':
+          return one(
+            db
+              .selectFrom('activity')
+              .where('summary', 'like', `%${w.marker}%`)
+              .select((e) => e.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow(),
+          );
       }
     }
 
@@ -206,7 +235,7 @@ for (const dialect of DIALECTS) {
         };
         const workers = [worker(), worker(), worker()];
         // kill somewhere in the middle of the stream
-        await new Promise((r) => setTimeout(r, 300 + Math.random() * 700));
+        await new Promise((r) => setTimeout(r, 800 + Math.random() * 1200));
         killed = true;
         server.child.kill('SIGKILL');
         await server.exited;
@@ -220,6 +249,7 @@ for (const dialect of DIALECTS) {
           const count = await countOf(w);
           if (w.acked) {
             tally.acked++;
+            byKind[w.kind] = (byKind[w.kind] ?? 0) + 1;
             assert.equal(count, 1, `acknowledged ${w.kind} ${w.marker} is there exactly once`);
           } else {
             tally.inFlight++;
@@ -254,7 +284,7 @@ for (const dialect of DIALECTS) {
       assert.ok(tally.acked > ITERATIONS * 3, `enough writes were acknowledged (${tally.acked})`);
       console.log(
         `# crash [${dialect}]: ${tally.iterations} SIGKILLs, ${tally.acked} acknowledged writes checked, ` +
-          `${tally.inFlight} in flight at the kill, ${tally.replayed} replays`,
+          `${tally.inFlight} in flight at the kill, ${tally.replayed} replays; acknowledged ${JSON.stringify(byKind)}`,
       );
     });
   });
