@@ -91,7 +91,8 @@ for (const dialect of DIALECTS) {
         ],
       };
       const scene = refs['sc1']!;
-      let grantCycle: Promise<unknown> = Promise.resolve();
+      let grantBusy = false;
+      const none = await env.mint({ production: 'film', scopes: ['read'], engagement: 'eng-none' });
       const steps: Array<() => Promise<unknown>> = [
         () => call('/api/v1/production', { headers: auth(admin) }, [200]),
         () => call('/api/v1/assets?department=costume', { headers: auth(admin) }, [200]),
@@ -131,24 +132,25 @@ for (const dialect of DIALECTS) {
           await post(`/api/v1/admin/keys/${minted.id}/revoke`, admin, {});
           await call('/api/v1/production', { headers: auth(minted.token) }, [401]);
         },
-        // one grant cycle at a time: the engagement is shared
-        () =>
-          (grantCycle = grantCycle.then(async () => {
+        // one grant cycle at a time (the engagement is shared); the other connections read meanwhile
+        async () => {
+          if (grantBusy) return call('/api/v1/people', { headers: auth(admin) }, [200]);
+          grantBusy = true;
+          try {
             // a grant given, used, revoked: the scene answers 404 on the very next request
-            const none = await env.mint({ production: 'film', scopes: ['read'], engagement: 'eng-none' });
-            const grant = JSON.parse(
-              (
-                await post('/api/v1/admin/grants', admin, {
-                  engagement_id: refs['eng-none'],
-                  kind: 'scene',
-                  node_id: scene,
-                })
-              ).body,
-            );
+            const given = await post('/api/v1/admin/grants', admin, {
+              engagement_id: refs['eng-none'],
+              kind: 'scene',
+              node_id: scene,
+            });
+            const grant = JSON.parse(given.body) as { id: number };
             await call(`/api/v1/bundles/scene/${scene}`, { headers: auth(none) }, [200]);
             await post(`/api/v1/admin/grants/${grant.id}/revoke`, admin, {});
             await call(`/api/v1/bundles/scene/${scene}`, { headers: auth(none) }, [404]);
-          })),
+          } finally {
+            grantBusy = false;
+          }
+        },
       ];
 
       const rss: number[] = [];
