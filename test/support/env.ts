@@ -21,8 +21,8 @@ export interface TestEnv {
   store: FileMediaStore;
   config: Config;
   dir: string;
-  /** Queries executed since the counter was last reset. */
-  queries: { count: number; sql: string[] };
+  /** Queries executed since the counter was last reset (`parameters[i]` belongs to `sql[i]`). */
+  queries: { count: number; sql: string[]; parameters: Array<readonly unknown[]> };
   app: App;
   import(doc: ProductionDocument | string, baseDir?: string): Promise<ImportResult>;
   mint(input: Partial<MintInput> & { production: string }): Promise<string>;
@@ -56,10 +56,11 @@ export async function createEnv(
   options: EnvOptions = {},
 ): Promise<TestEnv> {
   const dir = await mkdtemp(join(tmpdir(), 'prodgraph-test-'));
-  const queries = { count: 0, sql: [] as string[] };
-  const onQuery = (e: { query: { sql: string } }) => {
+  const queries = { count: 0, sql: [] as string[], parameters: [] as Array<readonly unknown[]> };
+  const onQuery = (e: { query: { sql: string; parameters: readonly unknown[] } }) => {
     queries.count++;
     queries.sql.push(e.query.sql);
+    queries.parameters.push(e.query.parameters);
   };
   let schema: string | undefined;
   let config: Config;
@@ -81,6 +82,7 @@ export async function createEnv(
   await app.ready();
   queries.count = 0;
   queries.sql.length = 0;
+  queries.parameters.length = 0;
   return {
     dialect,
     handle,

@@ -1,11 +1,13 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_initial.js';
 import * as m0004 from './0004_season.js';
+import * as m0005 from './0005_node_bounded_indexes.js';
 import * as m0006 from './0006_changes.js';
 
 /** Numbered and frozen; names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
   '0004_season': m0004,
+  '0005_node_bounded_indexes': m0005,
   '0006_changes': m0006,
 };

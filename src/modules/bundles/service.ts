@@ -35,9 +35,9 @@ export async function sceneBundle(
   const assetIds = assets.map((a) => a.id);
   const subjects = [scene.id, ...assetIds];
   const [versions, days, approvals, notes] = await Promise.all([
-    releasedVersionsOf(ctx.db, pid, assetIds),
+    releasedVersionsOf(ctx.db, assetIds),
     repo.shootDaysOfScene(ctx.db, pid, scene.id),
-    repo.approvalsOnNodes(ctx.db, pid, subjects),
+    repo.approvalsOnNodes(ctx.db, subjects),
     repo.notesOnNodes(ctx.db, pid, subjects),
   ]);
   const released = versionsByNode(versions);
@@ -94,7 +94,6 @@ export async function characterBundle(
   const costumes = await repo.linkedNodes(ctx.db, pid, character.id, EDGE_WEARS);
   const versions = await releasedVersionsOf(
     ctx.db,
-    pid,
     costumes.map((c) => c.id),
   );
   const ingredients = await repo.ingredientsOfVersions(
