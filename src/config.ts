@@ -13,6 +13,8 @@ export interface Config {
   limits: Limits;
   logLevel: string;
   vision: VisionConfig;
+  /** Bytes of assembled answers kept in memory (src/http/answer-cache.ts); 0 keeps none. */
+  answerCacheBytes: number;
 }
 
 export type DbTarget = { dialect: 'sqlite'; path: string } | { dialect: 'postgres'; url: string };
@@ -110,7 +112,20 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
       ),
     },
     vision: loadVisionConfig(env),
+    answerCacheBytes: cacheMegabytes(env.PRODGRAPH_ANSWER_CACHE_MB) * 1024 * 1024,
   };
+}
+
+const DEFAULT_ANSWER_CACHE_MB = 64;
+
+function cacheMegabytes(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === '') return DEFAULT_ANSWER_CACHE_MB;
+  if (!/^\d{1,5}$/.test(raw.trim())) {
+    throw new ConfigError(
+      `PRODGRAPH_ANSWER_CACHE_MB: "${raw}" is not a whole number of megabytes (0 turns the cache off)`,
+    );
+  }
+  return Number(raw);
 }
 
 /**

@@ -12,7 +12,7 @@ const num = (v: number | string | null): number | null => (v === null ? null : N
  * is the engagement's organisation, and only cost-report lines of its departments' accounts.
  */
 export async function purchaseOrders(ctx: AppContext, principal: Principal): Promise<PurchaseOrders> {
-  const clamp = await Clamp.load(ctx.db, principal);
+  const clamp = await Clamp.load(ctx.db, principal, { kinds: ['own_po'] });
   const organisationId = clamp.organisationId;
   if (!clamp.holdsOwnPo() || organisationId === null) {
     return { purchase_orders: [], line: [], week_of: null };

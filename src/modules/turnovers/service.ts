@@ -10,9 +10,12 @@ import { appendActivity } from '../activity/repository.js';
 import * as repo from './repository.js';
 import type { TurnoverRow, TurnoverSubmission } from './schemas.js';
 
+/** Turnovers and submissions are reached through delivery grants alone. */
+const DELIVERY_DOOR = { kinds: ['delivery'], departments: false } as const;
+
 /** Rule 4: only deliveries the engagement holds a live read or submit grant on. */
 export async function listTurnovers(ctx: AppContext, principal: Principal): Promise<TurnoverRow[]> {
-  const clamp = await Clamp.load(ctx.db, principal);
+  const clamp = await Clamp.load(ctx.db, principal, DELIVERY_DOOR);
   const granted = clamp.grantedDeliveries();
   if (granted.size === 0) return [];
   const rows = await repo.deliveriesByIds(ctx.db, principal.productionId, [...granted.keys()]);
@@ -61,7 +64,7 @@ export async function submitTurnover(
   deliveryId: number,
   parts: AsyncIterable<IncomingPart>,
 ): Promise<TurnoverSubmission> {
-  const clamp = await Clamp.load(ctx.db, principal);
+  const clamp = await Clamp.load(ctx.db, principal, DELIVERY_DOOR);
   const pid = principal.productionId;
   const notFound = () => errors.notFound('delivery');
   if (!clamp.reachesDelivery(deliveryId)) throw notFound();
