@@ -17,6 +17,8 @@ export const DIALECTS: Dialect[] = process.env.PRODGRAPH_TEST_PG ? ['sqlite', 'p
 
 export interface TestEnv {
   dialect: Dialect;
+  /** PostgreSQL: the schema this env works in (another process reaches it through the URL's options). */
+  schema?: string;
   handle: DbHandle;
   store: FileMediaStore;
   config: Config;
@@ -85,6 +87,7 @@ export async function createEnv(
   queries.parameters.length = 0;
   return {
     dialect,
+    schema,
     handle,
     store,
     config,
