@@ -6,6 +6,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type LogEvent } 
 import type { DbTarget } from '../config.js';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
+import { withStatementCache } from './statement-cache.js';
 import { keepSqliteStatistics } from './statistics.js';
 
 export type Db = Kysely<Database>;
@@ -61,7 +62,10 @@ export function openDatabase(target: DbTarget, options: DbOptions = {}): DbHandl
   if (target.dialect === 'sqlite') {
     const sqlite = openSqlite(target.path, options.create ?? true);
     const beforeClose = keepSqliteStatistics(sqlite);
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log });
+    const db = new Kysely<Database>({
+      dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+      log,
+    });
     return {
       db,
       dialect: 'sqlite',
