@@ -43,6 +43,31 @@ for (const dialect of DIALECTS) {
       assert.equal((await get(env.app, '/api/v1/production', token)).body.stats.nodes, before + 1);
     });
 
+    it('a kept turnover list or money answer lapses with its grant, though nothing bumped the revision', async () => {
+      const vendor = await env.mint({
+        production: 'film',
+        engagement: 'eng-pix',
+        scopes: ['read', 'read:money'],
+      });
+      const expire = (kind: string) =>
+        env.handle.db
+          .updateTable('grants')
+          .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+          .where('kind', '=', kind)
+          .execute();
+      const turnovers = async () => (await get(env.app, '/api/v1/turnovers', vendor)).body;
+      const money = async () => (await get(env.app, '/api/v1/purchase-orders', vendor)).body;
+      assert.equal((await turnovers()).length, 1);
+      assert.equal((await turnovers()).length, 1, 'kept');
+      assert.ok((await money()).purchase_orders.length > 0);
+      assert.ok((await money()).purchase_orders.length > 0, 'kept');
+      // an expiry is time passing, not a write: no revision changes
+      await expire('delivery');
+      assert.deepEqual(await turnovers(), []);
+      await expire('own_po');
+      assert.deepEqual(await money(), { purchase_orders: [], line: [], week_of: null });
+    });
+
     it('a refused write changes nothing and keeps the answer', async () => {
       const before = await get(env.app, '/api/v1/production', token);
       const refused = await call(env.app, 'POST', '/api/v1/assets', { token, body: { label: 42 } });

@@ -81,8 +81,11 @@ export async function sendAnswer(
   key: string,
   build: () => Promise<{ payload: unknown; etag?: string }>,
   options: {
-    /** Throws when the caller may not see this answer now; run on a hit (`build` judges a miss). */
-    door?: () => Promise<void>;
+    /**
+     * Judges the caller's reach on a hit (`build` judges a miss): throws a refusal, or answers
+     * a payload to send instead of the kept answer (e.g. the empty answer of a lapsed grant).
+     */
+    door?: () => Promise<unknown>;
     /** Whether the request's conditional headers match the answer's ETag (then: 304). */
     matches?: (request: FastifyRequest, etag: string) => boolean;
     /** Headers every answer carries (200 and 304 alike; not an error). */
@@ -90,8 +93,10 @@ export async function sendAnswer(
   } = {},
 ): Promise<FastifyReply> {
   let answer = cache.get(key);
-  if (answer) await options.door?.();
-  else {
+  if (answer) {
+    const instead = await options.door?.();
+    if (instead !== undefined) return reply.send(instead);
+  } else {
     const built = await build();
     const body = reply.serialize(built.payload);
     answer = {

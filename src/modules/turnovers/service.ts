@@ -15,8 +15,25 @@ const DELIVERY_DOOR = { kinds: ['delivery'], departments: false } as const;
 
 /** Rule 4: only deliveries the engagement holds a live read or submit grant on. */
 export async function listTurnovers(ctx: AppContext, principal: Principal): Promise<TurnoverRow[]> {
-  const clamp = await Clamp.load(ctx.db, principal, DELIVERY_DOOR);
-  const granted = clamp.grantedDeliveries();
+  return turnoversOf(ctx, principal, await grantedTurnovers(ctx, principal));
+}
+
+/**
+ * The door of the turnover list: the deliveries this key holds a live read or submit grant on,
+ * judged now (no query for a production-wide key, which has none; one for an engagement).
+ */
+export async function grantedTurnovers(ctx: AppContext, principal: Principal): Promise<GrantedDeliveries> {
+  return (await Clamp.load(ctx.db, principal, DELIVERY_DOOR)).grantedDeliveries();
+}
+
+export type GrantedDeliveries = ReadonlyMap<number, { canSubmit: boolean }>;
+
+/** The turnover rows of the deliveries a door let through. */
+export async function turnoversOf(
+  ctx: AppContext,
+  principal: Principal,
+  granted: GrantedDeliveries,
+): Promise<TurnoverRow[]> {
   if (granted.size === 0) return [];
   const rows = await repo.deliveriesByIds(ctx.db, principal.productionId, [...granted.keys()]);
   return rows.map((d) => ({
