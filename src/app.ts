@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openAndMigrate, type DbHandle } from './db/index.js';
+import { AnswerCache } from './http/answer-cache.js';
 import { auth } from './http/auth.js';
 import { clientError, frameworkError, installErrorHandling } from './http/error-handler.js';
 import { API_PREFIX, registerOpenApi } from './http/openapi.js';
@@ -42,6 +43,8 @@ import { adminRoutes } from './modules/admin/routes.js';
 declare module 'fastify' {
   interface FastifyInstance {
     ctx: AppContext;
+    /** Assembled answers by production revision (src/http/answer-cache.ts). */
+    answers: AnswerCache;
   }
 }
 
@@ -111,6 +114,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('ctx', { config, db: database.db, dialect: database.dialect, store });
+  app.decorate('answers', new AnswerCache(config.answerCacheBytes));
   installErrorHandling(app);
   await app.register(routeTable);
   await registerOpenApi(app);

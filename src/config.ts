@@ -17,6 +17,8 @@ export interface Config {
   corsOrigins: string[];
   rateLimit: RateLimitConfig;
   timeouts: Timeouts;
+  /** Bytes of assembled answers kept in memory (src/http/answer-cache.ts); 0 keeps none. */
+  answerCacheBytes: number;
 }
 
 export interface RateLimitConfig {
@@ -167,6 +169,7 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
         600_000,
       ),
     },
+    answerCacheBytes: cacheMegabytes(env.PRODGRAPH_ANSWER_CACHE_MB) * 1024 * 1024,
   };
 }
 
@@ -201,6 +204,18 @@ function parseRateLimit(env: NodeJS.ProcessEnv): RateLimitConfig {
   );
   if (raw === 'off') return { max: null, windowMs };
   return { max: positiveInt('PRODGRAPH_RATE_LIMIT', raw, 1200, 1_000_000), windowMs };
+}
+
+const DEFAULT_ANSWER_CACHE_MB = 64;
+
+function cacheMegabytes(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === '') return DEFAULT_ANSWER_CACHE_MB;
+  if (!/^\d{1,5}$/.test(raw.trim())) {
+    throw new ConfigError(
+      `PRODGRAPH_ANSWER_CACHE_MB: "${raw}" is not a whole number of megabytes (0 turns the cache off)`,
+    );
+  }
+  return Number(raw);
 }
 
 /**

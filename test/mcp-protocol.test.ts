@@ -34,6 +34,9 @@ for (const dialect of DIALECTS) {
         PRODGRAPH_MAX_SUBMISSION_FILES: '2',
         PRODGRAPH_MAX_UPLOAD_BYTES: '1000',
         PRODGRAPH_MAX_MCP_BODY_BYTES: '20000',
+        // a tool costs what its REST twin costs to assemble: REST's kept answers are counted
+        // in answer-cache.test.ts
+        PRODGRAPH_ANSWER_CACHE_MB: '0',
       });
       refs = await importRoundTrip(env, 'film');
       wide = await env.mint({ production: 'film', scopes: ALL_SCOPES });

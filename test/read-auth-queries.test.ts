@@ -42,7 +42,9 @@ for (const dialect of DIALECTS) {
     const get = recordingGet();
 
     before(async () => {
-      env = await createEnv(dialect);
+      // counts what each route costs to assemble; a kept answer's cost is counted in
+      // answer-cache.test.ts and round-trip-bundles.test.ts
+      env = await createEnv(dialect, { PRODGRAPH_ANSWER_CACHE_MB: '0' });
       const s = (await loadDemo(env, 'episodic')).refs;
       const f = (await loadDemo(env, 'single')).refs;
       refs.series = { char: s['ch-mara']!, ep: s.ep102! };

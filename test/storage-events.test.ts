@@ -299,27 +299,38 @@ for (const dialect of DIALECTS) {
       assert.ok(rows.every((r) => r.verb === 'filed' && r.actor === 'test key'));
     });
 
-    it('ingests a 5,000-event batch well under a second', async () => {
-      const batch = Array.from({ length: 5000 }, (_, i) =>
-        ev({ path: `perf/reel${i % 20}/f${i}.exr`, size: i, source: i % 2 ? 'scan' : 'audit_tail' }),
-      );
+    it('ingests a 5,000-event batch in bounded statements, in time linear in its size', async () => {
+      // No absolute timing (a loaded CI machine fails any fixed budget): the statement count is
+      // bounded, and the big batch costs no more per event than a tenth of it measured in the
+      // same run (with room for noise), so nothing in the ingest grows faster than the batch.
+      const batchOf = (n: number, tag: string) =>
+        Array.from({ length: n }, (_, i) =>
+          ev({ path: `perf/${tag}/reel${i % 20}/f${i}.exr`, size: i, source: i % 2 ? 'scan' : 'audit_tail' }),
+        );
+      const timed = async (batch: ReturnType<typeof batchOf>) => {
+        const t0 = performance.now();
+        const r = await send(batch);
+        return { r, ms: performance.now() - t0 };
+      };
+      const control = await timed(batchOf(500, 'control'));
+      assert.equal(control.r.body.accepted, 500);
+      const batch = batchOf(5000, 'big');
       env.queries.count = 0;
-      const t0 = performance.now();
-      const r = await send(batch);
-      const ms = performance.now() - t0;
-      assert.equal(r.status, 200);
-      assert.equal(r.body.accepted, 5000);
+      const big = await timed(batch);
+      assert.equal(big.r.status, 200);
+      assert.equal(big.r.body.accepted, 5000);
       const queries = env.queries.count;
       // replaying it costs the same bounded work and changes nothing
-      const t1 = performance.now();
-      const again = await send(batch);
-      const replayMs = performance.now() - t1;
-      assert.deepEqual(again.body, { accepted: 0, duplicates: 5000, refused: [] });
+      const again = await timed(batch);
+      assert.deepEqual(again.r.body, { accepted: 0, duplicates: 5000, refused: [] });
       console.log(
-        `[${dialect}] 5,000-event batch: ${ms.toFixed(0)} ms (${queries} queries); replay ${replayMs.toFixed(0)} ms`,
+        `[${dialect}] 5,000-event batch: ${big.ms.toFixed(0)} ms (${queries} queries); 500-event control ${control.ms.toFixed(0)} ms; replay ${again.ms.toFixed(0)} ms`,
       );
       assert.ok(queries < 40, `bounded queries, got ${queries}`);
-      assert.ok(ms < 1000, `took ${ms.toFixed(0)} ms`);
+      assert.ok(
+        big.ms < control.ms * 10 * 3,
+        `5,000 events took ${big.ms.toFixed(0)} ms, 500 took ${control.ms.toFixed(0)} ms: more than 3× the time per event`,
+      );
     });
   });
 }

@@ -10,11 +10,22 @@ import type { Principal } from './principal.js';
  *
  * A production-wide key reaches every object of its production (existence is the caller's
  * query, always scoped by production id). An engagement-bound key reaches only what its live
- * grants name. Grants are judged live at load time, i.e. per request: no cache anywhere, so a
- * revocation or an expiry takes effect on the very next request.
+ * grants name. Grants are judged live at load time, i.e. per request: a cached answer is served
+ * only through a door loaded for that request, so a revocation or an expiry takes effect on the
+ * very next request.
  */
 
 export type NodeGrantKind = 'scene' | 'character';
+
+/**
+ * What a door needs of the engagement's grants (Clamp.load): only these kinds, only the grant
+ * on this node, and whether the departments are read (default: every grant, departments too).
+ */
+export interface ClampNeed {
+  kinds?: readonly string[];
+  nodeId?: number;
+  departments?: boolean;
+}
 
 export interface LiveGrant {
   id: number;
@@ -47,16 +58,30 @@ export class Clamp {
   ) {}
 
   /**
-   * The clamp for one request: no query for a production-wide key; two for an engagement
-   * (its live grants with the engagement row, then its departments).
+   * The clamp for one request: no query for a production-wide key; for an engagement, one for
+   * the engagement row with the live grants the door needs, and one for its departments when
+   * the answer is narrowed by department. A route asks only for what its door needs (`need`):
+   * the scene bundle for a scene grant on that scene, turnovers for delivery grants, purchase
+   * orders for `own_po`, not all 500 grants of an engagement. Expiry is judged here, at
+   * request time, whatever is asked.
    */
-  static async load(db: Db, principal: Principal, now: Date = new Date()): Promise<Clamp> {
+  static async load(
+    db: Db,
+    principal: Principal,
+    need: ClampNeed = {},
+    now: Date = new Date(),
+  ): Promise<Clamp> {
     if (principal.engagementId === null) {
       return new Clamp(principal.productionId, null, null, new Set(), []);
     }
     const rows = await db
       .selectFrom('engagements as e')
-      .leftJoin('grants as g', (j) => j.onRef('g.engagement_id', '=', 'e.id').on('g.revoked_at', 'is', null))
+      .leftJoin('grants as g', (j) => {
+        let on = j.onRef('g.engagement_id', '=', 'e.id').on('g.revoked_at', 'is', null);
+        if (need.kinds) on = on.on('g.kind', 'in', [...need.kinds]);
+        if (need.nodeId !== undefined) on = on.on('g.node_id', '=', need.nodeId);
+        return on;
+      })
       // a grant on a retired scene, character or delivery reaches nothing
       .leftJoin('nodes as gn', 'gn.id', 'g.node_id')
       .leftJoin('deliveries as gd', 'gd.id', 'g.delivery_id')
@@ -94,11 +119,14 @@ export class Clamp {
         access: r.access,
       });
     }
-    const departments = await db
-      .selectFrom('engagement_departments')
-      .where('engagement_id', '=', principal.engagementId)
-      .select('department_id')
-      .execute();
+    const departments =
+      need.departments === false
+        ? []
+        : await db
+            .selectFrom('engagement_departments')
+            .where('engagement_id', '=', principal.engagementId)
+            .select('department_id')
+            .execute();
     return new Clamp(
       principal.productionId,
       principal.engagementId,

@@ -14,6 +14,12 @@ export interface Principal {
   engagementId: number | null;
   personId: number | null;
   personName: string | null;
+  /**
+   * The production's revision, read with the key at the start of the request: cached answers
+   * are filed under it (src/http/answer-cache.ts), so one read per request keeps every cache
+   * correct, across processes too.
+   */
+  revision: number;
 }
 
 /** Which requests a route accepts: production-wide keys only, or the round-trip surface too. */

@@ -6,6 +6,8 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type LogEvent } 
 import type { DbTarget } from '../config.js';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
+import { withStatementCache } from './statement-cache.js';
+import { keepSqliteStatistics } from './statistics.js';
 
 export type Db = Kysely<Database>;
 export type Dialect = DbTarget['dialect'];
@@ -79,8 +81,19 @@ export function openDatabase(target: DbTarget, options: DbOptions = {}): DbHandl
   const log = options.onQuery ? (e: LogEvent) => options.onQuery!(e) : undefined;
   if (target.dialect === 'sqlite') {
     const sqlite = openSqlite(target.path, options.create ?? true);
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log });
-    return { db, dialect: 'sqlite', close: () => db.destroy() };
+    const beforeClose = keepSqliteStatistics(sqlite);
+    const db = new Kysely<Database>({
+      dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+      log,
+    });
+    return {
+      db,
+      dialect: 'sqlite',
+      close: () => {
+        beforeClose();
+        return db.destroy();
+      },
+    };
   }
   const pool = new pg.Pool({
     connectionString: target.url,

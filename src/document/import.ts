@@ -1,5 +1,6 @@
 import { commitChanges } from '../db/change-log.js';
 import type { Db } from '../db/index.js';
+import { refreshStatistics } from '../db/statistics.js';
 import { nowIso } from '../db/values.js';
 import { commitStaged, type MediaStore, type StagedObject } from '../media/store.js';
 import { appendActivity } from '../modules/activity/repository.js';
@@ -39,6 +40,11 @@ export interface ImportOptions {
   replace?: boolean;
   /** Who the sync's activity entry names (the CLI passes the operating-system user). */
   actor?: string;
+  /**
+   * Refresh the planner's statistics after the commit (default true). Off only where a test
+   * needs a database exactly as the rows landed, without statistics.
+   */
+  statistics?: boolean;
 }
 
 export interface ImportResult {
@@ -181,6 +187,9 @@ export async function importDocument(
     (result) => result.unused,
   );
   await Promise.allSettled(out.orphaned.map((key) => options.store.delete(key)));
+  // The data arrived in bulk: plan the first requests on statistics that describe it. The
+  // import has committed; a failure here costs speed, never data, so it does not fail it.
+  if (options.statistics !== false) await refreshStatistics(db).catch(() => undefined);
   return {
     production: { id: out.productionId, code: doc.production.code },
     refs: out.refs,

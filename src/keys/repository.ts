@@ -3,9 +3,11 @@ import type { Db } from '../db/index.js';
 export function findKeyByPrefix(db: Db, prefix: string) {
   return db
     .selectFrom('api_keys')
+    .innerJoin('productions', 'productions.id', 'api_keys.production_id')
     .leftJoin('people', 'people.id', 'api_keys.person_id')
     .where('api_keys.prefix', '=', prefix)
     .select([
+      'productions.revision',
       'api_keys.id',
       'api_keys.production_id',
       'api_keys.hash',

@@ -173,6 +173,7 @@ export async function authenticate(db: Db, token: string): Promise<Principal | n
     engagementId: row.engagement_id,
     personId: row.person_id,
     personName: row.person_name ?? null,
+    revision: row.revision,
   };
 }
 

@@ -17,15 +17,15 @@ export const DIALECTS: Dialect[] = process.env.PRODGRAPH_TEST_PG ? ['sqlite', 'p
 
 export interface TestEnv {
   dialect: Dialect;
+  /** PostgreSQL: the schema this env works in (another process reaches it through the URL's options). */
+  schema?: string;
   handle: DbHandle;
   store: FileMediaStore;
   config: Config;
   dir: string;
-  /** Queries executed since the counter was last reset. */
-  queries: { count: number; sql: string[] };
+  /** Queries executed since the counter was last reset (`parameters[i]` belongs to `sql[i]`). */
+  queries: { count: number; sql: string[]; parameters: Array<readonly unknown[]> };
   app: App;
-  /** PostgreSQL: the schema this env works in (a spawned server is pointed at it). */
-  schema?: string;
   import(doc: ProductionDocument | string, baseDir?: string): Promise<ImportResult>;
   mint(input: Partial<MintInput> & { production: string }): Promise<string>;
   close(): Promise<void>;
@@ -58,10 +58,11 @@ export async function createEnv(
   options: EnvOptions = {},
 ): Promise<TestEnv> {
   const dir = await mkdtemp(join(tmpdir(), 'prodgraph-test-'));
-  const queries = { count: 0, sql: [] as string[] };
-  const onQuery = (e: { query: { sql: string } }) => {
+  const queries = { count: 0, sql: [] as string[], parameters: [] as Array<readonly unknown[]> };
+  const onQuery = (e: { query: { sql: string; parameters: readonly unknown[] } }) => {
     queries.count++;
     queries.sql.push(e.query.sql);
+    queries.parameters.push(e.query.parameters);
   };
   let schema: string | undefined;
   let config: Config;
@@ -85,15 +86,16 @@ export async function createEnv(
   await app.ready();
   queries.count = 0;
   queries.sql.length = 0;
+  queries.parameters.length = 0;
   return {
     dialect,
+    schema,
     handle,
     store,
     config,
     dir,
     queries,
     app,
-    schema,
     async import(doc, baseDir = dir) {
       const parsed = typeof doc === 'string' ? parseDocument(doc) : parseDocument(JSON.stringify(doc));
       return importDocument(handle.db, parsed, { store, baseDir });

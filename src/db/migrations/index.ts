@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_initial.js';
 import * as m0004 from './0004_season.js';
+import * as m0005 from './0005_node_bounded_indexes.js';
 import * as m0006 from './0006_changes.js';
 import * as m0007 from './0007_rate_limits.js';
 
@@ -8,6 +9,7 @@ import * as m0007 from './0007_rate_limits.js';
 export const migrations: Record<string, Migration> = {
   '0001_initial': m0001,
   '0004_season': m0004,
+  '0005_node_bounded_indexes': m0005,
   '0006_changes': m0006,
   '0007_rate_limits': m0007,
 };

@@ -86,12 +86,11 @@ export function findAsset(db: Db, productionId: number, nodeId: number) {
     .executeTakeFirst();
 }
 
-/** Every version of a node, released or not, oldest first. */
-export function versionsOfNode(db: Db, productionId: number, nodeId: number) {
+/** Every version of a node, released or not, oldest first (`nodeId` as for the notes below). */
+export function versionsOfNode(db: Db, nodeId: number) {
   return db
     .selectFrom('versions as v')
     .leftJoin('media as m', 'm.id', 'v.media_id')
-    .where('v.production_id', '=', productionId)
     .where('v.node_id', '=', nodeId)
     .select(VERSION_COLUMNS)
     .orderBy('v.version')
@@ -99,12 +98,14 @@ export function versionsOfNode(db: Db, productionId: number, nodeId: number) {
     .execute();
 }
 
-/** Notes of the node's released versions. */
-export function releasedNotesOfNode(db: Db, productionId: number, nodeId: number) {
+/**
+ * Notes of the node's released versions. `nodeId` must be the production's own (getAsset found
+ * it first): see releasedVersionsOf for why `versions` is not filtered on its production.
+ */
+export function releasedNotesOfNode(db: Db, nodeId: number) {
   return db
     .selectFrom('version_notes as vn')
     .innerJoin('versions as v', 'v.id', 'vn.version_id')
-    .where('v.production_id', '=', productionId)
     .where('v.node_id', '=', nodeId)
     .where('v.released', '=', 1)
     .select(['vn.id', 'vn.version_id', 'vn.text', 'vn.author', 'vn.created_at'])
@@ -113,13 +114,12 @@ export function releasedNotesOfNode(db: Db, productionId: number, nodeId: number
     .execute();
 }
 
-/** Ingredients of the node's released versions, with their media. */
-export function releasedIngredientsOfNode(db: Db, productionId: number, nodeId: number) {
+/** Ingredients of the node's released versions, with their media (`nodeId` as for the notes). */
+export function releasedIngredientsOfNode(db: Db, nodeId: number) {
   return db
     .selectFrom('ingredients as g')
     .innerJoin('versions as v', 'v.id', 'g.version_id')
     .leftJoin('media as m', 'm.id', 'g.media_id')
-    .where('v.production_id', '=', productionId)
     .where('v.node_id', '=', nodeId)
     .where('v.released', '=', 1)
     .select(['g.id', 'g.version_id', 'g.kind', 'g.label', 'g.relation', 'm.storage_key'])

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { AnswerCache, sendAnswer } from '../../http/answer-cache.js';
 import { principalOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
 import { AssetListQuery, AssetParams, AssetRecord, AssetRow } from './schemas.js';
@@ -23,7 +24,21 @@ export async function assetRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: Type.Array(AssetRow), ...errorResponses(422) },
       },
     },
-    async (request) => listAssets(app.ctx, principalOf(request), request.query),
+    // kept by revision (answer-cache.ts), per combination of filters
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const { department, kind, status, released } = request.query;
+      const filters = JSON.stringify([department, kind, status, released]);
+      return sendAnswer(
+        app.answers,
+        request,
+        reply,
+        AnswerCache.key('assets', principal, filters),
+        async () => ({
+          payload: await listAssets(app.ctx, principal, request.query),
+        }),
+      );
+    },
   );
   app.get(
     '/assets/:node_id',
@@ -39,6 +54,12 @@ export async function assetRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: AssetRecord, ...errorResponses(404, 422) },
       },
     },
-    async (request) => getAsset(app.ctx, principalOf(request), request.params.node_id),
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const id = request.params.node_id;
+      return sendAnswer(app.answers, request, reply, AnswerCache.key('asset', principal, id), async () => ({
+        payload: await getAsset(app.ctx, principal, id),
+      }));
+    },
   );
 }

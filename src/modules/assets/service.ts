@@ -57,9 +57,9 @@ export async function getAsset(ctx: AppContext, principal: Principal, nodeId: nu
   const node = await repo.findAsset(ctx.db, pid, nodeId);
   if (!node) throw errors.notFound('asset');
   const [versions, notes, ingredients, scenes, wears] = await Promise.all([
-    repo.versionsOfNode(ctx.db, pid, nodeId),
-    repo.releasedNotesOfNode(ctx.db, pid, nodeId),
-    repo.releasedIngredientsOfNode(ctx.db, pid, nodeId),
+    repo.versionsOfNode(ctx.db, nodeId),
+    repo.releasedNotesOfNode(ctx.db, nodeId),
+    repo.releasedIngredientsOfNode(ctx.db, nodeId),
     repo.scenesUsing(ctx.db, pid, nodeId),
     repo.wearsEdgesOf(ctx.db, pid, nodeId),
   ]);

@@ -75,10 +75,15 @@ export function shootDaysOfScene(db: Db, productionId: number, sceneId: number) 
     .execute();
 }
 
-export function approvalsOnNodes(db: Db, productionId: number, nodeIds: readonly number[]) {
+/**
+ * Approvals on the given nodes, which must be the production's own (found by the bundle's
+ * production-scoped queries). Not filtered on the production again: that would offer the
+ * planner `approvals_production_status`, a walk of every approval of the production, which
+ * SQLite picks whenever statistics are missing (bench/FINDINGS.md §1).
+ */
+export function approvalsOnNodes(db: Db, nodeIds: readonly number[]) {
   return db
     .selectFrom('approvals')
-    .where('production_id', '=', productionId)
     .where('subject_node_id', 'in', ids(nodeIds))
     .select(['id', 'title', 'status', 'mode', 'due', 'department_id'])
     .orderBy('id')

@@ -1,11 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import type { NodeGrantKind } from '../../auth/clamp.js';
+import { AnswerCache, sendAnswer } from '../../http/answer-cache.js';
 import { principalOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
 import { ifNoneMatchHits } from './etag.js';
 import { BundleHeaders, BundleParams, CharacterBundle, SceneBundle } from './schemas.js';
-import { characterBundle, sceneBundle } from './service.js';
+import { characterBundle, reachesBundle, sceneBundle } from './service.js';
 
 const read = { auth: { scopes: ['read'], surface: 'round-trip' } } as const;
 
@@ -18,15 +20,40 @@ The ETag is a stable hash of the assembled document (canonical JSON, keys sorted
 that alters this caller's bundle changes it, nothing else does, and two keys whose views differ
 get different tags. Send it back in \`If-None-Match\` (one tag, a comma-separated list, \`W/\`
 weak forms and \`*\` are all understood) to get 304 with no body. The reach check runs first, so
-a 304 never answers for a node the key cannot see.`;
+a 304 never answers for a node the key cannot see. An assembled bundle is kept until anything in
+the production changes, so a repeat request, and its 304, is answered without assembling it again.`;
 
-/** 200 with ETag, or 304 when the caller already holds this exact document. */
-function sendConditional(request: FastifyRequest, reply: FastifyReply, doc: { etag: string }) {
-  reply.header('etag', doc.etag);
-  reply.header('cache-control', 'private, no-cache');
-  reply.header('vary', 'Authorization');
-  if (ifNoneMatchHits(request.headers['if-none-match'], doc.etag)) return reply.code(304).send();
-  return reply.send(doc);
+/**
+ * 200 with ETag, or 304 when the caller already holds this exact document. The answer comes
+ * from the cache when the production has not changed since it was assembled for this view,
+ * behind the door judged for this request (no query for a production-wide key beyond the key
+ * lookup; one for an engagement's grant on the node), so a 304 is the key lookup, the door and
+ * a comparison. On a miss the service assembles it, judging the door itself.
+ */
+async function sendBundle(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  kind: NodeGrantKind,
+  nodeId: number,
+  assemble: () => Promise<{ etag: string }>,
+) {
+  const principal = principalOf(request);
+  return sendAnswer(
+    app.answers,
+    request,
+    reply,
+    AnswerCache.key(`bundle:${kind}`, principal, nodeId),
+    async () => {
+      const doc = await assemble();
+      return { payload: doc, etag: doc.etag };
+    },
+    {
+      door: () => reachesBundle(app.ctx, principal, kind, nodeId),
+      matches: (req, etag) => ifNoneMatchHits(req.headers['if-none-match'], etag),
+      headers: { 'cache-control': 'private, no-cache', vary: 'Authorization' },
+    },
+  );
 }
 
 export async function bundleRoutes(fastify: FastifyInstance): Promise<void> {
@@ -45,10 +72,8 @@ export async function bundleRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) =>
-      sendConditional(
-        request,
-        reply,
-        await sceneBundle(app.ctx, principalOf(request), request.params.node_id),
+      sendBundle(app, request, reply, 'scene', request.params.node_id, () =>
+        sceneBundle(app.ctx, principalOf(request), request.params.node_id),
       ),
   );
 
@@ -66,10 +91,8 @@ export async function bundleRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) =>
-      sendConditional(
-        request,
-        reply,
-        await characterBundle(app.ctx, principalOf(request), request.params.node_id),
+      sendBundle(app, request, reply, 'character', request.params.node_id, () =>
+        characterBundle(app.ctx, principalOf(request), request.params.node_id),
       ),
   );
 }

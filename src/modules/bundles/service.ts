@@ -1,4 +1,4 @@
-import { Clamp } from '../../auth/clamp.js';
+import { Clamp, type NodeGrantKind } from '../../auth/clamp.js';
 import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { parseJson } from '../../db/values.js';
@@ -12,7 +12,8 @@ import * as repo from './repository.js';
 import { BUNDLE_VERSION, type CharacterBundle, type Ingredient, type SceneBundle } from './schemas.js';
 
 /*
- * Bundles are assembled in a fixed number of queries (clamp: 0 or 2; scene: 6; character: 4),
+ * Bundles are assembled in a fixed number of queries (clamp: 0, or 1-2 asking only for the
+ * grant on this node; scene: 6; character: 4),
  * whatever the size of the scene. A missing node, another production's node and a node without
  * a live grant all throw the very same error.
  */
@@ -24,7 +25,7 @@ export async function sceneBundle(
   principal: Principal,
   nodeId: number,
 ): Promise<SceneBundle> {
-  const clamp = await Clamp.load(ctx.db, principal);
+  const clamp = await Clamp.load(ctx.db, principal, { kinds: ['scene'], nodeId });
   const notFound = () => errors.notFound('scene');
   if (!clamp.reachesNode('scene', nodeId)) throw notFound();
   const pid = principal.productionId;
@@ -35,9 +36,9 @@ export async function sceneBundle(
   const assetIds = assets.map((a) => a.id);
   const subjects = [scene.id, ...assetIds];
   const [versions, days, approvals, notes] = await Promise.all([
-    releasedVersionsOf(ctx.db, pid, assetIds),
+    releasedVersionsOf(ctx.db, assetIds),
     repo.shootDaysOfScene(ctx.db, pid, scene.id),
-    repo.approvalsOnNodes(ctx.db, pid, subjects),
+    repo.approvalsOnNodes(ctx.db, subjects),
     repo.notesOnNodes(ctx.db, pid, subjects),
   ]);
   const released = versionsByNode(versions);
@@ -79,12 +80,28 @@ export async function sceneBundle(
   return { ...doc, etag: etagOf(doc) };
 }
 
+/**
+ * The door alone, for an answer already assembled: whether this key reaches the node now.
+ * No query for a production-wide key (the node's existence is part of the cached answer,
+ * filed under the revision); one for an engagement (its live grant on this node).
+ */
+export async function reachesBundle(
+  ctx: AppContext,
+  principal: Principal,
+  kind: NodeGrantKind,
+  nodeId: number,
+): Promise<void> {
+  if (principal.engagementId === null) return;
+  const clamp = await Clamp.load(ctx.db, principal, { kinds: [kind], nodeId, departments: false });
+  if (!clamp.reachesNode(kind, nodeId)) throw errors.notFound(kind);
+}
+
 export async function characterBundle(
   ctx: AppContext,
   principal: Principal,
   nodeId: number,
 ): Promise<CharacterBundle> {
-  const clamp = await Clamp.load(ctx.db, principal);
+  const clamp = await Clamp.load(ctx.db, principal, { kinds: ['character'], nodeId, departments: false });
   const notFound = () => errors.notFound('character');
   if (!clamp.reachesNode('character', nodeId)) throw notFound();
   const pid = principal.productionId;
@@ -94,7 +111,6 @@ export async function characterBundle(
   const costumes = await repo.linkedNodes(ctx.db, pid, character.id, EDGE_WEARS);
   const versions = await releasedVersionsOf(
     ctx.db,
-    pid,
     costumes.map((c) => c.id),
   );
   const ingredients = await repo.ingredientsOfVersions(

@@ -10,7 +10,7 @@ export const mediaNotFound = () => errors.notFound('media');
 
 /** The media row if this principal may see it (rule 6); otherwise the one 404 for all cases. */
 async function visibleMedia(ctx: AppContext, principal: Principal, id: number) {
-  const clamp = await Clamp.load(ctx.db, principal);
+  const clamp = await Clamp.load(ctx.db, principal, { kinds: ['scene', 'character'], departments: false });
   const media = await repo.findMedia(ctx.db, principal.productionId, id);
   if (!media || !(await canSeeMedia(ctx.db, clamp, media))) throw mediaNotFound();
   return media;

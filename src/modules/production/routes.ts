@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { AnswerCache, sendAnswer } from '../../http/answer-cache.js';
 import { principalOf } from '../../http/auth.js';
 import { Production } from './schemas.js';
 import { getProduction } from './service.js';
@@ -14,6 +15,12 @@ export async function productionRoutes(app: FastifyInstance): Promise<void> {
         response: { 200: Production },
       },
     },
-    async (request) => getProduction(app.ctx, principalOf(request)),
+    // the counts walk the whole graph: kept until the production changes (answer-cache.ts)
+    async (request, reply) => {
+      const principal = principalOf(request);
+      return sendAnswer(app.answers, request, reply, AnswerCache.key('production', principal), async () => ({
+        payload: await getProduction(app.ctx, principal),
+      }));
+    },
   );
 }

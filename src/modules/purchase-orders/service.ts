@@ -7,12 +7,21 @@ import type { PurchaseOrders } from './schemas.js';
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
 
 /**
+ * The door of rule 7 alone: whether this key holds a live own_po grant now (no query for a
+ * production-wide key, which never does; one for an engagement).
+ */
+export async function holdsOwnPo(ctx: AppContext, principal: Principal): Promise<boolean> {
+  if (principal.engagementId === null) return false;
+  return (await Clamp.load(ctx.db, principal, { kinds: ['own_po'], departments: false })).holdsOwnPo();
+}
+
+/**
  * Rule 7: a vendor's own money. A production-wide key, or an engagement without a live
  * own_po grant, gets the empty answer (never an error); otherwise only the rows whose vendor
  * is the engagement's organisation, and only cost-report lines of its departments' accounts.
  */
 export async function purchaseOrders(ctx: AppContext, principal: Principal): Promise<PurchaseOrders> {
-  const clamp = await Clamp.load(ctx.db, principal);
+  const clamp = await Clamp.load(ctx.db, principal, { kinds: ['own_po'] });
   const organisationId = clamp.organisationId;
   if (!clamp.holdsOwnPo() || organisationId === null) {
     return { purchase_orders: [], line: [], week_of: null };

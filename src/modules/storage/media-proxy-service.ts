@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import sharp from 'sharp';
 import { actorName, writeScopeOf, type Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/values.js';
@@ -7,6 +6,7 @@ import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
 import { errors } from '../../errors.js';
 import { mediaPathOf } from '../../media/paths.js';
 import { commitStaged } from '../../media/store.js';
+import { loadSharp } from '../../media/sharp.js';
 import { assertActiveFilespace } from './filespace.js';
 import { normaliseLibraryPath } from './paths.js';
 import { deleteMedia, insertMedia, liveFileByPath, setProxy } from './proxy-repository.js';
@@ -29,6 +29,7 @@ export const isJpeg = (b: Buffer): boolean =>
 
 /** Decoded and re-encoded, so whatever the agent sent, what we serve is a bounded, metadata-free JPEG. */
 async function boundedJpeg(bytes: Buffer): Promise<Buffer> {
+  const sharp = await loadSharp();
   try {
     const image = sharp(bytes, { failOn: 'error' });
     const { format } = await image.metadata();

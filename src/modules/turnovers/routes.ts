@@ -1,12 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { AnswerCache, sendAnswer } from '../../http/answer-cache.js';
 import { principalOf } from '../../http/auth.js';
 import { requestHashOf, respondToWrite } from '../../http/idempotency.js';
 import { formParts, uploadLimits } from '../../http/multipart-parts.js';
 import { errorResponses } from '../../http/schemas.js';
 import { SubmissionForm, TurnoverParams, TurnoverRow, TurnoverSubmission } from './schemas.js';
-import { listTurnovers, NOTE_MAX, submitTurnover, TITLE_MAX, type SubmissionRead } from './service.js';
+import {
+  grantedTurnovers,
+  NOTE_MAX,
+  submitTurnover,
+  TITLE_MAX,
+  turnoversOf,
+  type SubmissionRead,
+} from './service.js';
 
 export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -23,7 +31,22 @@ export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: Type.Array(TurnoverRow) },
       },
     },
-    async (request) => listTurnovers(app.ctx, principalOf(request)),
+    // The door (the live delivery grants, judged now) names the answer: kept by revision for
+    // exactly that set of grants, so an expiry or a revocation is a different answer at once.
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const granted = await grantedTurnovers(app.ctx, principal);
+      const reach = [...granted].map(([id, g]) => `${id}${g.canSubmit ? 's' : 'r'}`).join(',');
+      return sendAnswer(
+        app.answers,
+        request,
+        reply,
+        AnswerCache.key('turnovers', principal, reach),
+        async () => ({
+          payload: await turnoversOf(app.ctx, principal, granted),
+        }),
+      );
+    },
   );
 
   const limits = app.ctx.config.limits;

@@ -10,10 +10,30 @@ import { appendActivity } from '../activity/repository.js';
 import * as repo from './repository.js';
 import type { TurnoverRow, TurnoverSubmission } from './schemas.js';
 
+/** Turnovers and submissions are reached through delivery grants alone. */
+const DELIVERY_DOOR = { kinds: ['delivery'], departments: false } as const;
+
 /** Rule 4: only deliveries the engagement holds a live read or submit grant on. */
 export async function listTurnovers(ctx: AppContext, principal: Principal): Promise<TurnoverRow[]> {
-  const clamp = await Clamp.load(ctx.db, principal);
-  const granted = clamp.grantedDeliveries();
+  return turnoversOf(ctx, principal, await grantedTurnovers(ctx, principal));
+}
+
+/**
+ * The door of the turnover list: the deliveries this key holds a live read or submit grant on,
+ * judged now (no query for a production-wide key, which has none; one for an engagement).
+ */
+export async function grantedTurnovers(ctx: AppContext, principal: Principal): Promise<GrantedDeliveries> {
+  return (await Clamp.load(ctx.db, principal, DELIVERY_DOOR)).grantedDeliveries();
+}
+
+export type GrantedDeliveries = ReadonlyMap<number, { canSubmit: boolean }>;
+
+/** The turnover rows of the deliveries a door let through. */
+export async function turnoversOf(
+  ctx: AppContext,
+  principal: Principal,
+  granted: GrantedDeliveries,
+): Promise<TurnoverRow[]> {
   if (granted.size === 0) return [];
   const rows = await repo.deliveriesByIds(ctx.db, principal.productionId, [...granted.keys()]);
   return rows.map((d) => ({
@@ -63,7 +83,7 @@ export async function submitTurnover(
   hooks?: WriteHooks<TurnoverSubmission>,
   onRead?: (form: SubmissionRead) => void,
 ): Promise<TurnoverSubmission> {
-  const clamp = await Clamp.load(ctx.db, principal);
+  const clamp = await Clamp.load(ctx.db, principal, DELIVERY_DOOR);
   const pid = principal.productionId;
   const notFound = () => errors.notFound('delivery');
   if (!clamp.reachesDelivery(deliveryId)) throw notFound();

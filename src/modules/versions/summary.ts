@@ -43,12 +43,18 @@ export const VERSION_COLUMNS = [
   'm.storage_key',
 ] as const;
 
-/** Released versions of many nodes in one query, oldest version first within a node. */
-export function releasedVersionsOf(db: Db, productionId: number, nodeIds: readonly number[]) {
+/**
+ * Released versions of many nodes in one query, oldest version first within a node. The node
+ * ids must be the production's own (every caller found them by a production-scoped query):
+ * filtering `versions` on its production as well would offer the planner
+ * `versions_production_released`, which walks every released version of the production and
+ * which SQLite picks whenever statistics are missing (bench/FINDINGS.md §1). Without it the
+ * only index that applies is `versions_node_version`, whatever the statistics.
+ */
+export function releasedVersionsOf(db: Db, nodeIds: readonly number[]) {
   return db
     .selectFrom('versions as v')
     .leftJoin('media as m', 'm.id', 'v.media_id')
-    .where('v.production_id', '=', productionId)
     .where('v.released', '=', 1)
     .where('v.node_id', 'in', nodeIds.length ? [...nodeIds] : [-1])
     .select(VERSION_COLUMNS)

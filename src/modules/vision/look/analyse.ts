@@ -1,4 +1,5 @@
-import sharp from 'sharp';
+import type sharp from 'sharp';
+import { loadSharp, SHARP_VERSION } from '../../../media/sharp.js';
 import { HUE_FAMILY_NAMES, hueFamily, hueOf, lumaOf, type HueFamily } from './colour.js';
 import { MAX_COLOURS, paletteOf, type PaletteEntry } from './palette.js';
 
@@ -6,7 +7,7 @@ import { MAX_COLOURS, paletteOf, type PaletteEntry } from './palette.js';
  * The look of a still, from its pixels alone: no network, no model. Identified in every
  * brief by METHOD; a brief stored under another method is computed again.
  */
-export const METHOD = `prodgraph-look/1: sRGB at ≤256 px (sharp ${sharp.versions.sharp}), median cut + k-means, ≤${MAX_COLOURS} colours`;
+export const METHOD = `prodgraph-look/1: sRGB at ≤256 px (sharp ${SHARP_VERSION}), median cut + k-means, ≤${MAX_COLOURS} colours`;
 
 /** Long edge the still is reduced to before any figure is taken. */
 export const ANALYSIS_EDGE = 256;
@@ -48,6 +49,7 @@ const round = (v: number, places = 4): number => Number(v.toFixed(places));
  * the analysis size, not the input size.
  */
 export async function analyseStill(path: string): Promise<Look> {
+  const sharp = await loadSharp();
   const input = () =>
     sharp(path, {
       limitInputPixels: MAX_INPUT_PIXELS,

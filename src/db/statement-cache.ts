@@ -1,0 +1,39 @@
+import type SQLite from 'better-sqlite3';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import { LRUCache } from 'lru-cache';
+
+/**
+ * better-sqlite3 behind Kysely, preparing each distinct statement once (bench/FINDINGS.md §2):
+ * Kysely's SQLite driver prepares every query anew, which cost as much as running it for the
+ * key lookup every request makes, and most of a multi-row INSERT's time for the storage
+ * events. Statements are kept by their SQL text, least recently used out past `max` (a
+ * variable-length `in (…)` list is a statement of its own per length). A prepared statement
+ * runs synchronously to completion for `all` and `run`, so reusing it cannot interleave; a
+ * streamed query (`iterate`, which outlives the call) gets a statement of its own.
+ */
+export function withStatementCache(sqlite: SQLite.Database, max = 500): SqliteDatabase {
+  const cache = new LRUCache<string, SQLite.Statement>({ max });
+  const prepared = (sql: string): SQLite.Statement => {
+    let stmt = cache.get(sql);
+    if (!stmt) {
+      stmt = sqlite.prepare(sql);
+      cache.set(sql, stmt);
+    }
+    return stmt;
+  };
+  return {
+    close: () => {
+      cache.clear();
+      sqlite.close();
+    },
+    prepare(sql: string): SqliteStatement {
+      const stmt = prepared(sql);
+      return {
+        reader: stmt.reader,
+        all: (parameters) => stmt.all(parameters as unknown[]),
+        run: (parameters) => stmt.run(parameters as unknown[]),
+        iterate: (parameters) => sqlite.prepare(sql).iterate(parameters as unknown[]),
+      };
+    },
+  };
+}

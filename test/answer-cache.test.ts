@@ -1,0 +1,109 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
+import { smallProduction } from './support/fixtures.js';
+import { call, get } from './support/http.js';
+
+/*
+ * Assembled answers are kept by production revision (src/http/answer-cache.ts): a repeat
+ * request is served as assembled, and any committed write is seen on the very next request.
+ */
+
+for (const dialect of DIALECTS) {
+  describe(`answers kept by production revision [${dialect}]`, () => {
+    let env: TestEnv;
+    let token: string;
+    const queriesSince = (start: number) =>
+      env.queries.sql.slice(start).filter((q) => !/"last_used_at"/.test(q)).length;
+
+    before(async () => {
+      env = await createEnv(dialect);
+      await env.import(smallProduction('film'));
+      token = await env.mint({ production: 'film' });
+    });
+    after(() => env.close());
+
+    it('a repeat GET /scenes is the key lookup alone, byte for byte the same answer', async () => {
+      const first = await get(env.app, '/api/v1/scenes', token);
+      assert.equal(first.status, 200);
+      const start = env.queries.sql.length;
+      const again = await get(env.app, '/api/v1/scenes', token);
+      assert.equal(again.status, 200);
+      assert.equal(again.text, first.text);
+      assert.match(String(again.headers['content-type']), /^application\/json/);
+      assert.equal(queriesSince(start), 1);
+    });
+
+    it('GET /production counts an asset created through the API on the very next request', async () => {
+      const before = (await get(env.app, '/api/v1/production', token)).body.stats.nodes;
+      assert.equal((await get(env.app, '/api/v1/production', token)).body.stats.nodes, before);
+      const created = await call(env.app, 'POST', '/api/v1/assets', { token, body: { label: 'Flare gun' } });
+      assert.equal(created.status, 201);
+      assert.equal((await get(env.app, '/api/v1/production', token)).body.stats.nodes, before + 1);
+    });
+
+    it('a kept turnover list or money answer lapses with its grant, though nothing bumped the revision', async () => {
+      const vendor = await env.mint({
+        production: 'film',
+        engagement: 'eng-pix',
+        scopes: ['read', 'read:money'],
+      });
+      const expire = (kind: string) =>
+        env.handle.db
+          .updateTable('grants')
+          .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+          .where('kind', '=', kind)
+          .execute();
+      const turnovers = async () => (await get(env.app, '/api/v1/turnovers', vendor)).body;
+      const money = async () => (await get(env.app, '/api/v1/purchase-orders', vendor)).body;
+      assert.equal((await turnovers()).length, 1);
+      assert.equal((await turnovers()).length, 1, 'kept');
+      assert.ok((await money()).purchase_orders.length > 0);
+      assert.ok((await money()).purchase_orders.length > 0, 'kept');
+      // an expiry is time passing, not a write: no revision changes
+      await expire('delivery');
+      assert.deepEqual(await turnovers(), []);
+      await expire('own_po');
+      assert.deepEqual(await money(), { purchase_orders: [], line: [], week_of: null });
+    });
+
+    it('a refused write changes nothing and keeps the answer', async () => {
+      const before = await get(env.app, '/api/v1/production', token);
+      const refused = await call(env.app, 'POST', '/api/v1/assets', { token, body: { label: 42 } });
+      assert.equal(refused.status, 422);
+      const start = env.queries.sql.length;
+      assert.equal((await get(env.app, '/api/v1/production', token)).text, before.text);
+      assert.equal(queriesSince(start), 1);
+    });
+  });
+
+  describe(`PRODGRAPH_ANSWER_CACHE_MB=0 keeps nothing [${dialect}]`, () => {
+    let env: TestEnv;
+    before(async () => {
+      env = await createEnv(dialect, { PRODGRAPH_ANSWER_CACHE_MB: '0' });
+      await env.import(smallProduction('film'));
+    });
+    after(() => env.close());
+
+    it('every request assembles its answer', async () => {
+      const token = await env.mint({ production: 'film' });
+      const first = await get(env.app, '/api/v1/scenes', token);
+      const start = env.queries.sql.length;
+      const again = await get(env.app, '/api/v1/scenes', token);
+      assert.equal(again.text, first.text);
+      assert.ok(env.queries.sql.slice(start).length > 1);
+    });
+  });
+}
+
+describe('PRODGRAPH_ANSWER_CACHE_MB', () => {
+  it('is a whole number of megabytes, 64 by default, 0 for none', () => {
+    assert.equal(loadConfig({}, {}).answerCacheBytes, 64 * 1024 * 1024);
+    assert.equal(loadConfig({}, { PRODGRAPH_ANSWER_CACHE_MB: '0' }).answerCacheBytes, 0);
+    assert.equal(loadConfig({}, { PRODGRAPH_ANSWER_CACHE_MB: '16' }).answerCacheBytes, 16 * 1024 * 1024);
+    for (const bad of ['lots', '-1', '1.5', '999999']) {
+      assert.throws(() => loadConfig({}, { PRODGRAPH_ANSWER_CACHE_MB: bad }), ConfigError);
+    }
+  });
+});
