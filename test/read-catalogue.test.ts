@@ -3,7 +3,16 @@ import { after, before, describe, it } from 'node:test';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { contactLeaks, demoContacts, loadDemo, recordingGet } from './support/read.js';
 
-const SCENE_KEYS = ['elements', 'node_id', 'number', 'revision_color', 'slugline', 'status', 'synopsis'];
+const SCENE_KEYS = [
+  'elements',
+  'node_id',
+  'number',
+  'revision_color',
+  'slugline',
+  'status',
+  'synopsis',
+  'updated_at',
+];
 const ROW_KEYS = ['department', 'kind', 'label', 'node_id', 'status', 'updated_at', 'versions'];
 
 for (const dialect of DIALECTS) {

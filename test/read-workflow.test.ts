@@ -135,6 +135,7 @@ for (const dialect of DIALECTS) {
             'status',
             'title',
             'to_department',
+            'updated_at',
           ]);
           assert.ok(Array.isArray(d.spec));
         }
@@ -298,6 +299,7 @@ for (const dialect of DIALECTS) {
         'model',
         'prompt',
         'status',
+        'updated_at',
       ]);
       assert.equal((await get(env.app, '/api/v1/jobs', film)).status, 200);
     });

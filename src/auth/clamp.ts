@@ -22,6 +22,8 @@ export interface LiveGrant {
   nodeId: number | null;
   deliveryId: number | null;
   access: string | null;
+  /** When the grant was made or last changed: a turnover newly granted counts as changed. */
+  updatedAt: string | null;
 }
 
 /** A grant counts only while it is not revoked and its expiry (if any) lies in the future. */
@@ -44,6 +46,11 @@ export class Clamp {
     readonly grants: readonly LiveGrant[],
     /** False for an engagement that is archived or gone: it reaches nothing, not even its own uploads. */
     readonly active: boolean = true,
+    /**
+     * Deliveries a live grant names but a re-import retired: reached no more, yet a vendor's
+     * `updated_since` still learns they are gone.
+     */
+    readonly retiredDeliveryIds: ReadonlySet<number> = new Set(),
   ) {}
 
   /**
@@ -74,6 +81,7 @@ export class Clamp {
         'g.access',
         'g.expires_at',
         'g.revoked_at',
+        'g.updated_at',
       ])
       .orderBy('g.id')
       .execute();
@@ -82,9 +90,11 @@ export class Clamp {
       return new Clamp(principal.productionId, principal.engagementId, null, new Set(), [], false);
     }
     const grants: LiveGrant[] = [];
+    const retiredDeliveryIds = new Set<number>();
     for (const r of rows) {
       if (r.grant_id === null || r.kind === null) continue;
       if (!isLive({ revoked_at: r.revoked_at, expires_at: r.expires_at }, now)) continue;
+      if (r.delivery_retired_at != null && r.delivery_id !== null) retiredDeliveryIds.add(r.delivery_id);
       if (r.node_retired_at != null || r.delivery_retired_at != null) continue;
       grants.push({
         id: r.grant_id,
@@ -92,6 +102,7 @@ export class Clamp {
         nodeId: r.node_id,
         deliveryId: r.delivery_id,
         access: r.access,
+        updatedAt: r.updated_at ?? null,
       });
     }
     const departments = await db
@@ -105,6 +116,8 @@ export class Clamp {
       rows[0]!.organisation_id,
       new Set(departments.map((d) => d.department_id)),
       grants,
+      true,
+      retiredDeliveryIds,
     );
   }
 
@@ -129,13 +142,17 @@ export class Clamp {
    * Deliveries this engagement holds a live read or submit grant on, with whether it may
    * submit. Empty for a production-wide key: turnovers are an engagement's view (rule 4).
    */
-  grantedDeliveries(): Map<number, { canSubmit: boolean }> {
-    const out = new Map<number, { canSubmit: boolean }>();
+  grantedDeliveries(): Map<number, { canSubmit: boolean; grantedAt: string | null }> {
+    const out = new Map<number, { canSubmit: boolean; grantedAt: string | null }>();
     for (const g of this.grants) {
       if (g.kind !== 'delivery' || g.deliveryId === null) continue;
       if (g.access !== 'read' && g.access !== 'submit') continue;
-      const canSubmit = (out.get(g.deliveryId)?.canSubmit ?? false) || g.access === 'submit';
-      out.set(g.deliveryId, { canSubmit });
+      const seen = out.get(g.deliveryId);
+      const canSubmit = (seen?.canSubmit ?? false) || g.access === 'submit';
+      const grantedAt = [seen?.grantedAt ?? null, g.updatedAt].reduce((a, b) =>
+        b !== null && (a === null || b > a) ? b : a,
+      );
+      out.set(g.deliveryId, { canSubmit, grantedAt });
     }
     return out;
   }

@@ -33,6 +33,13 @@ export const Id = (description?: string) =>
   Type.Integer({ minimum: 1, maximum: MAX_ID, ...(description ? { description } : {}) });
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'UTC ISO-8601' });
+/** On a list row only when `updated_since` brought back a row retired since: drop it from a mirror. */
+export const RetiredAt = Type.String({
+  format: 'date-time',
+  description:
+    'Present only on a row retired since `updated_since` (a re-import retired it): the row has left the production; drop it from a mirror. Never present without `updated_since`.',
+});
+
 export const CalendarDate = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
 
 /** An error response: JSON whatever the route produces when it succeeds (a file route included). */

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { APPROVAL_MODES, APPROVAL_STATUSES } from '../../domain/vocabulary.js';
+import { pageQuery } from '../../http/paging.js';
 import { CalendarDate, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 
 export const ApprovalStep = Type.Object(
@@ -57,4 +58,5 @@ export type ApprovalChain = Static<typeof ApprovalChain>;
 
 export const ApprovalListQuery = Type.Object({
   status: Type.Optional(StringEnum(APPROVAL_STATUSES, { description: 'Only approvals in this status' })),
+  ...pageQuery('approvals'),
 });

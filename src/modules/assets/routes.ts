@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
+import { sendPage } from '../../http/paging.js';
 import { errorResponses } from '../../http/schemas.js';
 import { AssetListQuery, AssetParams, AssetRecord, AssetRow } from './schemas.js';
 import { getAsset, listAssets } from './service.js';
@@ -23,7 +24,8 @@ export async function assetRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: Type.Array(AssetRow), ...errorResponses(422) },
       },
     },
-    async (request) => listAssets(app.ctx, principalOf(request), request.query),
+    async (request, reply) =>
+      sendPage(request, reply, await listAssets(app.ctx, principalOf(request), request.query)),
   );
   app.get(
     '/assets/:node_id',

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { NODE_STATUSES } from '../../domain/vocabulary.js';
-import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { pageQuery } from '../../http/paging.js';
+import { Id, Nullable, RetiredAt, StringEnum, Timestamp } from '../../http/schemas.js';
 import { SceneRef } from '../scenes/schemas.js';
 import { VersionSummary } from '../versions/summary.js';
 
@@ -23,6 +24,7 @@ export const AssetRow = Type.Object(
     ...rowFields,
     versions: Type.Integer({ minimum: 0, description: 'Number of versions, released or not' }),
     updated_at: Timestamp,
+    retired_at: Type.Optional(RetiredAt),
   },
   { $id: 'AssetRow', title: 'Asset (list row)', description: 'Rows never carry media.' },
 );
@@ -48,6 +50,7 @@ export const AssetListQuery = Type.Object({
       description: '`1`/`true`: only nodes with at least one released version; `0`/`false` or absent: all',
     }),
   ),
+  ...pageQuery('asset rows'),
 });
 
 export const AssetParams = Type.Object({ node_id: Id('Graph node id') });

@@ -16,6 +16,7 @@ export const GenerationJob = Type.Object(
     ),
     created_at: Timestamp,
     finished_at: Nullable(Timestamp),
+    updated_at: Timestamp,
   },
   { $id: 'GenerationJob', title: 'Generation job' },
 );

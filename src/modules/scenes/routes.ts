@@ -1,10 +1,14 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
-import { Scene } from './schemas.js';
+import { sendPage } from '../../http/paging.js';
+import { errorResponses } from '../../http/schemas.js';
+import { Scene, SceneListQuery } from './schemas.js';
 import { listScenes } from './service.js';
 
-export async function sceneRoutes(app: FastifyInstance): Promise<void> {
+export async function sceneRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/scenes',
     {
@@ -12,9 +16,11 @@ export async function sceneRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         summary: 'Every scene of the production, in script order (omitted scenes included)',
         tags: ['scenes'],
-        response: { 200: Type.Array(Scene) },
+        querystring: SceneListQuery,
+        response: { 200: Type.Array(Scene), ...errorResponses(422) },
       },
     },
-    async (request) => listScenes(app.ctx, principalOf(request)),
+    async (request, reply) =>
+      sendPage(request, reply, await listScenes(app.ctx, principalOf(request), request.query)),
   );
 }

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { SCENE_STATUSES } from '../../domain/vocabulary.js';
-import { StringEnum } from '../../http/schemas.js';
+import { pageQuery } from '../../http/paging.js';
+import { RetiredAt, StringEnum, Timestamp } from '../../http/schemas.js';
 
 const episodeId = Type.Integer({
   description: 'Present only on an episodic production; the key is omitted otherwise (never null)',
@@ -22,9 +23,13 @@ export const Scene = Type.Object(
     }),
     episode_id: Type.Optional(episodeId),
     episode_code: Type.Optional(episodeCode),
+    updated_at: Timestamp,
+    retired_at: Type.Optional(RetiredAt),
   },
   { $id: 'Scene', title: 'Scene' },
 );
+
+export const SceneListQuery = Type.Object(pageQuery('scenes'));
 export type Scene = Static<typeof Scene>;
 
 /** How other records point at a scene (asset records, schedule strips, script changes). */

@@ -3,8 +3,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
 import { formParts, uploadLimits } from '../../http/multipart-parts.js';
+import { sendPage } from '../../http/paging.js';
 import { errorResponses } from '../../http/schemas.js';
-import { SubmissionForm, TurnoverParams, TurnoverRow, TurnoverSubmission } from './schemas.js';
+import {
+  SubmissionForm,
+  TurnoverListQuery,
+  TurnoverParams,
+  TurnoverRow,
+  TurnoverSubmission,
+} from './schemas.js';
 import { listTurnovers, NOTE_MAX, submitTurnover, TITLE_MAX } from './service.js';
 
 export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
@@ -19,10 +26,12 @@ export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
         description:
           'An empty array (never an error) for a production-wide key or an engagement with no live delivery grant. A revoked or expired grant counts as no grant.',
         tags: ['round-trip'],
-        response: { 200: Type.Array(TurnoverRow) },
+        querystring: TurnoverListQuery,
+        response: { 200: Type.Array(TurnoverRow), ...errorResponses(422) },
       },
     },
-    async (request) => listTurnovers(app.ctx, principalOf(request)),
+    async (request, reply) =>
+      sendPage(request, reply, await listTurnovers(app.ctx, principalOf(request), request.query)),
   );
 
   const limits = app.ctx.config.limits;

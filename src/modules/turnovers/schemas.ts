@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { DELIVERY_STATUSES } from '../../domain/vocabulary.js';
-import { CalendarDate, Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { pageQuery } from '../../http/paging.js';
+import { CalendarDate, Id, Nullable, RetiredAt, StringEnum, Timestamp } from '../../http/schemas.js';
 
 export const TurnoverRow = Type.Object(
   {
@@ -16,9 +17,16 @@ export const TurnoverRow = Type.Object(
     can_submit: Type.Boolean({
       description: "True only while this key's engagement holds a live submit grant on the delivery",
     }),
+    updated_at: Type.String({
+      format: 'date-time',
+      description: "When the delivery or this engagement's grant on it last changed",
+    }),
+    retired_at: Type.Optional(RetiredAt),
   },
   { $id: 'TurnoverRow', title: 'Turnover row' },
 );
+
+export const TurnoverListQuery = Type.Object(pageQuery('turnovers'));
 
 export const SubmissionMedia = Type.Object({
   id: Type.Integer({ description: 'Media id: GET /media/{id} and /media/{id}/content' }),

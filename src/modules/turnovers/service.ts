@@ -4,29 +4,60 @@ import { actorName, writeScopeOf, type Principal } from '../../auth/principal.js
 import type { AppContext } from '../../context.js';
 import { nowIso, parseJson } from '../../db/values.js';
 import { inWriteTransaction } from '../../db/write-hooks.js';
+import { MAX_PAGE, openPage, type Page, type PagedList, type PageQuery } from '../../domain/page.js';
 import { AppError, errors } from '../../errors.js';
 import { discardAll, mediaKindOf, type StagedObject } from '../../media/store.js';
 import { appendActivity } from '../activity/repository.js';
 import * as repo from './repository.js';
 import type { TurnoverRow, TurnoverSubmission } from './schemas.js';
 
-/** Rule 4: only deliveries the engagement holds a live read or submit grant on. */
-export async function listTurnovers(ctx: AppContext, principal: Principal): Promise<TurnoverRow[]> {
+const TURNOVERS: PagedList = { name: 'turnovers', key: ['int', 'int'], maxLimit: MAX_PAGE };
+
+/** The later of two stamps (ISO-8601 UTC compares as text). */
+const later = (a: string | null, b: string | null | undefined): string =>
+  b != null && (a === null || b > a) ? b : (a ?? '');
+
+/**
+ * Rule 4: only deliveries the engagement holds a live read or submit grant on. A row changes
+ * when its delivery does or when its grant does (a new grant, read widened to submit).
+ */
+export async function listTurnovers(
+  ctx: AppContext,
+  principal: Principal,
+  query: PageQuery = {},
+): Promise<Page<TurnoverRow>> {
   const clamp = await Clamp.load(ctx.db, principal);
+  const { window, close } = openPage(TURNOVERS, principal.productionId, { ...query });
   const granted = clamp.grantedDeliveries();
-  if (granted.size === 0) return [];
-  const rows = await repo.deliveriesByIds(ctx.db, principal.productionId, [...granted.keys()]);
-  return rows.map((d) => ({
-    id: d.id,
-    title: d.title,
-    status: d.status as TurnoverRow['status'],
-    due: d.due,
-    external_to: d.external_to,
-    spec: parseJson<Record<string, unknown>[]>(d.spec, []),
-    sent_at: d.sent_at,
-    can_submit: granted.get(d.id)?.canSubmit ?? false,
-  }));
+  const since = window.since;
+  const ids = [...granted.keys(), ...(since === undefined ? [] : clamp.retiredDeliveryIds)];
+  if (ids.length === 0) return { items: [], next: null };
+  const regranted =
+    since === undefined
+      ? []
+      : [...granted].filter(([, g]) => g.grantedAt !== null && g.grantedAt > since).map(([id]) => id);
+  const rows = await repo.deliveriesByIds(ctx.db, principal.productionId, ids, window, regranted);
+  return close(
+    rows,
+    (d) => [d.position, d.id],
+    (d): TurnoverRow => ({
+      id: d.id,
+      title: d.title,
+      status: d.status as TurnoverRow['status'],
+      due: d.due,
+      external_to: d.external_to,
+      spec: parseJson<Record<string, unknown>[]>(d.spec, []),
+      sent_at: d.sent_at,
+      can_submit: granted.get(d.id)?.canSubmit ?? false,
+      updated_at: later(d.updated_at, granted.get(d.id)?.grantedAt),
+      ...(d.retired_at ? { retired_at: d.retired_at } : {}),
+    }),
+  );
 }
+
+/** Every turnover, unpaged: for callers that need the whole list (MCP resources and prompts). */
+export const allTurnovers = async (ctx: AppContext, principal: Principal): Promise<TurnoverRow[]> =>
+  (await listTurnovers(ctx, principal)).items;
 
 /** One piece of a submission as it arrives; REST feeds multipart parts, MCP could feed decoded files. */
 export type IncomingPart =
