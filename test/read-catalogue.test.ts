@@ -193,7 +193,14 @@ for (const dialect of DIALECTS) {
       );
       assert.ok(withIngredients.length > 0, 'the demo coat has ingredients');
       const ingredient = withIngredients[0].ingredients[0];
-      assert.deepEqual(Object.keys(ingredient).sort(), ['id', 'kind', 'label', 'media_path', 'relation']);
+      assert.deepEqual(Object.keys(ingredient).sort(), [
+        'id',
+        'kind',
+        'label',
+        'media_id',
+        'media_path',
+        'relation',
+      ]);
       for (const v of r.body.versions.filter((x: { released: boolean }) => !x.released)) {
         assert.deepEqual(Object.keys(v).sort(), ['id', 'locked', 'released', 'status', 'variant', 'version']);
       }

@@ -295,6 +295,7 @@ for (const dialect of DIALECTS) {
         'finished_at',
         'id',
         'kind',
+        'media_id',
         'media_path',
         'model',
         'prompt',

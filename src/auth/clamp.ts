@@ -192,11 +192,12 @@ export interface MediaFacts {
 
 /**
  * Media visibility (rule 6 and decisions.md): a production-wide key sees all of its
- * production's media. An engagement sees what it uploaded itself, and the media of a released
- * version (or of an ingredient of a released version) of an asset its live scene or character
- * grants reach: the granted node, the assets a granted scene uses and the costumes a granted
- * character wears — exactly what its bundles show. Work submitted on a turnover by anyone else
- * is never visible, whatever the delivery grants say. At most one query.
+ * production's media. An engagement sees what it uploaded itself, and exactly the media its
+ * live bundles show: the media of a released version of an asset a granted scene uses or a
+ * costume a granted character wears, and the media of the ingredients of those costumes'
+ * released versions (the character bundle lists them; the scene bundle lists no ingredients).
+ * Work submitted on a turnover by anyone else is never visible, whatever the delivery grants
+ * say. At most one query.
  */
 export async function canSeeMedia(db: Db, clamp: Clamp, media: MediaFacts): Promise<boolean> {
   if (media.production_id !== clamp.productionId) return false;
@@ -209,54 +210,40 @@ export async function canSeeMedia(db: Db, clamp: Clamp, media: MediaFacts): Prom
   const scenes = clamp.grantedNodeIds('scene');
   const characters = clamp.grantedNodeIds('character');
   if (scenes.length === 0 && characters.length === 0) return false;
-  const granted = [...scenes, ...characters];
   const none = [-1];
+  const pid = clamp.productionId;
   const hit = await db
     .selectFrom('versions as v')
-    .where('v.production_id', '=', clamp.productionId)
+    .innerJoin('edges as e', 'e.to_node_id', 'v.node_id')
+    // the bundles list live linked nodes only
+    .innerJoin('nodes as shown', 'shown.id', 'v.node_id')
+    .where('v.production_id', '=', pid)
     .where('v.released', '=', 1)
-    .where('v.node_id', 'in', (eb) =>
-      eb
-        .selectFrom('nodes as live')
-        .where('live.production_id', '=', clamp.productionId)
-        .where('live.retired_at', 'is', null)
-        .select('live.id'),
-    )
+    .where('e.production_id', '=', pid)
+    .where('shown.retired_at', 'is', null)
     .where((eb) =>
       eb.or([
-        eb('v.media_id', '=', media.id),
-        eb.exists(
-          eb
-            .selectFrom('ingredients as i')
-            .whereRef('i.version_id', '=', 'v.id')
-            .where('i.media_id', '=', media.id)
-            .select(sql`1`.as('one')),
-        ),
-      ]),
-    )
-    .where((eb) =>
-      eb.or([
-        eb('v.node_id', 'in', granted),
-        eb(
-          'v.node_id',
-          'in',
-          eb
-            .selectFrom('edges as e')
-            .where('e.production_id', '=', clamp.productionId)
-            .where((w) =>
-              w.or([
-                w.and([
-                  w('e.kind', '=', EDGE_USES),
-                  w('e.from_node_id', 'in', scenes.length ? scenes : none),
-                ]),
-                w.and([
-                  w('e.kind', '=', EDGE_WEARS),
-                  w('e.from_node_id', 'in', characters.length ? characters : none),
-                ]),
-              ]),
-            )
-            .select('e.to_node_id'),
-        ),
+        // scene bundle: released versions of the assets the scene uses
+        eb.and([
+          eb('e.kind', '=', EDGE_USES),
+          eb('e.from_node_id', 'in', scenes.length ? scenes : none),
+          eb('v.media_id', '=', media.id),
+        ]),
+        // character bundle: released versions of the costumes it wears, and their ingredients
+        eb.and([
+          eb('e.kind', '=', EDGE_WEARS),
+          eb('e.from_node_id', 'in', characters.length ? characters : none),
+          eb.or([
+            eb('v.media_id', '=', media.id),
+            eb.exists(
+              eb
+                .selectFrom('ingredients as i')
+                .whereRef('i.version_id', '=', 'v.id')
+                .where('i.media_id', '=', media.id)
+                .select(sql`1`.as('one')),
+            ),
+          ]),
+        ]),
       ]),
     )
     .select('v.id')

@@ -33,6 +33,18 @@ export const Id = (description?: string) =>
   Type.Integer({ minimum: 1, maximum: MAX_ID, ...(description ? { description } : {}) });
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'UTC ISO-8601' });
+/** Beside every `media_path`: the same file by id, for keys that cannot take a media ticket (vendor keys). */
+export const MediaId = Type.Union(
+  [
+    Type.Integer({
+      description:
+        'The media object: GET /api/v1/media/{media_id} (metadata) and /api/v1/media/{media_id}/content (bytes) with the same key, an engagement-bound key included',
+    }),
+    Type.Null(),
+  ],
+  { description: 'null when there is no file' },
+);
+
 /** On a list row only when `updated_since` brought back a row retired since: drop it from a mirror. */
 export const RetiredAt = Type.String({
   format: 'date-time',

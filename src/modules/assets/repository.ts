@@ -127,7 +127,7 @@ export function releasedIngredientsOfNode(db: Db, productionId: number, nodeId: 
     .where('v.production_id', '=', productionId)
     .where('v.node_id', '=', nodeId)
     .where('v.released', '=', 1)
-    .select(['g.id', 'g.version_id', 'g.kind', 'g.label', 'g.relation', 'm.storage_key'])
+    .select(['g.id', 'g.version_id', 'g.kind', 'g.label', 'g.relation', 'g.media_id', 'm.storage_key'])
     .orderBy('g.version_id')
     .orderBy('g.position')
     .orderBy('g.id')

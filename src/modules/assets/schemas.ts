@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { NODE_STATUSES } from '../../domain/vocabulary.js';
 import { pageQuery } from '../../http/paging.js';
-import { Id, Nullable, RetiredAt, StringEnum, Timestamp } from '../../http/schemas.js';
+import { Id, MediaId, Nullable, RetiredAt, StringEnum, Timestamp } from '../../http/schemas.js';
 import { SceneRef } from '../scenes/schemas.js';
 import { VersionSummary } from '../versions/summary.js';
 
@@ -72,6 +72,7 @@ export const AssetIngredient = Type.Object(
     label: Type.String(),
     relation: Nullable(Type.String()),
     media_path: MediaPath,
+    media_id: MediaId,
   },
   { $id: 'AssetIngredient', title: 'Ingredient', description: 'What a look is made of' },
 );

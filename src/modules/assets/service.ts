@@ -112,6 +112,7 @@ export async function getAsset(ctx: AppContext, principal: Principal, nodeId: nu
           label: g.label,
           relation: g.relation,
           media_path: mediaPathOf(g.storage_key),
+          media_id: g.storage_key ? g.media_id : null,
         })),
       };
     }),

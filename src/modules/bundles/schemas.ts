@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { CalendarDate, Id, Nullable, Timestamp } from '../../http/schemas.js';
+import { CalendarDate, Id, MediaId, Nullable, Timestamp } from '../../http/schemas.js';
 import { VersionSummary } from '../versions/summary.js';
 
 /** Shape version of the bundle documents (api-v1.md Versioning rule 5); bump on a breaking change. */
@@ -94,6 +94,7 @@ export const Ingredient = Type.Object(
     media_path: Type.Optional(
       Nullable(Type.String({ description: 'Served by GET /media/{path}?t=<ticket>' })),
     ),
+    media_id: Type.Optional(MediaId),
   },
   { title: 'Ingredient' },
 );

@@ -24,6 +24,7 @@ function listJobs(db: Db, productionId: number, window: PageWindow, before: stri
       'j.created_at',
       'j.finished_at',
       'j.updated_at',
+      'j.media_id',
       'm.storage_key',
     ]);
   if (window.since !== undefined) q = q.where('j.updated_at', '>', window.since);
@@ -54,6 +55,7 @@ export async function recentJobs(
       prompt: j.prompt,
       status: j.status,
       media_path: mediaPathOf(j.storage_key),
+      media_id: j.storage_key ? j.media_id : null,
       created_at: j.created_at,
       finished_at: j.finished_at,
       updated_at: j.updated_at ?? j.created_at,

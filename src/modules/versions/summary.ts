@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import type { Db } from '../../db/index.js';
 import { toBool } from '../../db/values.js';
-import { Nullable } from '../../http/schemas.js';
+import { MediaId, Nullable } from '../../http/schemas.js';
 import { mediaPathOf } from '../../media/paths.js';
 
 /** "Asset version summary" of api-v1.md: the released version as bundles and records show it. */
@@ -18,6 +18,7 @@ export const VersionSummary = Type.Object(
         Type.String({ description: 'Served by GET /media/{path}?t=<ticket> (see GET /media-ticket)' }),
       ),
     ),
+    media_id: Type.Optional(MediaId),
     created_by: Type.Optional(Nullable(Type.String())),
     created_by_person_id: Type.Optional(Nullable(Type.Integer())),
     archived: Type.Optional(Type.Boolean()),
@@ -40,6 +41,7 @@ export const VERSION_COLUMNS = [
   'v.created_by_person_id',
   'v.archived',
   'v.created_at',
+  'v.media_id',
   'm.storage_key',
 ] as const;
 
@@ -68,6 +70,7 @@ export function toVersionSummary(row: VersionRow): VersionSummary {
     released: toBool(row.released),
     note: row.note,
     media_path: mediaPathOf(row.storage_key),
+    media_id: row.storage_key ? row.media_id : null,
     created_by: row.created_by,
     created_by_person_id: row.created_by_person_id,
     archived: toBool(row.archived),
