@@ -243,11 +243,20 @@ for (const dialect of DIALECTS) {
         assert.equal(r.status, 200);
         assert.equal(r.body.length, 14);
         for (const p of r.body) {
-          assert.deepEqual(Object.keys(p).sort(), ['department', 'id', 'is_admin', 'is_hod', 'name', 'role']);
+          assert.deepEqual(Object.keys(p).sort(), [
+            'department',
+            'id',
+            'is_admin',
+            'is_hod',
+            'name',
+            'role',
+            'updated_at',
+          ]);
         }
         assert.doesNotMatch(r.text, /@|\+44/);
       }
-      const niamh = (await get(env.app, '/api/v1/people', series)).body[0];
+      const { updated_at: stamped, ...niamh } = (await get(env.app, '/api/v1/people', series)).body[0];
+      assert.match(stamped, /^\d{4}-\d\d-\d\dT.*Z$/);
       assert.deepEqual(niamh, {
         id: seriesRefs['p-niamh'],
         name: 'Niamh Gallagher',

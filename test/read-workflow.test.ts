@@ -57,6 +57,7 @@ for (const dialect of DIALECTS) {
         'id',
         'scenes',
         'status',
+        'updated_at',
       ]);
       assert.equal(d1.id, s.d1);
       assert.equal(d1.general_call, '18:00');
@@ -229,6 +230,7 @@ for (const dialect of DIALECTS) {
         'scene',
         'status',
         'summary',
+        'updated_at',
       ]);
       assert.equal(one.episode_code, '102');
       assert.equal(one.scene.node_id, s['sc102-14']);

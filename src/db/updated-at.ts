@@ -65,3 +65,13 @@ export async function stampUpdatedAt(
     }
   }
 }
+
+/**
+ * A stamped row's `updated_at` as the API answers it. Every committed row has one (see above
+ * and migration 0008); the column is only nullable because SQLite cannot add it NOT NULL, so the
+ * fallback is the row's own best time.
+ */
+/** The fallback for a row with no time of its own (never met on a committed row). */
+export const EPOCH = '1970-01-01T00:00:00.000Z';
+
+export const stampOf = (updatedAt: string | null, fallback: string): string => updatedAt ?? fallback;

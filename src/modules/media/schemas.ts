@@ -13,6 +13,7 @@ export const MediaDetail = Type.Object(
     ),
     created_by: Type.Optional(Nullable(Type.String())),
     created_at: Type.Optional(Nullable(Timestamp)),
+    updated_at: Type.Optional(Timestamp),
     content_type: Type.Optional(Type.String({ description: 'Media type sniffed from the bytes' })),
     size: Type.Optional(Type.Integer({ minimum: 0, description: 'Bytes' })),
     sha256: Type.Optional(Type.String({ description: 'Hex SHA-256 of the bytes; also the content ETag' })),

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import type { Db } from '../../db/index.js';
+import { EPOCH, stampOf } from '../../db/updated-at.js';
 import { toBool } from '../../db/values.js';
 import { MediaId, Nullable } from '../../http/schemas.js';
 import { mediaPathOf } from '../../media/paths.js';
@@ -23,6 +24,12 @@ export const VersionSummary = Type.Object(
     created_by_person_id: Type.Optional(Nullable(Type.Integer())),
     archived: Type.Optional(Type.Boolean()),
     created_at: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+    updated_at: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'When the version last changed (a release, a re-import)',
+      }),
+    ),
   },
   { $id: 'VersionSummary', title: 'Asset version summary' },
 );
@@ -42,6 +49,7 @@ export const VERSION_COLUMNS = [
   'v.archived',
   'v.created_at',
   'v.media_id',
+  'v.updated_at',
   'm.storage_key',
 ] as const;
 
@@ -75,5 +83,6 @@ export function toVersionSummary(row: VersionRow): VersionSummary {
     created_by_person_id: row.created_by_person_id,
     archived: toBool(row.archived),
     created_at: row.created_at,
+    updated_at: stampOf(row.updated_at, row.created_at ?? EPOCH),
   };
 }
