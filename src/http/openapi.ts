@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { referenceSchema } from './reference.js';
 import { ErrorBody } from './schemas.js';
 
 export const API_PREFIX = '/api/v1';
@@ -56,9 +57,26 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     },
     // the docs page and the document itself are not part of the API
     hideUntagged: false,
+    transform: ({ schema, url }) => ({
+      schema: referenceSchema(schema as Record<string, unknown>) as typeof schema,
+      url,
+    }),
     refResolver: { buildLocalReference: (json, _base, _frag, i) => String(json.$id ?? `def-${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  // the base URL is where people land first: send them to the reference
+  app.get('/', { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) =>
+    reply
+      .code(302)
+      .header('location', '/docs')
+      .send({
+        docs: '/docs',
+        openapi: `${API_PREFIX}/openapi.json`,
+        api: API_PREFIX,
+        mcp: '/mcp',
+        health: '/healthz',
+      }),
+  );
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true }, config: { auth: 'public' } }, async () =>
     app.swagger(),
   );

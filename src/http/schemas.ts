@@ -17,7 +17,7 @@ export const ErrorBody = Type.Object(
       description: `Stable and machine-readable, for clients and agents to branch on (codes are only ever added):\n${CODE_TABLE}`,
     }),
   },
-  { $id: 'ErrorBody', title: 'Error' },
+  { $id: 'ErrorBody', title: 'Error', examples: [{ detail: 'limit: must be >= 1', code: 'invalid_field' }] },
 );
 
 export { StringEnum, Nullable } from '../domain/schema-kit.js';

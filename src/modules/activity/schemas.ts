@@ -48,6 +48,19 @@ export const ActivityEntry = Type.Object(
       ),
     ),
   },
-  { $id: 'ActivityEntry', title: 'Activity entry' },
+  {
+    $id: 'ActivityEntry',
+    title: 'Activity entry',
+    examples: [
+      {
+        id: 9,
+        at: '2026-11-20T10:05:00.000Z',
+        actor: 'Ana Ruiz',
+        verb: 'requested changes',
+        summary: 'Sister Agnes uniform v2: wrong cap',
+        node: { node_id: 22, label: 'Sister Agnes — 1974 uniform', kind: 'costume' },
+      },
+    ],
+  },
 );
 export type ActivityEntry = Static<typeof ActivityEntry>;

@@ -26,7 +26,22 @@ export const AssetRow = Type.Object(
     updated_at: Timestamp,
     retired_at: Type.Optional(RetiredAt),
   },
-  { $id: 'AssetRow', title: 'Asset (list row)', description: 'Rows never carry media.' },
+  {
+    $id: 'AssetRow',
+    title: 'Asset (list row)',
+    description: 'Rows never carry media.',
+    examples: [
+      {
+        node_id: 14,
+        label: 'Mara Quinn',
+        kind: 'character',
+        status: 'active',
+        department: 'costume',
+        versions: 2,
+        updated_at: '2026-11-23T19:02:11.483Z',
+      },
+    ],
+  },
 );
 export type AssetRow = Static<typeof AssetRow>;
 
@@ -44,7 +59,7 @@ export const AssetListQuery = Type.Object({
       description: 'Exact kind (open set); `scene` is refused with 422 (scenes are on GET /scenes)',
     }),
   ),
-  status: Type.Optional(StringEnum(NODE_STATUSES)),
+  status: Type.Optional(StringEnum(NODE_STATUSES, { description: 'Only assets in this status' })),
   released: Type.Optional(
     StringEnum(['1', 'true', '0', 'false'] as const, {
       description: '`1`/`true`: only nodes with at least one released version; `0`/`false` or absent: all',

@@ -35,7 +35,26 @@ export const Delivery = Type.Object(
     }),
     retired_at: Type.Optional(RetiredAt),
   },
-  { $id: 'Delivery', title: 'Delivery' },
+  {
+    $id: 'Delivery',
+    title: 'Delivery',
+    examples: [
+      {
+        id: 1,
+        title: 'Episode 101 plates, VFX turnover',
+        kind: 'external',
+        status: 'sent',
+        due: '2026-11-17',
+        from_department: 'editorial',
+        to_department: null,
+        external_to: 'Pixelworks Ltd',
+        spec: [{ format: 'EXR', colorspace: 'ACEScg', handles: 12 }],
+        sent_at: '2026-11-17T15:20:00.000Z',
+        gating_approval: { id: 8, title: 'Episode 101 VFX turnover sign-off', status: 'approved' },
+        updated_at: '2026-11-23T19:02:11.483Z',
+      },
+    ],
+  },
 );
 
 export const DeliveryListQuery = Type.Object(pageQuery('deliveries'));

@@ -39,7 +39,9 @@ export const DepartmentDetail = Type.Object(
   { $id: 'DepartmentDetail', title: 'Department (detail)' },
 );
 
-export const DepartmentParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 200 }) });
+export const DepartmentParams = Type.Object({
+  slug: Type.String({ minLength: 1, maxLength: 200, description: 'Department slug, as on GET /departments' }),
+});
 
 export type DepartmentRow = Static<typeof DepartmentRow>;
 export type DepartmentDetail = Static<typeof DepartmentDetail>;

@@ -26,7 +26,24 @@ export const Scene = Type.Object(
     updated_at: Timestamp,
     retired_at: Type.Optional(RetiredAt),
   },
-  { $id: 'Scene', title: 'Scene' },
+  {
+    $id: 'Scene',
+    title: 'Scene',
+    examples: [
+      {
+        node_id: 1,
+        number: '1',
+        slugline: 'INT. WARD 9 - NIGHT',
+        synopsis: 'MARA QUINN starts her shift on the last open ward of St Brigid’s.',
+        status: 'done',
+        revision_color: 'white',
+        elements: { cast: ['Mara Quinn', 'Dr Tobias Fenn'], props: ['Drug trolley'] },
+        episode_id: 1,
+        episode_code: '101',
+        updated_at: '2026-11-23T19:02:11.483Z',
+      },
+    ],
+  },
 );
 
 export const SceneListQuery = Type.Object(pageQuery('scenes'));

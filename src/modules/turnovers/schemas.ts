@@ -23,7 +23,23 @@ export const TurnoverRow = Type.Object(
     }),
     retired_at: Type.Optional(RetiredAt),
   },
-  { $id: 'TurnoverRow', title: 'Turnover row' },
+  {
+    $id: 'TurnoverRow',
+    title: 'Turnover row',
+    examples: [
+      {
+        id: 1,
+        title: 'Episode 101 plates, VFX turnover',
+        status: 'sent',
+        due: '2026-11-17',
+        external_to: 'Pixelworks Ltd',
+        spec: [{ format: 'EXR', colorspace: 'ACEScg' }],
+        sent_at: '2026-11-17T15:20:00.000Z',
+        can_submit: true,
+        updated_at: '2026-11-23T19:02:11.483Z',
+      },
+    ],
+  },
 );
 
 export const TurnoverListQuery = Type.Object(pageQuery('turnovers'));

@@ -31,7 +31,27 @@ export const VersionSummary = Type.Object(
       }),
     ),
   },
-  { $id: 'VersionSummary', title: 'Asset version summary' },
+  {
+    $id: 'VersionSummary',
+    title: 'Asset version summary',
+    examples: [
+      {
+        id: 10,
+        version: 1,
+        variant: 'Main',
+        status: 'approved',
+        released: true,
+        note: 'Six sets, two aged.',
+        media_path: '/media/b2/b2e1989c-9543-4bff-b2bf-de3623708c49.jpg',
+        media_id: 13,
+        created_by: 'Femi Adeyemi',
+        created_by_person_id: 9,
+        archived: false,
+        created_at: '2026-09-30T10:30:00.000Z',
+        updated_at: '2026-11-23T19:02:11.483Z',
+      },
+    ],
+  },
 );
 export type VersionSummary = Static<typeof VersionSummary>;
 
