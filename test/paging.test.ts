@@ -4,6 +4,7 @@ import type { ProductionDocument } from '../src/document/schema.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { smallProduction } from './support/fixtures.js';
 import { call, get, type Reply } from './support/http.js';
+import { call as rpcCall, rpc } from './support/mcp.js';
 import { forget, importDoc } from './support/sync.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -337,6 +338,51 @@ for (const dialect of DIALECTS) {
       const r = await get(env.app, '/api/v1/deliveries?limit=1', noRead);
       assert.equal(r.status, 403);
       assert.equal(r.body.code, 'scope_missing');
+    });
+
+    it('over MCP the list tools page too: next_cursor beside the rows', async () => {
+      const whole = (await get(env.app, '/api/v1/deliveries', key)).body as Row[];
+      const first = await rpc(env.app, key, rpcCall(1, 'list_deliveries', { limit: 1 }));
+      const page1 = first.body.result.structuredContent;
+      assert.deepEqual(page1.deliveries, whole.slice(0, 1));
+      assert.equal(typeof page1.next_cursor, 'string');
+      const second = await rpc(
+        env.app,
+        key,
+        rpcCall(2, 'list_deliveries', { limit: 5, cursor: page1.next_cursor }),
+      );
+      const page2 = second.body.result.structuredContent;
+      assert.deepEqual(page2.deliveries, whole.slice(1));
+      assert.equal(page2.next_cursor, undefined);
+      const bad = await rpc(env.app, key, rpcCall(3, 'list_deliveries', { cursor: 'nope' }));
+      assert.equal(bad.body.result.isError, true);
+      assert.match(bad.body.result.content[0].text, /^cursor/);
+    });
+
+    it('no committed row is left without updated_at, whichever path wrote it', async () => {
+      const tables = [
+        'departments',
+        'people',
+        'versions',
+        'media',
+        'shoot_days',
+        'department_notes',
+        'deliveries',
+        'engagements',
+        'grants',
+        'purchase_orders',
+        'script_changes',
+        'generation_jobs',
+        'storage_tasks',
+      ] as const;
+      for (const table of tables) {
+        const row = await env.handle.db
+          .selectFrom(table)
+          .where('updated_at', 'is', null)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow();
+        assert.equal(Number(row.n), 0, `${table}: rows without updated_at`);
+      }
     });
 
     it('a page costs a fixed number of queries, whatever its size', async () => {

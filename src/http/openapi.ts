@@ -31,6 +31,21 @@ LF and CR as the only control characters; path and query parameters and headers 
 character; NUL, the other C0 and C1 controls, DEL and unpaired UTF-16 surrogates are 422 naming
 the field. A body whose schema requires a field must be sent (422 otherwise).
 
+**Lists that page.** \`/assets\`, \`/scenes\`, \`/approvals\`, \`/deliveries\`, \`/turnovers\`,
+\`/activity\` and \`/jobs\` take \`limit\` (rows per page) and answer a plain array; when more
+rows follow, \`Link: <…>; rel="next"\` names the next page (an opaque \`cursor\`, valid only with
+the same list, production and filters; anything else is 422). Without \`limit\` the whole list is
+answered (\`/activity\` and \`/jobs\`: 50 by default, at most 200). Pages follow the sort key and
+id, so writes during a walk never skip or repeat a row.
+
+**Staying in sync.** Rows that can change carry \`updated_at\`; the lists that page take
+\`updated_since\` (ISO-8601 with a zone) and answer only rows changed after it, including rows
+retired since, which then carry \`retired_at\` (drop them from a mirror).
+
+**Media by id.** Every \`media_path\` comes with its \`media_id\`: \`GET /api/v1/media/{id}\` and
+\`/content\` serve it to the same key, a vendor key included (exactly the media its bundles show,
+plus its own submissions).
+
 **Compatibility.** Changes inside v1 are additive; clients must tolerate unknown fields.
 `;
 
