@@ -1,4 +1,4 @@
-import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { KeyValues, PageWindow } from '../domain/page.js';
 
 /**
@@ -24,14 +24,19 @@ const afterKey = (columns: readonly string[], direction: 'asc' | 'desc', key: Ke
 /**
  * The `updated_since` filter: without it a list hides retired rows, as it always has; with it a
  * list answers only rows changed after the instant, retired ones included (retiring stamps
- * `updated_at`), so a mirror learns what to drop.
+ * `updated_at`), so a mirror learns what to drop. `alsoChanged` counts a row as changed for a
+ * reason of its own (a delivery whose gating approval changed, a newly granted turnover).
  */
 export function changedSince<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
   updatedAt: string,
   retiredAt: string | null,
   since: string | undefined,
+  alsoChanged?: (since: string) => RawBuilder<SqlBool>,
 ): SelectQueryBuilder<DB, TB, O> {
-  if (since !== undefined) return query.where(sql<SqlBool>`${sql.ref(updatedAt)} > ${since}`);
+  if (since !== undefined) {
+    const own = sql<SqlBool>`${sql.ref(updatedAt)} > ${since}`;
+    return query.where(alsoChanged ? sql<SqlBool>`(${own} or ${alsoChanged(since)})` : own);
+  }
   return retiredAt === null ? query : query.where(sql<SqlBool>`${sql.ref(retiredAt)} is null`);
 }

@@ -75,3 +75,7 @@ export async function stampUpdatedAt(
 export const EPOCH = '1970-01-01T00:00:00.000Z';
 
 export const stampOf = (updatedAt: string | null, fallback: string): string => updatedAt ?? fallback;
+
+/** The later of a row's stamp and a related one it shows (ISO-8601 UTC compares as text). */
+export const laterStamp = (own: string | null, related: string | null | undefined): string =>
+  related != null && (own === null || related > own) ? related : (own ?? EPOCH);

@@ -43,6 +43,29 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       where ${sql.ref(`${table}.id`)} = x.object_id and ${sql.ref(`${table}.production_id`)} = x.production_id
     `.execute(db);
   }
+  await pagingIndexes(db);
+}
+
+/**
+ * The lists that page walk their sort key from a cursor, and `updated_since` asks for the newest
+ * stamps: without these a page of assets sorts the whole production first.
+ */
+async function pagingIndexes(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createIndex('nodes_production_position')
+    .on('nodes')
+    .columns(['production_id', 'position', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('nodes_production_updated')
+    .on('nodes')
+    .columns(['production_id', 'updated_at'])
+    .execute();
+  await db.schema
+    .createIndex('deliveries_production_position')
+    .on('deliveries')
+    .columns(['production_id', 'position', 'id'])
+    .execute();
 }
 
 export async function down(): Promise<void> {

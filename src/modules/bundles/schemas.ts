@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { CalendarDate, Id, MediaId, Nullable, Timestamp } from '../../http/schemas.js';
-import { VersionSummary } from '../versions/summary.js';
+import { VERSION_EXAMPLE, VersionSummary } from '../versions/summary.js';
 
 /** Shape version of the bundle documents (api-v1.md Versioning rule 5); bump on a breaking change. */
 export const BUNDLE_VERSION = 1;
@@ -105,23 +105,7 @@ export const SceneBundle = Type.Object(
             label: 'Mara Quinn',
             kind: 'character',
             status: 'active',
-            released_versions: [
-              {
-                id: 1,
-                version: 1,
-                variant: 'Main',
-                status: 'approved',
-                released: true,
-                note: 'First look, approved at camera test.',
-                media_path: '/media/86/86b006ee-a192-4216-b3e3-b6df0b5dd3d9.jpg',
-                media_id: 1,
-                created_by: 'Ana Ruiz',
-                created_by_person_id: 8,
-                archived: false,
-                created_at: '2026-10-01T10:00:00.000Z',
-                updated_at: '2026-11-23T19:02:11.483Z',
-              },
-            ],
+            released_versions: [VERSION_EXAMPLE],
           },
         ],
         shoot_days: [{ id: 2, day_number: 2, date: '2026-10-06', status: 'shot', general_call: '18:00' }],
@@ -191,23 +175,7 @@ export const CharacterBundle = Type.Object(
             node_id: 20,
             label: 'Mara — duffle coat',
             status: 'active',
-            released_versions: [
-              {
-                id: 1,
-                version: 1,
-                variant: 'Main',
-                status: 'approved',
-                released: true,
-                note: 'First look, approved at camera test.',
-                media_path: '/media/86/86b006ee-a192-4216-b3e3-b6df0b5dd3d9.jpg',
-                media_id: 7,
-                created_by: 'Ana Ruiz',
-                created_by_person_id: 8,
-                archived: false,
-                created_at: '2026-10-01T10:00:00.000Z',
-                updated_at: '2026-11-23T19:02:11.483Z',
-              },
-            ],
+            released_versions: [{ ...VERSION_EXAMPLE, media_id: 7 }],
             ingredients: [
               {
                 id: 3,

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/index.js';
-import { keysetPage } from '../../db/keyset.js';
+import { sql } from 'kysely';
+import { changedSince, keysetPage } from '../../db/keyset.js';
 import type { PageWindow } from '../../domain/page.js';
 
 /**
@@ -32,11 +33,13 @@ export function listDeliveries(db: Db, productionId: number, window: PageWindow)
       'dl.updated_at',
       'dl.retired_at',
     ]);
-  const since = window.since;
-  q =
-    since === undefined
-      ? q.where('dl.retired_at', 'is', null)
-      : q.where((eb) => eb.or([eb('dl.updated_at', '>', since), eb('a.updated_at', '>', since)]));
+  q = changedSince(
+    q,
+    'dl.updated_at',
+    'dl.retired_at',
+    window.since,
+    (since) => sql`a.updated_at > ${since}`,
+  );
   q = keysetPage(q, ['dl.position', 'dl.id'], 'asc', window);
   return q.orderBy('dl.position').orderBy('dl.id').execute();
 }

@@ -1,5 +1,6 @@
 import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
+import { laterStamp } from '../../db/updated-at.js';
 import { parseJson } from '../../db/values.js';
 import { MAX_PAGE, openPage, type Page, type PagedList, type PageQuery } from '../../domain/page.js';
 import * as repo from './repository.js';
@@ -8,10 +9,6 @@ import type { Delivery } from './schemas.js';
 type GatingStatus = NonNullable<Delivery['gating_approval']>['status'];
 
 const DELIVERIES: PagedList = { name: 'deliveries', key: ['int', 'int'], maxLimit: MAX_PAGE };
-
-/** The later of two stamps (ISO-8601 UTC compares as text). */
-const later = (a: string | null, b: string | null | undefined): string =>
-  b != null && (a === null || b > a) ? b : (a ?? '');
 
 export async function listDeliveries(
   ctx: AppContext,
@@ -38,7 +35,7 @@ export async function listDeliveries(
         d.approval_id === null || d.approval_id === undefined
           ? null
           : { id: d.approval_id, title: d.approval_title!, status: d.approval_status as GatingStatus },
-      updated_at: later(d.updated_at, d.approval_updated_at),
+      updated_at: laterStamp(d.updated_at, d.approval_updated_at),
       ...(d.retired_at ? { retired_at: d.retired_at } : {}),
     }),
   );

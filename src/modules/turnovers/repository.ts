@@ -1,5 +1,6 @@
 import type { Db } from '../../db/index.js';
-import { keysetPage } from '../../db/keyset.js';
+import { sql } from 'kysely';
+import { changedSince, keysetPage } from '../../db/keyset.js';
 import type { PageWindow } from '../../domain/page.js';
 
 const NONE = [-1];
@@ -31,13 +32,13 @@ export function deliveriesByIds(
       'updated_at',
       'retired_at',
     ]);
-  const since = window.since;
-  q =
-    since === undefined
-      ? q.where('retired_at', 'is', null)
-      : q.where((eb) =>
-          eb.or([eb('updated_at', '>', since), eb('id', 'in', regranted.length ? [...regranted] : NONE)]),
-        );
+  q = changedSince(
+    q,
+    'updated_at',
+    'retired_at',
+    window.since,
+    () => sql`id in (${sql.join(regranted.length ? regranted : NONE)})`,
+  );
   q = keysetPage(q, ['position', 'id'], 'asc', window);
   return q.orderBy('position').orderBy('id').execute();
 }

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { Clamp } from '../../auth/clamp.js';
 import { actorName, writeScopeOf, type Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
+import { laterStamp } from '../../db/updated-at.js';
 import { nowIso, parseJson } from '../../db/values.js';
 import { inWriteTransaction } from '../../db/write-hooks.js';
 import { MAX_PAGE, openPage, type Page, type PagedList, type PageQuery } from '../../domain/page.js';
@@ -12,10 +13,6 @@ import * as repo from './repository.js';
 import type { TurnoverRow, TurnoverSubmission } from './schemas.js';
 
 const TURNOVERS: PagedList = { name: 'turnovers', key: ['int', 'int'], maxLimit: MAX_PAGE };
-
-/** The later of two stamps (ISO-8601 UTC compares as text). */
-const later = (a: string | null, b: string | null | undefined): string =>
-  b != null && (a === null || b > a) ? b : (a ?? '');
 
 /**
  * Rule 4: only deliveries the engagement holds a live read or submit grant on. A row changes
@@ -49,7 +46,7 @@ export async function listTurnovers(
       spec: parseJson<Record<string, unknown>[]>(d.spec, []),
       sent_at: d.sent_at,
       can_submit: granted.get(d.id)?.canSubmit ?? false,
-      updated_at: later(d.updated_at, granted.get(d.id)?.grantedAt),
+      updated_at: laterStamp(d.updated_at, granted.get(d.id)?.grantedAt),
       ...(d.retired_at ? { retired_at: d.retired_at } : {}),
     }),
   );

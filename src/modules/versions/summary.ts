@@ -5,6 +5,23 @@ import { toBool } from '../../db/values.js';
 import { MediaId, Nullable } from '../../http/schemas.js';
 import { mediaPathOf } from '../../media/paths.js';
 
+/** A released version as the reference shows it (the bundles' examples hold it too). */
+export const VERSION_EXAMPLE = {
+  id: 1,
+  version: 1,
+  variant: 'Main',
+  status: 'approved',
+  released: true,
+  note: 'First look, approved at camera test.',
+  media_path: '/media/86/86b006ee-a192-4216-b3e3-b6df0b5dd3d9.jpg',
+  media_id: 1,
+  created_by: 'Ana Ruiz',
+  created_by_person_id: 8,
+  archived: false,
+  created_at: '2026-10-01T10:00:00.000Z',
+  updated_at: '2026-11-23T19:02:11.483Z',
+};
+
 /** "Asset version summary" of api-v1.md: the released version as bundles and records show it. */
 export const VersionSummary = Type.Object(
   {
@@ -34,23 +51,7 @@ export const VersionSummary = Type.Object(
   {
     $id: 'VersionSummary',
     title: 'Asset version summary',
-    examples: [
-      {
-        id: 10,
-        version: 1,
-        variant: 'Main',
-        status: 'approved',
-        released: true,
-        note: 'Six sets, two aged.',
-        media_path: '/media/b2/b2e1989c-9543-4bff-b2bf-de3623708c49.jpg',
-        media_id: 13,
-        created_by: 'Femi Adeyemi',
-        created_by_person_id: 9,
-        archived: false,
-        created_at: '2026-09-30T10:30:00.000Z',
-        updated_at: '2026-11-23T19:02:11.483Z',
-      },
-    ],
+    examples: [VERSION_EXAMPLE],
   },
 );
 export type VersionSummary = Static<typeof VersionSummary>;
