@@ -295,9 +295,15 @@ for (const dialect of DIALECTS) {
         assert.ok(link, url);
         return new URL(link, 'http://x').searchParams.get('cursor')!;
       };
+      // a cursor of the right list and production whose key was tampered with
+      const forged = (k: unknown[]) => {
+        const real = JSON.parse(Buffer.from(assetsCursor, 'base64url').toString());
+        return Buffer.from(JSON.stringify({ ...real, k })).toString('base64url');
+      };
       const deliveryCursor = await cursorOf('/api/v1/deliveries?limit=1');
       const assetCursor = await cursorOf('/api/v1/assets?limit=1&kind=prop');
       const otherCursor = await cursorOf('/api/v1/assets?limit=1', otherKey);
+      const assetsCursor = await cursorOf('/api/v1/assets?limit=1');
       const cases: Array<[string, RegExp]> = [
         ['/api/v1/assets?limit=0', /^limit/],
         ['/api/v1/assets?limit=1.5', /^limit/],
@@ -306,6 +312,8 @@ for (const dialect of DIALECTS) {
         ['/api/v1/assets?cursor=not-a-cursor', /^cursor/],
         ['/api/v1/assets?cursor=%E2%9C%93', /^cursor/],
         [`/api/v1/assets?cursor=${Buffer.from('{"v":1}').toString('base64url')}`, /^cursor/],
+        [`/api/v1/assets?cursor=${forged([2 ** 40, 1])}`, /^cursor: is not a cursor/],
+        [`/api/v1/assets?cursor=${forged(['1', 1])}`, /^cursor: is not a cursor/],
         [`/api/v1/assets?kind=prop&cursor=${deliveryCursor}`, /^cursor: belongs to another list/],
         [`/api/v1/assets?kind=location&cursor=${assetCursor}`, /^cursor: was issued for other filters/],
         [`/api/v1/assets?cursor=${otherCursor}`, /^cursor: belongs to another list or production/],

@@ -62,8 +62,12 @@ function encode(list: PagedList, productionId: number, filters: Record<string, u
 }
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
+/** Every int sort key is a 32-bit column: a larger value could only be forged, and PostgreSQL would refuse it. */
+const INT_BOUND = 2_147_483_647;
 const keyValueFits = (t: KeyType, v: unknown) =>
-  t === 'int' ? Number.isSafeInteger(v) : typeof v === 'string' && v.length <= 200;
+  t === 'int'
+    ? Number.isInteger(v) && Math.abs(v as number) <= INT_BOUND
+    : typeof v === 'string' && v.length <= 200;
 
 /** The sort key a cursor carries, or a 422 saying why it cannot be used here. */
 function decode(
