@@ -18,8 +18,7 @@ describe('OpenAPI document and docs page', () => {
     assert.equal(r.body.openapi, '3.1.0');
     const result = await new Validator().validate(r.body);
     assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
-    const routes = env.app.printRoutes({ commonPrefix: false });
-    assert.ok(routes.includes('/api/v1/production'));
+    assert.ok(env.app.hasRoute({ method: 'GET', url: '/api/v1/production' }));
     for (const [path, ops] of Object.entries(
       r.body.paths as Record<
         string,

@@ -3,7 +3,16 @@ import { after, before, describe, it } from 'node:test';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { contactLeaks, demoContacts, loadDemo, recordingGet } from './support/read.js';
 
-const SCENE_KEYS = ['elements', 'node_id', 'number', 'revision_color', 'slugline', 'status', 'synopsis'];
+const SCENE_KEYS = [
+  'elements',
+  'node_id',
+  'number',
+  'revision_color',
+  'slugline',
+  'status',
+  'synopsis',
+  'updated_at',
+];
 const ROW_KEYS = ['department', 'kind', 'label', 'node_id', 'status', 'updated_at', 'versions'];
 
 for (const dialect of DIALECTS) {
@@ -184,7 +193,14 @@ for (const dialect of DIALECTS) {
       );
       assert.ok(withIngredients.length > 0, 'the demo coat has ingredients');
       const ingredient = withIngredients[0].ingredients[0];
-      assert.deepEqual(Object.keys(ingredient).sort(), ['id', 'kind', 'label', 'media_path', 'relation']);
+      assert.deepEqual(Object.keys(ingredient).sort(), [
+        'id',
+        'kind',
+        'label',
+        'media_id',
+        'media_path',
+        'relation',
+      ]);
       for (const v of r.body.versions.filter((x: { released: boolean }) => !x.released)) {
         assert.deepEqual(Object.keys(v).sort(), ['id', 'locked', 'released', 'status', 'variant', 'version']);
       }
@@ -227,11 +243,20 @@ for (const dialect of DIALECTS) {
         assert.equal(r.status, 200);
         assert.equal(r.body.length, 14);
         for (const p of r.body) {
-          assert.deepEqual(Object.keys(p).sort(), ['department', 'id', 'is_admin', 'is_hod', 'name', 'role']);
+          assert.deepEqual(Object.keys(p).sort(), [
+            'department',
+            'id',
+            'is_admin',
+            'is_hod',
+            'name',
+            'role',
+            'updated_at',
+          ]);
         }
         assert.doesNotMatch(r.text, /@|\+44/);
       }
-      const niamh = (await get(env.app, '/api/v1/people', series)).body[0];
+      const { updated_at: stamped, ...niamh } = (await get(env.app, '/api/v1/people', series)).body[0];
+      assert.match(stamped, /^\d{4}-\d\d-\d\dT.*Z$/);
       assert.deepEqual(niamh, {
         id: seriesRefs['p-niamh'],
         name: 'Niamh Gallagher',

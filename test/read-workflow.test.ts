@@ -57,6 +57,7 @@ for (const dialect of DIALECTS) {
         'id',
         'scenes',
         'status',
+        'updated_at',
       ]);
       assert.equal(d1.id, s.d1);
       assert.equal(d1.general_call, '18:00');
@@ -135,6 +136,7 @@ for (const dialect of DIALECTS) {
             'status',
             'title',
             'to_department',
+            'updated_at',
           ]);
           assert.ok(Array.isArray(d.spec));
         }
@@ -228,6 +230,7 @@ for (const dialect of DIALECTS) {
         'scene',
         'status',
         'summary',
+        'updated_at',
       ]);
       assert.equal(one.episode_code, '102');
       assert.equal(one.scene.node_id, s['sc102-14']);
@@ -294,10 +297,12 @@ for (const dialect of DIALECTS) {
         'finished_at',
         'id',
         'kind',
+        'media_id',
         'media_path',
         'model',
         'prompt',
         'status',
+        'updated_at',
       ]);
       assert.equal((await get(env.app, '/api/v1/jobs', film)).status, 200);
     });

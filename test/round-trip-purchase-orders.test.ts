@@ -19,6 +19,10 @@ for (const dialect of DIALECTS) {
       const pix = await env.mint({ production: 'film', scopes: ['read:money'], engagement: 'eng-pix' });
       const r = await get(env.app, '/api/v1/purchase-orders', pix);
       assert.equal(r.status, 200);
+      for (const o of r.body.purchase_orders) {
+        assert.match(o.updated_at, /Z$/);
+        delete o.updated_at;
+      }
       assert.deepEqual(r.body, {
         purchase_orders: [
           {

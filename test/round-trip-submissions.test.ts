@@ -82,7 +82,9 @@ for (const dialect of DIALECTS) {
       );
       const detail = await get(env.app, `/api/v1/media/${body.media[0].id}`, pix);
       assert.equal(detail.status, 200);
-      assert.deepEqual(detail.body, {
+      const { updated_at: updatedAt, ...rest } = detail.body;
+      assert.ok(updatedAt >= body.created_at, 'stamped when the submission committed');
+      assert.deepEqual(rest, {
         id: body.media[0].id,
         kind: 'image',
         label: 'sh010.png',

@@ -4,9 +4,10 @@ import { SCOPES } from '../src/domain/vocabulary.js';
 import { ERROR_CODES } from '../src/errors.js';
 import { createEnv, type TestEnv } from './support/env.js';
 
-/** Routes that take no key: health, the off-plane file route (a ticket instead) and the document itself. */
+/** Routes that take no key: the base URL (a pointer to /docs), health, the off-plane file route (a ticket instead) and the document itself. */
 // GET and DELETE /mcp answer 405 to anyone: there is nothing behind them to protect
 const PUBLIC = new Set([
+  'GET /',
   'GET /healthz',
   'GET /media/*',
   'GET /api/v1/openapi.json',

@@ -33,6 +33,8 @@ export interface LiveGrant {
   nodeId: number | null;
   deliveryId: number | null;
   access: string | null;
+  /** When the grant was made or last changed: a turnover newly granted counts as changed. */
+  updatedAt: string | null;
 }
 
 /** A grant counts only while it is not revoked and its expiry (if any) lies in the future. */
@@ -55,6 +57,11 @@ export class Clamp {
     readonly grants: readonly LiveGrant[],
     /** False for an engagement that is archived or gone: it reaches nothing, not even its own uploads. */
     readonly active: boolean = true,
+    /**
+     * Deliveries a live grant names but a re-import retired: reached no more, yet a vendor's
+     * `updated_since` still learns they are gone.
+     */
+    readonly retiredDeliveryIds: ReadonlySet<number> = new Set(),
   ) {}
 
   /**
@@ -99,6 +106,7 @@ export class Clamp {
         'g.access',
         'g.expires_at',
         'g.revoked_at',
+        'g.updated_at',
       ])
       .orderBy('g.id')
       .execute();
@@ -107,9 +115,11 @@ export class Clamp {
       return new Clamp(principal.productionId, principal.engagementId, null, new Set(), [], false);
     }
     const grants: LiveGrant[] = [];
+    const retiredDeliveryIds = new Set<number>();
     for (const r of rows) {
       if (r.grant_id === null || r.kind === null) continue;
       if (!isLive({ revoked_at: r.revoked_at, expires_at: r.expires_at }, now)) continue;
+      if (r.delivery_retired_at != null && r.delivery_id !== null) retiredDeliveryIds.add(r.delivery_id);
       if (r.node_retired_at != null || r.delivery_retired_at != null) continue;
       grants.push({
         id: r.grant_id,
@@ -117,6 +127,7 @@ export class Clamp {
         nodeId: r.node_id,
         deliveryId: r.delivery_id,
         access: r.access,
+        updatedAt: r.updated_at ?? null,
       });
     }
     const departments =
@@ -133,6 +144,8 @@ export class Clamp {
       rows[0]!.organisation_id,
       new Set(departments.map((d) => d.department_id)),
       grants,
+      true,
+      retiredDeliveryIds,
     );
   }
 
@@ -157,13 +170,17 @@ export class Clamp {
    * Deliveries this engagement holds a live read or submit grant on, with whether it may
    * submit. Empty for a production-wide key: turnovers are an engagement's view (rule 4).
    */
-  grantedDeliveries(): Map<number, { canSubmit: boolean }> {
-    const out = new Map<number, { canSubmit: boolean }>();
+  grantedDeliveries(): Map<number, { canSubmit: boolean; grantedAt: string | null }> {
+    const out = new Map<number, { canSubmit: boolean; grantedAt: string | null }>();
     for (const g of this.grants) {
       if (g.kind !== 'delivery' || g.deliveryId === null) continue;
       if (g.access !== 'read' && g.access !== 'submit') continue;
-      const canSubmit = (out.get(g.deliveryId)?.canSubmit ?? false) || g.access === 'submit';
-      out.set(g.deliveryId, { canSubmit });
+      const seen = out.get(g.deliveryId);
+      const canSubmit = (seen?.canSubmit ?? false) || g.access === 'submit';
+      const grantedAt = [seen?.grantedAt ?? null, g.updatedAt].reduce((a, b) =>
+        b !== null && (a === null || b > a) ? b : a,
+      );
+      out.set(g.deliveryId, { canSubmit, grantedAt });
     }
     return out;
   }
@@ -203,11 +220,12 @@ export interface MediaFacts {
 
 /**
  * Media visibility (rule 6 and decisions.md): a production-wide key sees all of its
- * production's media. An engagement sees what it uploaded itself, and the media of a released
- * version (or of an ingredient of a released version) of an asset its live scene or character
- * grants reach: the granted node, the assets a granted scene uses and the costumes a granted
- * character wears — exactly what its bundles show. Work submitted on a turnover by anyone else
- * is never visible, whatever the delivery grants say. At most one query.
+ * production's media. An engagement sees what it uploaded itself, and exactly the media its
+ * live bundles show: the media of a released version of an asset a granted scene uses or a
+ * costume a granted character wears, and the media of the ingredients of those costumes'
+ * released versions (the character bundle lists them; the scene bundle lists no ingredients).
+ * Work submitted on a turnover by anyone else is never visible, whatever the delivery grants
+ * say. At most one query.
  */
 export async function canSeeMedia(db: Db, clamp: Clamp, media: MediaFacts): Promise<boolean> {
   if (media.production_id !== clamp.productionId) return false;
@@ -220,54 +238,40 @@ export async function canSeeMedia(db: Db, clamp: Clamp, media: MediaFacts): Prom
   const scenes = clamp.grantedNodeIds('scene');
   const characters = clamp.grantedNodeIds('character');
   if (scenes.length === 0 && characters.length === 0) return false;
-  const granted = [...scenes, ...characters];
   const none = [-1];
+  const pid = clamp.productionId;
   const hit = await db
     .selectFrom('versions as v')
-    .where('v.production_id', '=', clamp.productionId)
+    .innerJoin('edges as e', 'e.to_node_id', 'v.node_id')
+    // the bundles list live linked nodes only
+    .innerJoin('nodes as shown', 'shown.id', 'v.node_id')
+    .where('v.production_id', '=', pid)
     .where('v.released', '=', 1)
-    .where('v.node_id', 'in', (eb) =>
-      eb
-        .selectFrom('nodes as live')
-        .where('live.production_id', '=', clamp.productionId)
-        .where('live.retired_at', 'is', null)
-        .select('live.id'),
-    )
+    .where('e.production_id', '=', pid)
+    .where('shown.retired_at', 'is', null)
     .where((eb) =>
       eb.or([
-        eb('v.media_id', '=', media.id),
-        eb.exists(
-          eb
-            .selectFrom('ingredients as i')
-            .whereRef('i.version_id', '=', 'v.id')
-            .where('i.media_id', '=', media.id)
-            .select(sql`1`.as('one')),
-        ),
-      ]),
-    )
-    .where((eb) =>
-      eb.or([
-        eb('v.node_id', 'in', granted),
-        eb(
-          'v.node_id',
-          'in',
-          eb
-            .selectFrom('edges as e')
-            .where('e.production_id', '=', clamp.productionId)
-            .where((w) =>
-              w.or([
-                w.and([
-                  w('e.kind', '=', EDGE_USES),
-                  w('e.from_node_id', 'in', scenes.length ? scenes : none),
-                ]),
-                w.and([
-                  w('e.kind', '=', EDGE_WEARS),
-                  w('e.from_node_id', 'in', characters.length ? characters : none),
-                ]),
-              ]),
-            )
-            .select('e.to_node_id'),
-        ),
+        // scene bundle: released versions of the assets the scene uses
+        eb.and([
+          eb('e.kind', '=', EDGE_USES),
+          eb('e.from_node_id', 'in', scenes.length ? scenes : none),
+          eb('v.media_id', '=', media.id),
+        ]),
+        // character bundle: released versions of the costumes it wears, and their ingredients
+        eb.and([
+          eb('e.kind', '=', EDGE_WEARS),
+          eb('e.from_node_id', 'in', characters.length ? characters : none),
+          eb.or([
+            eb('v.media_id', '=', media.id),
+            eb.exists(
+              eb
+                .selectFrom('ingredients as i')
+                .whereRef('i.version_id', '=', 'v.id')
+                .where('i.media_id', '=', media.id)
+                .select(sql`1`.as('one')),
+            ),
+          ]),
+        ]),
       ]),
     )
     .select('v.id')

@@ -1,5 +1,6 @@
 import { chunks } from '../util/chunks.js';
 import type { Db } from './index.js';
+import { stampUpdatedAt } from './updated-at.js';
 import { nowIso } from './values.js';
 
 /**
@@ -95,6 +96,7 @@ export async function commitChanges(trx: Db, scope: WriteScope, log: ChangeLog):
     .returning('revision')
     .executeTakeFirstOrThrow();
   const at = nowIso();
+  await stampUpdatedAt(trx, scope.productionId, log, at);
   const rows = log.entries().map((e) => ({
     production_id: scope.productionId,
     revision,

@@ -7,6 +7,11 @@ import type { Generated } from 'kysely';
 
 type Id = Generated<number>;
 type Bool = number;
+/**
+ * When the row last changed (migration 0008). Stamped by the write's change log
+ * (db/updated-at.ts), never by hand, so inserts may leave it out; never null once committed.
+ */
+type Stamp = Generated<string | null>;
 
 export interface ProductionsTable {
   id: Id;
@@ -54,6 +59,7 @@ export interface DepartmentsTable {
   unveiled: Bool;
   registry: string;
   position: number;
+  updated_at: Stamp;
 }
 
 export interface DepartmentAccountsTable {
@@ -74,6 +80,7 @@ export interface PeopleTable {
   email: string | null;
   phone: string | null;
   position: number;
+  updated_at: Stamp;
 }
 
 export interface NodesTable {
@@ -122,6 +129,7 @@ export interface MediaTable {
   uploader_engagement_id: number | null;
   created_by: string | null;
   created_at: string;
+  updated_at: Stamp;
 }
 
 export interface VersionsTable {
@@ -141,6 +149,7 @@ export interface VersionsTable {
   created_at: string | null;
   /** `document` (an import wrote it) or `api` (landed through the API). */
   source: Generated<string>;
+  updated_at: Stamp;
 }
 
 export interface VersionNotesTable {
@@ -172,6 +181,7 @@ export interface ShootDaysTable {
   date: string;
   general_call: string | null;
   status: string;
+  updated_at: Stamp;
 }
 
 export interface ShootStripsTable {
@@ -218,6 +228,7 @@ export interface DepartmentNotesTable {
   node_id: number | null;
   summary: string;
   created_at: string | null;
+  updated_at: Stamp;
 }
 
 export interface DeliveriesTable {
@@ -236,6 +247,7 @@ export interface DeliveriesTable {
   gating_approval_id: number | null;
   position: number;
   retired_at: Generated<string | null>;
+  updated_at: Stamp;
 }
 
 export interface EngagementsTable {
@@ -249,6 +261,7 @@ export interface EngagementsTable {
   retired_at: Generated<string | null>;
   /** `document` when a sync archived it, else the administrator who did. */
   retired_by: Generated<string | null>;
+  updated_at: Stamp;
 }
 
 export interface EngagementDepartmentsTable {
@@ -270,6 +283,7 @@ export interface GrantsTable {
   source: Generated<string>;
   /** `document` when a document revoked it, else the administrator who did. */
   revoked_by: Generated<string | null>;
+  updated_at: Stamp;
 }
 
 export interface WorkItemsTable {
@@ -295,6 +309,7 @@ export interface PurchaseOrdersTable {
   amount: number;
   status: string;
   date: string;
+  updated_at: Stamp;
 }
 
 export interface CostReportsTable {
@@ -326,6 +341,7 @@ export interface ScriptChangesTable {
   summary: string;
   status: string;
   detected_at: string;
+  updated_at: Stamp;
 }
 
 export interface ActivityTable {
@@ -351,6 +367,7 @@ export interface GenerationJobsTable {
   media_id: number | null;
   created_at: string;
   finished_at: string | null;
+  updated_at: Stamp;
 }
 
 export interface LibraryFilesTable {
@@ -387,6 +404,7 @@ export interface StorageTasksTable {
   status: string;
   note: string | null;
   settled_at: string | null;
+  updated_at: Stamp;
 }
 
 export interface ApiKeysTable {

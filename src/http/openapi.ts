@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { referenceSchema } from './reference.js';
 import { ErrorBody } from './schemas.js';
 
 export const API_PREFIX = '/api/v1';
@@ -44,6 +45,20 @@ counted answer carries \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLi
 token or ticket \`Cache-Control: no-store\`; media answers \`Content-Disposition\` (inline, a
 sanitised file name) and \`Referrer-Policy: no-referrer\`. No CORS headers unless the operator
 lists origins in \`PRODGRAPH_CORS_ORIGINS\`.
+**Lists that page.** \`/assets\`, \`/scenes\`, \`/approvals\`, \`/deliveries\`, \`/turnovers\`,
+\`/activity\` and \`/jobs\` take \`limit\` (rows per page) and answer a plain array; when more
+rows follow, \`Link: <…>; rel="next"\` names the next page (an opaque \`cursor\`, valid only with
+the same list, production and filters; anything else is 422). Without \`limit\` the whole list is
+answered (\`/activity\` and \`/jobs\`: 50 by default, at most 200). Pages follow the sort key and
+id, so writes during a walk never skip or repeat a row.
+
+**Staying in sync.** Rows that can change carry \`updated_at\`; the lists that page take
+\`updated_since\` (ISO-8601 with a zone) and answer only rows changed after it, including rows
+retired since, which then carry \`retired_at\` (drop them from a mirror).
+
+**Media by id.** Every \`media_path\` comes with its \`media_id\`: \`GET /api/v1/media/{id}\` and
+\`/content\` serve it to the same key, a vendor key included (exactly the media its bundles show,
+plus its own submissions).
 
 **Compatibility.** Changes inside v1 are additive; clients must tolerate unknown fields.
 `;
@@ -71,9 +86,26 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     },
     // the docs page and the document itself are not part of the API
     hideUntagged: false,
+    transform: ({ schema, url }) => ({
+      schema: referenceSchema(schema as Record<string, unknown>) as typeof schema,
+      url,
+    }),
     refResolver: { buildLocalReference: (json, _base, _frag, i) => String(json.$id ?? `def-${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  // the base URL is where people land first: send them to the reference
+  app.get('/', { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) =>
+    reply
+      .code(302)
+      .header('location', '/docs')
+      .send({
+        docs: '/docs',
+        openapi: `${API_PREFIX}/openapi.json`,
+        api: API_PREFIX,
+        mcp: '/mcp',
+        health: '/healthz',
+      }),
+  );
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true }, config: { auth: 'public' } }, async () =>
     app.swagger(),
   );

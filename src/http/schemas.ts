@@ -17,7 +17,7 @@ export const ErrorBody = Type.Object(
       description: `Stable and machine-readable, for clients and agents to branch on (codes are only ever added):\n${CODE_TABLE}`,
     }),
   },
-  { $id: 'ErrorBody', title: 'Error' },
+  { $id: 'ErrorBody', title: 'Error', examples: [{ detail: 'limit: must be >= 1', code: 'invalid_field' }] },
 );
 
 export { StringEnum, Nullable } from '../domain/schema-kit.js';
@@ -33,6 +33,25 @@ export const Id = (description?: string) =>
   Type.Integer({ minimum: 1, maximum: MAX_ID, ...(description ? { description } : {}) });
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'UTC ISO-8601' });
+/** Beside every `media_path`: the same file by id, for keys that cannot take a media ticket (vendor keys). */
+export const MediaId = Type.Union(
+  [
+    Type.Integer({
+      description:
+        'The media object: GET /api/v1/media/{media_id} (metadata) and /api/v1/media/{media_id}/content (bytes) with the same key, an engagement-bound key included',
+    }),
+    Type.Null(),
+  ],
+  { description: 'null when there is no file' },
+);
+
+/** On a list row only when `updated_since` brought back a row retired since: drop it from a mirror. */
+export const RetiredAt = Type.String({
+  format: 'date-time',
+  description:
+    'Present only on a row retired since `updated_since` (a re-import retired it): the row has left the production; drop it from a mirror. Never present without `updated_since`.',
+});
+
 export const CalendarDate = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
 
 /** An error response: JSON whatever the route produces when it succeeds (a file route included). */

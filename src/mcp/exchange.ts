@@ -15,6 +15,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { Principal } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
 import { isAppError } from '../errors.js';
+import type { Page } from '../domain/page.js';
 import { authorize } from '../http/auth.js';
 import { describeValidation, type ValidationItem } from '../validation.js';
 import type { Catalogue } from './catalogue.js';
@@ -90,6 +91,14 @@ async function guarded<T>(call: Call, work: () => Promise<T>, otherwise: (err: u
 
 const detailOf = (err: unknown) => (isAppError(err) ? err.detail : String(err));
 
+/** A list travels under its key; a page's next cursor beside it (REST puts it in a Link header). */
+function structuredOf(listKey: string | undefined, value: unknown): Record<string, unknown> {
+  if (!listKey) return value as Record<string, unknown>;
+  if (Array.isArray(value)) return { [listKey]: value };
+  const page = value as Page<unknown>;
+  return { [listKey]: page.items, ...(page.next !== null ? { next_cursor: page.next } : {}) };
+}
+
 async function callTool(call: Call, name: string, args: Record<string, unknown> | undefined) {
   const tool = call.catalogue.tools.get(name);
   if (!tool) throw new RpcError(INVALID_PARAMS, `unknown tool "${name}" (tools/list names them)`);
@@ -103,9 +112,7 @@ async function callTool(call: Call, name: string, args: Record<string, unknown> 
         return toolError(describeValidation((tool.validate.errors ?? []) as ValidationItem[], 'arguments'));
       }
       const value = await tool.spec.run(call.ctx, call.principal, input);
-      return toolResult(
-        tool.spec.listKey ? { [tool.spec.listKey]: value } : (value as Record<string, unknown>),
-      );
+      return toolResult(structuredOf(tool.spec.listKey, value));
     },
     (err) => toolError(detailOf(err)),
   );

@@ -53,7 +53,23 @@ export function outputSchemaOf(twin: RestTwin, listKey: string | undefined): Jso
       throw new Error(`MCP: ${twin.key} answers ${String(body.type)}; name a listKey`);
     return body as JsonSchema;
   }
-  return { type: 'object', properties: { [listKey]: body }, required: [listKey] };
+  const pages = Object.hasOwn(propertiesOf(twin.querystring), 'cursor');
+  return {
+    type: 'object',
+    properties: {
+      [listKey]: body,
+      // REST names the next page in a Link header; a tool result has no headers
+      ...(pages
+        ? {
+            next_cursor: {
+              type: 'string',
+              description: 'Present when more rows follow: pass it back as `cursor` with the same arguments',
+            },
+          }
+        : {}),
+    },
+    required: [listKey],
+  };
 }
 
 export const compile = (schema: JsonSchema): ValidateFunction => ajv.compile(schema);

@@ -3,13 +3,13 @@ import type { Principal } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
 import { APPROVAL_STATUSES } from '../domain/vocabulary.js';
 import { isAppError } from '../errors.js';
-import { listApprovals } from '../modules/approvals/service.js';
+import { allApprovals } from '../modules/approvals/service.js';
 import type { ApprovalChain } from '../modules/approvals/schemas.js';
 import { sceneBundle } from '../modules/bundles/service.js';
-import { listDeliveries } from '../modules/deliveries/service.js';
-import { listScenes } from '../modules/scenes/service.js';
+import { allDeliveries } from '../modules/deliveries/service.js';
+import { allScenes } from '../modules/scenes/service.js';
 import { listSchedule } from '../modules/schedule/service.js';
-import { listTurnovers } from '../modules/turnovers/service.js';
+import { allTurnovers } from '../modules/turnovers/service.js';
 import { groupBy } from '../util/group-by.js';
 import { INVALID_PARAMS, RpcError } from './outcome.js';
 
@@ -119,14 +119,14 @@ const turnoverChecklist: PromptSpec = {
     let d: { id: number; title: string; status: string; due?: string | null; spec: unknown[] };
     let gate: string;
     if (principal.engagementId !== null) {
-      const row = (await listTurnovers(ctx, principal)).find((r) => r.id === id);
+      const row = (await allTurnovers(ctx, principal)).find((r) => r.id === id);
       if (!row) throw outOfReach();
       d = row;
       gate = row.can_submit
         ? 'This engagement may submit (the submit_turnover tool).'
         : 'This engagement may read it but not submit.';
     } else {
-      const row = (await listDeliveries(ctx, principal)).find((r) => r.id === id);
+      const row = (await allDeliveries(ctx, principal)).find((r) => r.id === id);
       if (!row) throw outOfReach();
       d = row;
       gate = row.gating_approval
@@ -154,7 +154,7 @@ const callSheet: PromptSpec = {
   reads: { production: ['GET /schedule', 'GET /scenes'], engagement: ['GET /schedule', 'GET /scenes'] },
   async render(ctx, principal, args) {
     const n = idArgument(args, 'day_number');
-    const [days, scenes] = await Promise.all([listSchedule(ctx, principal), listScenes(ctx, principal)]);
+    const [days, scenes] = await Promise.all([listSchedule(ctx, principal), allScenes(ctx, principal)]);
     const day = days.find((d) => d.day_number === n);
     if (!day) {
       const range = days.length
@@ -197,7 +197,7 @@ const approvalsDigest: PromptSpec = {
     if (!APPROVAL_STATUSES.includes(status)) {
       throw invalid(`status: must be one of ${APPROVAL_STATUSES.join(', ')}`);
     }
-    const chains = await listApprovals(ctx, principal, status);
+    const chains = await allApprovals(ctx, principal, status);
     const byDepartment = groupBy(chains, (c) => c.department ?? '(no department)');
     const line = (c: ApprovalChain) => {
       const step = c.steps.find((s) => s.current);

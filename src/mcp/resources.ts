@@ -1,11 +1,11 @@
 import type { Principal } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
-import { listApprovals } from '../modules/approvals/service.js';
+import { allApprovals } from '../modules/approvals/service.js';
 import { listDepartments } from '../modules/departments/service.js';
 import { getProduction } from '../modules/production/service.js';
-import { listScenes } from '../modules/scenes/service.js';
+import { allScenes } from '../modules/scenes/service.js';
 import { listSchedule } from '../modules/schedule/service.js';
-import { listTurnovers } from '../modules/turnovers/service.js';
+import { allTurnovers } from '../modules/turnovers/service.js';
 
 export interface ResourceSpec {
   uri: string;
@@ -41,7 +41,7 @@ export const RESOURCES: readonly ResourceSpec[] = [
     title: 'Scenes',
     description: 'Every scene in script order with its breakdown elements (GET /api/v1/scenes).',
     twin: 'GET /scenes',
-    run: (ctx, p) => listScenes(ctx, p),
+    run: (ctx, p) => allScenes(ctx, p),
   },
   {
     uri: 'prodgraph://schedule',
@@ -57,7 +57,7 @@ export const RESOURCES: readonly ResourceSpec[] = [
     title: 'Approvals',
     description: 'Every approval chain with its steps (GET /api/v1/approvals).',
     twin: 'GET /approvals',
-    run: (ctx, p) => listApprovals(ctx, p),
+    run: (ctx, p) => allApprovals(ctx, p),
   },
   {
     uri: 'prodgraph://turnovers',
@@ -66,6 +66,6 @@ export const RESOURCES: readonly ResourceSpec[] = [
     description:
       'The deliveries this vendor engagement may read or submit to (GET /api/v1/turnovers); empty for a production-wide key.',
     twin: 'GET /turnovers',
-    run: (ctx, p) => listTurnovers(ctx, p),
+    run: (ctx, p) => allTurnovers(ctx, p),
   },
 ];

@@ -2,8 +2,7 @@ import type { TSchema } from 'typebox';
 import type { Principal } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
 import { activityFeed } from '../modules/activity/feed.js';
-import { listApprovals } from '../modules/approvals/service.js';
-import type { ApprovalChain } from '../modules/approvals/schemas.js';
+import { listApprovals, type ApprovalListQuery } from '../modules/approvals/service.js';
 import { getAsset, listAssets, type AssetListQuery } from '../modules/assets/service.js';
 import { characterBundle, sceneBundle } from '../modules/bundles/service.js';
 import { listDeliveries } from '../modules/deliveries/service.js';
@@ -76,7 +75,7 @@ export const TOOLS: readonly ToolSpec[] = [
     twin: 'GET /scenes',
     listKey: 'scenes',
     readOnly: true,
-    run: (ctx, p) => listScenes(ctx, p),
+    run: (ctx, p, a) => listScenes(ctx, p, a),
   },
   {
     name: 'list_assets',
@@ -115,7 +114,7 @@ export const TOOLS: readonly ToolSpec[] = [
     twin: 'GET /deliveries',
     listKey: 'deliveries',
     readOnly: true,
-    run: (ctx, p) => listDeliveries(ctx, p),
+    run: (ctx, p, a) => listDeliveries(ctx, p, a),
   },
   {
     name: 'list_approvals',
@@ -125,7 +124,7 @@ export const TOOLS: readonly ToolSpec[] = [
     twin: 'GET /approvals',
     listKey: 'approvals',
     readOnly: true,
-    run: (ctx, p, a) => listApprovals(ctx, p, a.status as ApprovalChain['status'] | undefined),
+    run: (ctx, p, a) => listApprovals(ctx, p, a as ApprovalListQuery),
   },
   {
     name: 'get_activity',
@@ -135,7 +134,7 @@ export const TOOLS: readonly ToolSpec[] = [
     twin: 'GET /activity',
     listKey: 'activity',
     readOnly: true,
-    run: (ctx, p, a) => activityFeed(ctx, p, a.limit),
+    run: (ctx, p, a) => activityFeed(ctx, p, a),
   },
   {
     name: 'get_scene_bundle',
@@ -161,7 +160,7 @@ export const TOOLS: readonly ToolSpec[] = [
     twin: 'GET /turnovers',
     listKey: 'turnovers',
     readOnly: true,
-    run: (ctx, p) => listTurnovers(ctx, p),
+    run: (ctx, p, a) => listTurnovers(ctx, p, a),
   },
   {
     name: 'submit_turnover',

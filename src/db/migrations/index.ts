@@ -4,6 +4,7 @@ import * as m0004 from './0004_season.js';
 import * as m0005 from './0005_node_bounded_indexes.js';
 import * as m0006 from './0006_changes.js';
 import * as m0007 from './0007_rate_limits.js';
+import * as m0008 from './0008_updated_at.js';
 
 /** Numbered and frozen; names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0005_node_bounded_indexes': m0005,
   '0006_changes': m0006,
   '0007_rate_limits': m0007,
+  '0008_updated_at': m0008,
 };

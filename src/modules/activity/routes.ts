@@ -4,7 +4,8 @@ import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
 import { activityFeed } from './feed.js';
-import { ActivityEntry, LimitQuery } from './schemas.js';
+import { ActivityEntry, FeedQuery } from './schemas.js';
+import { sendPage } from '../../http/paging.js';
 
 export async function activityRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -15,10 +16,11 @@ export async function activityRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         summary: "The production's activity feed, newest first",
         tags: ['activity'],
-        querystring: LimitQuery,
+        querystring: FeedQuery('entries', 'written'),
         response: { 200: Type.Array(ActivityEntry), ...errorResponses(422) },
       },
     },
-    async (request) => activityFeed(app.ctx, principalOf(request), request.query.limit),
+    async (request, reply) =>
+      sendPage(request, reply, await activityFeed(app.ctx, principalOf(request), request.query)),
   );
 }

@@ -1,21 +1,38 @@
 import { Type, type Static } from 'typebox';
+import type { PagedList } from '../../domain/page.js';
+import { CursorParam } from '../../http/paging.js';
 import { Nullable, Timestamp } from '../../http/schemas.js';
 
 export const MAX_LIMIT = 200;
 export const DEFAULT_LIMIT = 50;
 
-export const LimitQuery = Type.Object({
-  limit: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      default: DEFAULT_LIMIT,
-      description: `How many entries, newest first: default ${DEFAULT_LIMIT}; above ${MAX_LIMIT} is clamped to ${MAX_LIMIT}; below 1 or not an integer is 422`,
-    }),
-  ),
-});
+/** The query of a newest-first feed (/activity, /jobs): it always pages, `limit` entries at a time. */
+export const FeedQuery = (what: string, changed: string) =>
+  Type.Object({
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        default: DEFAULT_LIMIT,
+        description: `How many ${what}, newest first: default ${DEFAULT_LIMIT}; above ${MAX_LIMIT} is clamped to ${MAX_LIMIT}; below 1 or not an integer is 422. When more follow, the Link header names the next (older) page.`,
+      }),
+    ),
+    cursor: Type.Optional(CursorParam),
+    before: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: `ISO-8601 date-time with a zone: only ${what} older than it (reaches back past the newest ${MAX_LIMIT})`,
+      }),
+    ),
+    updated_since: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: `ISO-8601 date-time with a zone: only ${what} ${changed} after it`,
+      }),
+    ),
+  });
 
-/** decisions.md: above the maximum is clamped, never refused. */
-export const clampLimit = (limit: number | undefined): number => Math.min(limit ?? DEFAULT_LIMIT, MAX_LIMIT);
+/** Newest first: pages of (time, id) descending; the default page is the contract's 50. */
+export const feedList = (name: string): PagedList => ({ name, key: ['text', 'int'], maxLimit: MAX_LIMIT });
 
 export const ActivityEntry = Type.Object(
   {
@@ -31,6 +48,19 @@ export const ActivityEntry = Type.Object(
       ),
     ),
   },
-  { $id: 'ActivityEntry', title: 'Activity entry' },
+  {
+    $id: 'ActivityEntry',
+    title: 'Activity entry',
+    examples: [
+      {
+        id: 9,
+        at: '2026-11-20T10:05:00.000Z',
+        actor: 'Ana Ruiz',
+        verb: 'requested changes',
+        summary: 'Sister Agnes uniform v2: wrong cap',
+        node: { node_id: 22, label: 'Sister Agnes — 1974 uniform', kind: 'costume' },
+      },
+    ],
+  },
 );
 export type ActivityEntry = Static<typeof ActivityEntry>;

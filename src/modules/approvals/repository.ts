@@ -1,11 +1,19 @@
 import type { Db } from '../../db/index.js';
+import { changedSince, keysetPage } from '../../db/keyset.js';
+import type { PageWindow } from '../../domain/page.js';
 
 export interface ApprovalFilter {
   status?: string;
   ids?: readonly number[];
+  /** Steps only: of approvals changed after this instant / after this id. */
+  since?: string;
+  afterId?: number;
 }
 
-export function listApprovals(db: Db, productionId: number, filter: ApprovalFilter = {}) {
+const WHOLE: PageWindow = { limit: undefined, after: undefined, since: undefined };
+
+/** Approvals oldest first (pages of id); approvals are deleted, never retired, so none come back retired. */
+export function listApprovals(db: Db, productionId: number, filter: ApprovalFilter = {}, window = WHOLE) {
   let q = db
     .selectFrom('approvals as a')
     .leftJoin('departments as d', 'd.id', 'a.department_id')
@@ -32,6 +40,8 @@ export function listApprovals(db: Db, productionId: number, filter: ApprovalFilt
     ]);
   if (filter.status !== undefined) q = q.where('a.status', '=', filter.status);
   if (filter.ids !== undefined) q = q.where('a.id', 'in', filter.ids.length ? [...filter.ids] : [-1]);
+  q = changedSince(q, 'a.updated_at', null, window.since);
+  q = keysetPage(q, ['a.id'], 'asc', window);
   return q.orderBy('a.id').execute();
 }
 
@@ -55,5 +65,7 @@ export function listSteps(db: Db, productionId: number, filter: ApprovalFilter =
     ]);
   if (filter.status !== undefined) q = q.where('a.status', '=', filter.status);
   if (filter.ids !== undefined) q = q.where('a.id', 'in', filter.ids.length ? [...filter.ids] : [-1]);
+  if (filter.since !== undefined) q = q.where('a.updated_at', '>', filter.since);
+  if (filter.afterId !== undefined) q = q.where('a.id', '>', filter.afterId);
   return q.orderBy('s.approval_id').orderBy('s.position').execute();
 }

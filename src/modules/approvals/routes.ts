@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
+import { sendPage } from '../../http/paging.js';
 import { errorResponses } from '../../http/schemas.js';
 import { ApprovalChain, ApprovalListQuery } from './schemas.js';
 import { listApprovals } from './service.js';
@@ -19,6 +20,7 @@ export async function approvalRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: Type.Array(ApprovalChain), ...errorResponses(422) },
       },
     },
-    async (request) => listApprovals(app.ctx, principalOf(request), request.query.status),
+    async (request, reply) =>
+      sendPage(request, reply, await listApprovals(app.ctx, principalOf(request), request.query)),
   );
 }

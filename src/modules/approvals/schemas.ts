@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { APPROVAL_MODES, APPROVAL_STATUSES } from '../../domain/vocabulary.js';
+import { pageQuery } from '../../http/paging.js';
 import { CalendarDate, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 
 export const ApprovalStep = Type.Object(
@@ -51,10 +52,52 @@ export const ApprovalChain = Type.Object(
     created_at: Timestamp,
     updated_at: Timestamp,
   },
-  { $id: 'ApprovalChain', title: 'Approval chain' },
+  {
+    $id: 'ApprovalChain',
+    title: 'Approval chain',
+    examples: [
+      {
+        id: 1,
+        title: 'Mara coat, episode 103 look v3',
+        mode: 'chain',
+        status: 'pending',
+        due: '2026-11-24',
+        department: 'costume',
+        subject: { node_id: 20, label: 'Mara — duffle coat', kind: 'costume', version_id: 9, version: 3 },
+        current_step: 1,
+        steps: [
+          {
+            position: 0,
+            person_id: 8,
+            person_name: 'Ana Ruiz',
+            role: 'Costume Designer',
+            current: false,
+            decision: 'approved',
+            decided_by: 'Ana Ruiz',
+            note: null,
+            decided_at: '2026-11-20T09:12:00.000Z',
+          },
+          {
+            position: 1,
+            person_id: 3,
+            person_name: 'Priya Raman',
+            role: 'Block 1 Director',
+            current: true,
+            decision: null,
+            decided_by: null,
+            note: null,
+            decided_at: null,
+          },
+        ],
+        created_at: '2026-11-18T10:00:00.000Z',
+        updated_at: '2026-11-23T19:02:11.483Z',
+      },
+    ],
+  },
 );
 export type ApprovalChain = Static<typeof ApprovalChain>;
 
 export const ApprovalListQuery = Type.Object({
   status: Type.Optional(StringEnum(APPROVAL_STATUSES, { description: 'Only approvals in this status' })),
+  ...pageQuery('approvals'),
 });

@@ -1,6 +1,7 @@
 import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/index.js';
+import { MAX_PAGE, openPage, type Page, type PagedList, type PageQuery } from '../../domain/page.js';
 import { errors } from '../../errors.js';
 import { groupBy } from '../../util/group-by.js';
 import * as repo from './repository.js';
@@ -19,8 +20,15 @@ export async function approvalChains(
     repo.listApprovals(db, productionId, filter),
     repo.listSteps(db, productionId, filter),
   ]);
+  return approvals.map(chainOf(steps));
+}
+
+type ApprovalRow = Awaited<ReturnType<typeof repo.listApprovals>>[number];
+type StepRow = Awaited<ReturnType<typeof repo.listSteps>>[number];
+
+function chainOf(steps: StepRow[]): (a: ApprovalRow) => ApprovalChain {
   const stepsOf = groupBy(steps, (s) => s.approval_id);
-  return approvals.map((a) => {
+  return (a) => {
     const pending = a.status === 'pending';
     const current = pending ? a.current_step : null;
     return {
@@ -55,16 +63,42 @@ export async function approvalChains(
       created_at: a.created_at,
       updated_at: a.updated_at,
     };
-  });
+  };
 }
 
-export function listApprovals(
+/** Oldest first: pages of id. */
+const APPROVALS: PagedList = { name: 'approvals', key: ['int'], maxLimit: MAX_PAGE };
+
+export interface ApprovalListQuery extends PageQuery {
+  status?: ApprovalChain['status'];
+}
+
+/** One page of chains in two queries: the page's approvals, then the steps of exactly those. */
+export async function listApprovals(
+  ctx: AppContext,
+  principal: Principal,
+  query: ApprovalListQuery = {},
+): Promise<Page<ApprovalChain>> {
+  const pid = principal.productionId;
+  const { window, close } = openPage(APPROVALS, pid, { ...query });
+  const approvals = await repo.listApprovals(ctx.db, pid, { status: query.status }, window);
+  // a page names its approvals (at most MAX_PAGE ids); an unbounded list filters the steps as it did the approvals
+  const steps = await repo.listSteps(
+    ctx.db,
+    pid,
+    window.limit === undefined
+      ? { status: query.status, since: window.since, afterId: window.after?.[0] as number | undefined }
+      : { ids: approvals.slice(0, window.limit).map((a) => a.id) },
+  );
+  return close(approvals, (a) => [a.id], chainOf(steps));
+}
+
+/** Every chain, unpaged: for callers that need the whole list (MCP resources and prompts). */
+export const allApprovals = async (
   ctx: AppContext,
   principal: Principal,
   status?: ApprovalChain['status'],
-): Promise<ApprovalChain[]> {
-  return approvalChains(ctx.db, principal.productionId, { status });
-}
+): Promise<ApprovalChain[]> => approvalChains(ctx.db, principal.productionId, { status });
 
 /** One approval chain of the key's production; unknown and foreign ids answer alike. */
 export async function getApproval(ctx: AppContext, principal: Principal, id: number): Promise<ApprovalChain> {

@@ -1,6 +1,8 @@
 import { VERSION_COLUMNS } from '../versions/summary.js';
 import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../../db/index.js';
+import { changedSince, keysetPage } from '../../db/keyset.js';
+import type { PageWindow } from '../../domain/page.js';
 import type { Database } from '../../db/schema.js';
 import { EDGE_USES, EDGE_WEARS } from '../../domain/vocabulary.js';
 
@@ -18,14 +20,13 @@ const versionCount = (eb: ExpressionBuilder<Database, 'nodes'>) =>
     .select(eb.fn.countAll().as('n'))
     .as('version_count');
 
-/** Asset rows (every node but scenes), in the order the production lists them. */
-export function listAssets(db: Db, productionId: number, filter: AssetFilter) {
+/** Asset rows (every node but scenes), in the order the production lists them; one page of them. */
+export function listAssets(db: Db, productionId: number, filter: AssetFilter, window: PageWindow) {
   let q = db
     .selectFrom('nodes')
     .leftJoin('departments as d', 'd.id', 'nodes.department_id')
     .where('nodes.production_id', '=', productionId)
     .where('nodes.kind', '<>', 'scene')
-    .where('nodes.retired_at', 'is', null)
     .select((eb) => [
       'nodes.id',
       'nodes.label',
@@ -33,8 +34,11 @@ export function listAssets(db: Db, productionId: number, filter: AssetFilter) {
       'nodes.status',
       'd.slug as department',
       'nodes.updated_at',
+      'nodes.retired_at',
+      'nodes.position',
       versionCount(eb),
     ]);
+  q = changedSince(q, 'nodes.updated_at', 'nodes.retired_at', window.since);
   if (filter.departmentId !== undefined) q = q.where('nodes.department_id', '=', filter.departmentId);
   if (filter.kind !== undefined) q = q.where('nodes.kind', '=', filter.kind);
   if (filter.status !== undefined) q = q.where('nodes.status', '=', filter.status);
@@ -49,6 +53,7 @@ export function listAssets(db: Db, productionId: number, filter: AssetFilter) {
       ),
     );
   }
+  q = keysetPage(q, ['nodes.position', 'nodes.id'], 'asc', window);
   return q.orderBy('nodes.position').orderBy('nodes.id').execute();
 }
 
@@ -122,7 +127,7 @@ export function releasedIngredientsOfNode(db: Db, nodeId: number) {
     .leftJoin('media as m', 'm.id', 'g.media_id')
     .where('v.node_id', '=', nodeId)
     .where('v.released', '=', 1)
-    .select(['g.id', 'g.version_id', 'g.kind', 'g.label', 'g.relation', 'm.storage_key'])
+    .select(['g.id', 'g.version_id', 'g.kind', 'g.label', 'g.relation', 'g.media_id', 'm.storage_key'])
     .orderBy('g.version_id')
     .orderBy('g.position')
     .orderBy('g.id')

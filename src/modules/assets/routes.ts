@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AnswerCache, sendAnswer } from '../../http/answer-cache.js';
 import { principalOf } from '../../http/auth.js';
+import { isPaged, sendPage } from '../../http/paging.js';
 import { errorResponses } from '../../http/schemas.js';
 import { AssetListQuery, AssetParams, AssetRecord, AssetRow } from './schemas.js';
 import { getAsset, listAssets } from './service.js';
@@ -24,19 +25,19 @@ export async function assetRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: Type.Array(AssetRow), ...errorResponses(422) },
       },
     },
-    // kept by revision (answer-cache.ts), per combination of filters
+    // the plain list is kept by revision (answer-cache.ts), per combination of filters
     async (request, reply) => {
       const principal = principalOf(request);
-      const { department, kind, status, released } = request.query;
+      const query = request.query;
+      if (isPaged(query)) return sendPage(request, reply, await listAssets(app.ctx, principal, query));
+      const { department, kind, status, released } = query;
       const filters = JSON.stringify([department, kind, status, released]);
       return sendAnswer(
         app.answers,
         request,
         reply,
         AnswerCache.key('assets', principal, filters),
-        async () => ({
-          payload: await listAssets(app.ctx, principal, request.query),
-        }),
+        async () => ({ payload: (await listAssets(app.ctx, principal, query)).items }),
       );
     },
   );

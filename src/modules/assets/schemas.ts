@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { NODE_STATUSES } from '../../domain/vocabulary.js';
-import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { pageQuery } from '../../http/paging.js';
+import { Id, MediaId, Nullable, RetiredAt, StringEnum, Timestamp } from '../../http/schemas.js';
 import { SceneRef } from '../scenes/schemas.js';
 import { VersionSummary } from '../versions/summary.js';
 
@@ -23,8 +24,24 @@ export const AssetRow = Type.Object(
     ...rowFields,
     versions: Type.Integer({ minimum: 0, description: 'Number of versions, released or not' }),
     updated_at: Timestamp,
+    retired_at: Type.Optional(RetiredAt),
   },
-  { $id: 'AssetRow', title: 'Asset (list row)', description: 'Rows never carry media.' },
+  {
+    $id: 'AssetRow',
+    title: 'Asset (list row)',
+    description: 'Rows never carry media.',
+    examples: [
+      {
+        node_id: 14,
+        label: 'Mara Quinn',
+        kind: 'character',
+        status: 'active',
+        department: 'costume',
+        versions: 2,
+        updated_at: '2026-11-23T19:02:11.483Z',
+      },
+    ],
+  },
 );
 export type AssetRow = Static<typeof AssetRow>;
 
@@ -42,12 +59,13 @@ export const AssetListQuery = Type.Object({
       description: 'Exact kind (open set); `scene` is refused with 422 (scenes are on GET /scenes)',
     }),
   ),
-  status: Type.Optional(StringEnum(NODE_STATUSES)),
+  status: Type.Optional(StringEnum(NODE_STATUSES, { description: 'Only assets in this status' })),
   released: Type.Optional(
     StringEnum(['1', 'true', '0', 'false'] as const, {
       description: '`1`/`true`: only nodes with at least one released version; `0`/`false` or absent: all',
     }),
   ),
+  ...pageQuery('asset rows'),
 });
 
 export const AssetParams = Type.Object({ node_id: Id('Graph node id') });
@@ -69,6 +87,7 @@ export const AssetIngredient = Type.Object(
     label: Type.String(),
     relation: Nullable(Type.String()),
     media_path: MediaPath,
+    media_id: MediaId,
   },
   { $id: 'AssetIngredient', title: 'Ingredient', description: 'What a look is made of' },
 );

@@ -2,6 +2,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { toBool, toInt } from '../../db/values.js';
 import { errors } from '../../errors.js';
+import { MAX_PAGE, openPage, type Page, type PagedList, type PageQuery } from '../../domain/page.js';
 import { groupBy } from '../../util/group-by.js';
 import { mediaPathOf } from '../../media/paths.js';
 import { episodeFields } from '../scenes/episode.js';
@@ -9,14 +10,19 @@ import { toVersionSummary, type VersionRow } from '../versions/summary.js';
 import * as repo from './repository.js';
 import type { AssetRecord, AssetRow, AssetVersion } from './schemas.js';
 
-export interface AssetListQuery {
+export interface AssetListQuery extends PageQuery {
   department?: string;
   kind?: string;
   status?: string;
   released?: '1' | 'true' | '0' | 'false';
 }
 
-const toRow = (r: repo.AssetRowData): AssetRow => ({
+/** Rows are pages of (position, id): the order the production lists them. */
+const ASSETS: PagedList = { name: 'assets', key: ['int', 'int'], maxLimit: MAX_PAGE };
+
+type RowData = Omit<repo.AssetRowData, 'retired_at' | 'position'> & { retired_at?: string | null };
+
+const toRow = (r: RowData): AssetRow => ({
   node_id: r.id,
   label: r.label,
   kind: r.kind,
@@ -24,13 +30,15 @@ const toRow = (r: repo.AssetRowData): AssetRow => ({
   department: r.department ?? null,
   versions: toInt(r.version_count),
   updated_at: r.updated_at,
+  ...(r.retired_at ? { retired_at: r.retired_at } : {}),
 });
 
 export async function listAssets(
   ctx: AppContext,
   principal: Principal,
   query: AssetListQuery = {},
-): Promise<AssetRow[]> {
+): Promise<Page<AssetRow>> {
+  const { window, close } = openPage(ASSETS, principal.productionId, { ...query });
   if (query.kind === 'scene') throw errors.invalid('kind', 'scenes are not assets (use GET /scenes)');
   let departmentId: number | undefined;
   if (query.department !== undefined) {
@@ -38,13 +46,18 @@ export async function listAssets(
     if (!d) throw errors.invalid('department', `no department "${query.department}" in this production`);
     departmentId = d.id;
   }
-  const rows = await repo.listAssets(ctx.db, principal.productionId, {
-    departmentId,
-    kind: query.kind,
-    status: query.status,
-    released: query.released === '1' || query.released === 'true',
-  });
-  return rows.map(toRow);
+  const rows = await repo.listAssets(
+    ctx.db,
+    principal.productionId,
+    {
+      departmentId,
+      kind: query.kind,
+      status: query.status,
+      released: query.released === '1' || query.released === 'true',
+    },
+    window,
+  );
+  return close(rows, (r) => [r.position, r.id], toRow);
 }
 
 /**
@@ -99,6 +112,7 @@ export async function getAsset(ctx: AppContext, principal: Principal, nodeId: nu
           label: g.label,
           relation: g.relation,
           media_path: mediaPathOf(g.storage_key),
+          media_id: g.storage_key ? g.media_id : null,
         })),
       };
     }),

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { CalendarDate, Id, Nullable, Timestamp } from '../../http/schemas.js';
-import { VersionSummary } from '../versions/summary.js';
+import { CalendarDate, Id, MediaId, Nullable, Timestamp } from '../../http/schemas.js';
+import { VERSION_EXAMPLE, VersionSummary } from '../versions/summary.js';
 
 /** Shape version of the bundle documents (api-v1.md Versioning rule 5); bump on a breaking change. */
 export const BUNDLE_VERSION = 1;
@@ -82,7 +82,53 @@ export const SceneBundle = Type.Object(
     }),
     etag: EtagField,
   },
-  { $id: 'SceneBundle', title: 'Scene bundle' },
+  {
+    $id: 'SceneBundle',
+    title: 'Scene bundle',
+    examples: [
+      {
+        version: 1,
+        scene: {
+          node_id: 3,
+          number: '12',
+          slugline: 'INT. WARD 9 - BED 7 - NIGHT',
+          synopsis: 'MR HALDANE dies at three a.m. holding Mara’s hand.',
+          status: 'done',
+          revision_color: 'white',
+          elements: { cast: ['Mara Quinn', 'Mr Haldane'], vfx: ['3 a.m. light shift'] },
+          episode_id: 1,
+          episode_code: '101',
+        },
+        assets: [
+          {
+            node_id: 14,
+            label: 'Mara Quinn',
+            kind: 'character',
+            status: 'active',
+            released_versions: [VERSION_EXAMPLE],
+          },
+        ],
+        shoot_days: [{ id: 2, day_number: 2, date: '2026-10-06', status: 'shot', general_call: '18:00' }],
+        approvals: [
+          {
+            id: 3,
+            title: 'Bed 7 light shift, temp comp',
+            status: 'pending',
+            mode: 'decision',
+            due: '2026-11-28',
+          },
+        ],
+        department_notes: [
+          {
+            id: 4,
+            summary: 'Light shift must be in camera where possible',
+            created_at: '2026-10-02T09:00:00.000Z',
+          },
+        ],
+        etag: '"Q2x9mX1cOeJ6m1r0bq8jv3cDqj0a2q2bkq9H1kq3vXo"',
+      },
+    ],
+  },
 );
 
 export const Ingredient = Type.Object(
@@ -94,6 +140,7 @@ export const Ingredient = Type.Object(
     media_path: Type.Optional(
       Nullable(Type.String({ description: 'Served by GET /media/{path}?t=<ticket>' })),
     ),
+    media_id: Type.Optional(MediaId),
   },
   { title: 'Ingredient' },
 );
@@ -116,7 +163,43 @@ export const CharacterBundle = Type.Object(
     costumes: Type.Array(Costume, { description: 'Costumes the character wears, in the order listed' }),
     etag: EtagField,
   },
-  { $id: 'CharacterBundle', title: 'Character bundle' },
+  {
+    $id: 'CharacterBundle',
+    title: 'Character bundle',
+    examples: [
+      {
+        version: 1,
+        character: { node_id: 14, label: 'Mara Quinn', status: 'active' },
+        costumes: [
+          {
+            node_id: 20,
+            label: 'Mara — duffle coat',
+            status: 'active',
+            released_versions: [{ ...VERSION_EXAMPLE, media_id: 7 }],
+            ingredients: [
+              {
+                id: 3,
+                kind: 'fabric',
+                label: 'Navy melton wool',
+                relation: 'primary',
+                media_path: '/media/1f/1f0c2a52-8a51-4f57-9b8f-0d7d3c1e9a11.jpg',
+                media_id: 8,
+              },
+              {
+                id: 4,
+                kind: 'trim',
+                label: 'Horn toggles',
+                relation: null,
+                media_path: null,
+                media_id: null,
+              },
+            ],
+          },
+        ],
+        etag: '"7bszup8op3BCEIvqjufRO8UdvFlSPoNuNq6a3qYxHYk"',
+      },
+    ],
+  },
 );
 
 export const BundleParams = Type.Object({

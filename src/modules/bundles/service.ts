@@ -140,6 +140,7 @@ export async function characterBundle(
             label: g.label,
             relation: g.relation,
             media_path: mediaPathOf(g.storage_key),
+            media_id: g.storage_key ? g.media_id : null,
           });
         }
       }

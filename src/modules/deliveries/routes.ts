@@ -1,10 +1,14 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
-import { Delivery } from './schemas.js';
+import { sendPage } from '../../http/paging.js';
+import { errorResponses } from '../../http/schemas.js';
+import { Delivery, DeliveryListQuery } from './schemas.js';
 import { listDeliveries } from './service.js';
 
-export async function deliveryRoutes(app: FastifyInstance): Promise<void> {
+export async function deliveryRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/deliveries',
     {
@@ -12,9 +16,11 @@ export async function deliveryRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         summary: 'Every delivery, inter-department and external, each with its gating approval or null',
         tags: ['deliveries'],
-        response: { 200: Type.Array(Delivery) },
+        querystring: DeliveryListQuery,
+        response: { 200: Type.Array(Delivery), ...errorResponses(422) },
       },
     },
-    async (request) => listDeliveries(app.ctx, principalOf(request)),
+    async (request, reply) =>
+      sendPage(request, reply, await listDeliveries(app.ctx, principalOf(request), request.query)),
   );
 }

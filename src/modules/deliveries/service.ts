@@ -1,27 +1,46 @@
 import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
+import { laterStamp } from '../../db/updated-at.js';
 import { parseJson } from '../../db/values.js';
+import { MAX_PAGE, openPage, type Page, type PagedList, type PageQuery } from '../../domain/page.js';
 import * as repo from './repository.js';
 import type { Delivery } from './schemas.js';
 
 type GatingStatus = NonNullable<Delivery['gating_approval']>['status'];
 
-export async function listDeliveries(ctx: AppContext, principal: Principal): Promise<Delivery[]> {
-  const rows = await repo.listDeliveries(ctx.db, principal.productionId);
-  return rows.map((d) => ({
-    id: d.id,
-    title: d.title,
-    kind: d.kind as Delivery['kind'],
-    status: d.status as Delivery['status'],
-    due: d.due,
-    from_department: d.from_department ?? null,
-    to_department: d.to_department ?? null,
-    external_to: d.external_to,
-    spec: parseJson<Record<string, unknown>[]>(d.spec, []),
-    sent_at: d.sent_at,
-    gating_approval:
-      d.approval_id === null || d.approval_id === undefined
-        ? null
-        : { id: d.approval_id, title: d.approval_title!, status: d.approval_status as GatingStatus },
-  }));
+const DELIVERIES: PagedList = { name: 'deliveries', key: ['int', 'int'], maxLimit: MAX_PAGE };
+
+export async function listDeliveries(
+  ctx: AppContext,
+  principal: Principal,
+  query: PageQuery = {},
+): Promise<Page<Delivery>> {
+  const { window, close } = openPage(DELIVERIES, principal.productionId, { ...query });
+  const rows = await repo.listDeliveries(ctx.db, principal.productionId, window);
+  return close(
+    rows,
+    (d) => [d.position, d.id],
+    (d): Delivery => ({
+      id: d.id,
+      title: d.title,
+      kind: d.kind as Delivery['kind'],
+      status: d.status as Delivery['status'],
+      due: d.due,
+      from_department: d.from_department ?? null,
+      to_department: d.to_department ?? null,
+      external_to: d.external_to,
+      spec: parseJson<Record<string, unknown>[]>(d.spec, []),
+      sent_at: d.sent_at,
+      gating_approval:
+        d.approval_id === null || d.approval_id === undefined
+          ? null
+          : { id: d.approval_id, title: d.approval_title!, status: d.approval_status as GatingStatus },
+      updated_at: laterStamp(d.updated_at, d.approval_updated_at),
+      ...(d.retired_at ? { retired_at: d.retired_at } : {}),
+    }),
+  );
 }
+
+/** Every delivery, unpaged: for callers that need the whole list (MCP prompts). */
+export const allDeliveries = async (ctx: AppContext, principal: Principal): Promise<Delivery[]> =>
+  (await listDeliveries(ctx, principal)).items;

@@ -4,7 +4,18 @@ export function listDepartments(db: Db, productionId: number) {
   return db
     .selectFrom('departments')
     .where('production_id', '=', productionId)
-    .select(['id', 'slug', 'name', 'cluster', 'phases', 'mission', 'key_roles', 'privacy', 'unveiled'])
+    .select([
+      'id',
+      'slug',
+      'name',
+      'cluster',
+      'phases',
+      'mission',
+      'key_roles',
+      'privacy',
+      'unveiled',
+      'updated_at',
+    ])
     .orderBy('position')
     .orderBy('id')
     .execute();

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { PRIVACIES } from '../../domain/vocabulary.js';
-import { StringEnum } from '../../http/schemas.js';
+import { StringEnum, Timestamp } from '../../http/schemas.js';
 
 export const DepartmentRow = Type.Object(
   {
@@ -13,6 +13,7 @@ export const DepartmentRow = Type.Object(
     key_roles: Type.Array(Type.String()),
     privacy: StringEnum(PRIVACIES),
     unveiled: Type.Boolean(),
+    updated_at: Timestamp,
   },
   { $id: 'DepartmentRow', title: 'Department (list row)' },
 );
@@ -38,7 +39,9 @@ export const DepartmentDetail = Type.Object(
   { $id: 'DepartmentDetail', title: 'Department (detail)' },
 );
 
-export const DepartmentParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 200 }) });
+export const DepartmentParams = Type.Object({
+  slug: Type.String({ minLength: 1, maxLength: 200, description: 'Department slug, as on GET /departments' }),
+});
 
 export type DepartmentRow = Static<typeof DepartmentRow>;
 export type DepartmentDetail = Static<typeof DepartmentDetail>;

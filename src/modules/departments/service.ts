@@ -1,6 +1,7 @@
 import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { parseJson, toBool, toInt } from '../../db/values.js';
+import { EPOCH, stampOf } from '../../db/updated-at.js';
 import { errors } from '../../errors.js';
 import * as repo from './repository.js';
 import type { DepartmentDetail, DepartmentRow } from './schemas.js';
@@ -17,6 +18,7 @@ export async function listDepartments(ctx: AppContext, principal: Principal): Pr
     key_roles: parseJson<string[]>(d.key_roles, []),
     privacy: d.privacy as DepartmentRow['privacy'],
     unveiled: toBool(d.unveiled),
+    updated_at: stampOf(d.updated_at, EPOCH),
   }));
 }
 

@@ -13,7 +13,13 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         summary: 'Liveness and database readiness',
         tags: ['service'],
-        response: { 200: Type.Object({ status: Type.Literal('ok') }), ...errorResponses(503) },
+        response: {
+          200: Type.Object(
+            { status: Type.Literal('ok') },
+            { description: 'The service and its database answer' },
+          ),
+          ...errorResponses(503),
+        },
       },
     },
     async () => {

@@ -3,7 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
 import { errorResponses } from '../../http/schemas.js';
-import { LimitQuery } from '../activity/schemas.js';
+import { FeedQuery } from '../activity/schemas.js';
+import { sendPage } from '../../http/paging.js';
 import { GenerationJob } from './schemas.js';
 import { recentJobs } from './service.js';
 
@@ -16,10 +17,11 @@ export async function jobRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         summary: 'Recent image and video generation jobs, newest first',
         tags: ['jobs'],
-        querystring: LimitQuery,
+        querystring: FeedQuery('jobs', 'changed'),
         response: { 200: Type.Array(GenerationJob), ...errorResponses(422) },
       },
     },
-    async (request) => recentJobs(app.ctx, principalOf(request), request.query.limit),
+    async (request, reply) =>
+      sendPage(request, reply, await recentJobs(app.ctx, principalOf(request), request.query)),
   );
 }

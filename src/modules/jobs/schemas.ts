@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { JOB_KINDS } from '../../domain/vocabulary.js';
-import { Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { MediaId, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 
 export const GenerationJob = Type.Object(
   {
@@ -14,8 +14,10 @@ export const GenerationJob = Type.Object(
         description: 'The result, served by GET /media/{path}?t=<ticket>; null until there is one',
       }),
     ),
+    media_id: MediaId,
     created_at: Timestamp,
     finished_at: Nullable(Timestamp),
+    updated_at: Timestamp,
   },
   { $id: 'GenerationJob', title: 'Generation job' },
 );

@@ -49,7 +49,20 @@ export async function mediaFileRoutes(app: FastifyInstance): Promise<void> {
             Type.Unknown({ description: 'A media ticket (a string) from GET /api/v1/media-ticket' }),
           ),
         }),
-        response: errorResponses(401, 404, 416),
+        params: Type.Object({
+          // unchecked here on purpose: any path the store does not hold is the one 404 (decisions.md)
+          '*': Type.Unknown({
+            description:
+              'The rest of a `media_path` after `/media/` (e.g. `86/86b006ee-….jpg`), exactly as the API returned it',
+          }),
+        }),
+        produces: ['application/octet-stream'],
+        response: {
+          200: Type.String({ format: 'binary', description: 'The file, typed by its Content-Type' }),
+          206: Type.String({ format: 'binary', description: 'The requested byte range' }),
+          304: Type.Null({ description: 'Not modified: If-None-Match matched the ETag; no body' }),
+          ...errorResponses(401, 404, 416),
+        },
       },
     },
     async (request, reply) => {

@@ -20,6 +20,7 @@ export function findMedia(db: Db, productionId: number, id: number) {
       'uploader_engagement_id',
       'created_by',
       'created_at',
+      'updated_at',
     ])
     .executeTakeFirst();
 }

@@ -1,6 +1,7 @@
 import { canSeeMedia, Clamp } from '../../auth/clamp.js';
 import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
+import { stampOf } from '../../db/updated-at.js';
 import { toInt } from '../../db/values.js';
 import { errors } from '../../errors.js';
 import * as repo from './repository.js';
@@ -27,6 +28,7 @@ export async function getMedia(ctx: AppContext, principal: Principal, id: number
     work_item_id: m.work_item_id,
     created_by: m.created_by,
     created_at: m.created_at,
+    updated_at: stampOf(m.updated_at, m.created_at),
     content_type: m.content_type,
     size: toInt(m.size),
     sha256: m.sha256,

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable } from '../../http/schemas.js';
+import { Nullable, Timestamp } from '../../http/schemas.js';
 
 export const Person = Type.Object(
   {
@@ -9,6 +9,7 @@ export const Person = Type.Object(
     department: Nullable(Type.String({ description: 'Department slug' })),
     is_hod: Type.Boolean({ description: 'Head of department' }),
     is_admin: Type.Boolean({ description: 'Production admin' }),
+    updated_at: Timestamp,
   },
   {
     $id: 'Person',

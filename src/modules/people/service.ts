@@ -1,6 +1,7 @@
 import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/index.js';
+import { EPOCH, stampOf } from '../../db/updated-at.js';
 import { toBool } from '../../db/values.js';
 import type { Person } from './schemas.js';
 
@@ -10,7 +11,7 @@ function listPeople(db: Db, productionId: number) {
     .selectFrom('people as p')
     .leftJoin('departments as d', 'd.id', 'p.department_id')
     .where('p.production_id', '=', productionId)
-    .select(['p.id', 'p.name', 'p.role', 'd.slug as department', 'p.is_hod', 'p.is_admin'])
+    .select(['p.id', 'p.name', 'p.role', 'd.slug as department', 'p.is_hod', 'p.is_admin', 'p.updated_at'])
     .orderBy('p.position')
     .orderBy('p.id')
     .execute();
@@ -25,5 +26,6 @@ export async function crewDirectory(ctx: AppContext, principal: Principal): Prom
     department: p.department ?? null,
     is_hod: toBool(p.is_hod),
     is_admin: toBool(p.is_admin),
+    updated_at: stampOf(p.updated_at, EPOCH),
   }));
 }

@@ -22,7 +22,23 @@ export const Production = Type.Object(
       nodes: count('Graph nodes: scenes plus every asset'),
     }),
   },
-  { $id: 'Production', title: 'Production' },
+  {
+    $id: 'Production',
+    title: 'Production',
+    examples: [
+      {
+        id: 1,
+        title: 'Nightfall',
+        logline: 'A night-shift nurse on the last open ward of a condemned Glasgow hospital…',
+        status: 'active',
+        phase: 'production',
+        accent: 'indigo',
+        format: 'episodic',
+        season_number: 1,
+        stats: { departments: 7, open_approvals: 4, deliveries_in_flight: 6, scenes: 13, nodes: 37 },
+      },
+    ],
+  },
 );
 
 export type Production = Static<typeof Production>;

@@ -18,6 +18,7 @@ export function vendorPurchaseOrders(db: Db, productionId: number, organisationI
       'po.amount',
       'po.status',
       'po.date',
+      'po.updated_at',
     ])
     .orderBy('po.date')
     .orderBy('po.id')

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { PO_STATUSES } from '../../domain/vocabulary.js';
-import { CalendarDate, Nullable, StringEnum } from '../../http/schemas.js';
+import { CalendarDate, Timestamp, Nullable, StringEnum } from '../../http/schemas.js';
 
 export const PurchaseOrder = Type.Object({
   id: Type.Integer(),
@@ -13,6 +13,7 @@ export const PurchaseOrder = Type.Object({
   amount: Type.Number(),
   status: StringEnum(PO_STATUSES),
   date: CalendarDate,
+  updated_at: Type.Optional(Timestamp),
 });
 
 export const CostLine = Type.Object(

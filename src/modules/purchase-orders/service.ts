@@ -1,4 +1,5 @@
 import { Clamp } from '../../auth/clamp.js';
+import { EPOCH, stampOf } from '../../db/updated-at.js';
 import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import * as repo from './repository.js';
@@ -44,6 +45,7 @@ export async function purchaseOrders(ctx: AppContext, principal: Principal): Pro
       amount: Number(o.amount),
       status: o.status as PurchaseOrders['purchase_orders'][number]['status'],
       date: o.date,
+      updated_at: stampOf(o.updated_at, EPOCH),
     })),
     line: lines.map((l) => ({
       account: l.account,

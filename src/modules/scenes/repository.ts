@@ -1,14 +1,15 @@
 import type { Db } from '../../db/index.js';
+import { changedSince, keysetPage } from '../../db/keyset.js';
+import type { PageWindow } from '../../domain/page.js';
 
-/** Every scene in script order, with its episode and the production's format, in one query. */
-export function listScenes(db: Db, productionId: number) {
-  return db
+/** Scenes in script order, with their episode and the production's format, in one query; one page of them. */
+export function listScenes(db: Db, productionId: number, window: PageWindow) {
+  let q = db
     .selectFrom('nodes as n')
     .innerJoin('productions as p', 'p.id', 'n.production_id')
     .leftJoin('episodes as e', 'e.id', 'n.episode_id')
     .where('n.production_id', '=', productionId)
     .where('n.kind', '=', 'scene')
-    .where('n.retired_at', 'is', null)
     .select([
       'n.id',
       'n.number',
@@ -20,10 +21,13 @@ export function listScenes(db: Db, productionId: number) {
       'n.episode_id',
       'e.code as episode_code',
       'p.format',
-    ])
-    .orderBy('n.position')
-    .orderBy('n.id')
-    .execute();
+      'n.position',
+      'n.updated_at',
+      'n.retired_at',
+    ]);
+  q = changedSince(q, 'n.updated_at', 'n.retired_at', window.since);
+  q = keysetPage(q, ['n.position', 'n.id'], 'asc', window);
+  return q.orderBy('n.position').orderBy('n.id').execute();
 }
 
 /** The production's format and its episode ids, in one query. */

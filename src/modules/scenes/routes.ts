@@ -1,11 +1,15 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AnswerCache, sendAnswer } from '../../http/answer-cache.js';
 import { principalOf } from '../../http/auth.js';
-import { Scene } from './schemas.js';
+import { isPaged, sendPage } from '../../http/paging.js';
+import { errorResponses } from '../../http/schemas.js';
+import { Scene, SceneListQuery } from './schemas.js';
 import { listScenes } from './service.js';
 
-export async function sceneRoutes(app: FastifyInstance): Promise<void> {
+export async function sceneRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/scenes',
     {
@@ -13,14 +17,17 @@ export async function sceneRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         summary: 'Every scene of the production, in script order (omitted scenes included)',
         tags: ['scenes'],
-        response: { 200: Type.Array(Scene) },
+        querystring: SceneListQuery,
+        response: { 200: Type.Array(Scene), ...errorResponses(422) },
       },
     },
-    // megabytes at the size of a season: kept until the production changes (answer-cache.ts)
+    // megabytes at the size of a season: the plain list is kept until the production changes
     async (request, reply) => {
       const principal = principalOf(request);
+      const query = request.query;
+      if (isPaged(query)) return sendPage(request, reply, await listScenes(app.ctx, principal, query));
       return sendAnswer(app.answers, request, reply, AnswerCache.key('scenes', principal), async () => ({
-        payload: await listScenes(app.ctx, principal),
+        payload: (await listScenes(app.ctx, principal)).items,
       }));
     },
   );

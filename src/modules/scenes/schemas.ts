@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { SCENE_STATUSES } from '../../domain/vocabulary.js';
-import { StringEnum } from '../../http/schemas.js';
+import { pageQuery } from '../../http/paging.js';
+import { RetiredAt, StringEnum, Timestamp } from '../../http/schemas.js';
 
 const episodeId = Type.Integer({
   description: 'Present only on an episodic production; the key is omitted otherwise (never null)',
@@ -22,9 +23,30 @@ export const Scene = Type.Object(
     }),
     episode_id: Type.Optional(episodeId),
     episode_code: Type.Optional(episodeCode),
+    updated_at: Timestamp,
+    retired_at: Type.Optional(RetiredAt),
   },
-  { $id: 'Scene', title: 'Scene' },
+  {
+    $id: 'Scene',
+    title: 'Scene',
+    examples: [
+      {
+        node_id: 1,
+        number: '1',
+        slugline: 'INT. WARD 9 - NIGHT',
+        synopsis: 'MARA QUINN starts her shift on the last open ward of St Brigid’s.',
+        status: 'done',
+        revision_color: 'white',
+        elements: { cast: ['Mara Quinn', 'Dr Tobias Fenn'], props: ['Drug trolley'] },
+        episode_id: 1,
+        episode_code: '101',
+        updated_at: '2026-11-23T19:02:11.483Z',
+      },
+    ],
+  },
 );
+
+export const SceneListQuery = Type.Object(pageQuery('scenes'));
 export type Scene = Static<typeof Scene>;
 
 /** How other records point at a scene (asset records, schedule strips, script changes). */

@@ -1,20 +1,39 @@
 import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { parseJson } from '../../db/values.js';
+import { MAX_PAGE, openPage, type Page, type PagedList, type PageQuery } from '../../domain/page.js';
 import { episodeFields } from './episode.js';
 import * as repo from './repository.js';
 import type { Scene } from './schemas.js';
 
-export async function listScenes(ctx: AppContext, principal: Principal): Promise<Scene[]> {
-  const rows = await repo.listScenes(ctx.db, principal.productionId);
-  return rows.map((s) => ({
-    node_id: s.id,
-    number: s.number ?? '',
-    slugline: s.slugline ?? '',
-    synopsis: s.synopsis ?? '',
-    status: s.status as Scene['status'],
-    revision_color: s.revision_color ?? 'white',
-    elements: parseJson<Record<string, string[]>>(s.elements, {}),
-    ...episodeFields(s.format, s.episode_id, s.episode_code),
-  }));
+/** Script order: pages of (position, id). */
+const SCENES: PagedList = { name: 'scenes', key: ['int', 'int'], maxLimit: MAX_PAGE };
+
+export async function listScenes(
+  ctx: AppContext,
+  principal: Principal,
+  query: PageQuery = {},
+): Promise<Page<Scene>> {
+  const { window, close } = openPage(SCENES, principal.productionId, { ...query });
+  const rows = await repo.listScenes(ctx.db, principal.productionId, window);
+  return close(
+    rows,
+    (s) => [s.position, s.id],
+    (s) => ({
+      node_id: s.id,
+      number: s.number ?? '',
+      slugline: s.slugline ?? '',
+      synopsis: s.synopsis ?? '',
+      status: s.status as Scene['status'],
+      revision_color: s.revision_color ?? 'white',
+      elements: parseJson<Record<string, string[]>>(s.elements, {}),
+      ...episodeFields(s.format, s.episode_id, s.episode_code),
+      updated_at: s.updated_at,
+      ...(s.retired_at ? { retired_at: s.retired_at } : {}),
+    }),
+  );
 }
+
+/** Every scene, unpaged: for callers that need the whole list (MCP resources and prompts). */
+export const allScenes = async (ctx: AppContext, principal: Principal): Promise<Scene[]> =>
+  (await listScenes(ctx, principal)).items;

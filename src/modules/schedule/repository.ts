@@ -4,7 +4,7 @@ export function listDays(db: Db, productionId: number) {
   return db
     .selectFrom('shoot_days')
     .where('production_id', '=', productionId)
-    .select(['id', 'day_number', 'date', 'general_call', 'status'])
+    .select(['id', 'day_number', 'date', 'general_call', 'status', 'updated_at'])
     .orderBy('day_number')
     .orderBy('date')
     .orderBy('id')

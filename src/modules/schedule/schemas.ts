@@ -28,6 +28,7 @@ export const ShootDay = Type.Object(
     general_call: Nullable(Type.String({ description: 'Time of day, e.g. 07:00' })),
     status: Type.String({ description: 'Open set: scheduled, shot, moved, cancelled, …' }),
     scenes: Type.Array(ScheduleStrip, { description: 'Strips in shooting order' }),
+    updated_at: Type.String({ format: 'date-time', description: 'When the day or its strips last changed' }),
     marked: marked('at least one strip of the day is marked'),
   },
   { $id: 'ShootDay', title: 'Shoot day (schedule row)' },

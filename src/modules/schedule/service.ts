@@ -1,3 +1,4 @@
+import { EPOCH, stampOf } from '../../db/updated-at.js';
 import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { errors } from '../../errors.js';
@@ -41,6 +42,7 @@ export async function listSchedule(
       general_call: d.general_call,
       status: d.status,
       scenes,
+      updated_at: stampOf(d.updated_at, EPOCH),
       ...(marking ? { marked: scenes.some((s) => s.marked) } : {}),
     };
   });

@@ -18,6 +18,7 @@ export function listScriptChanges(db: Db, productionId: number, filter: ScriptCh
       'c.summary',
       'c.status',
       'c.detected_at',
+      'c.updated_at',
       'c.episode_id',
       'e.code as episode_code',
       's.id as scene_id',

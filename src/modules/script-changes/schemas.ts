@@ -10,6 +10,7 @@ export const ScriptChange = Type.Object(
     summary: Type.String(),
     status: StringEnum(SCRIPT_CHANGE_STATUSES),
     detected_at: Timestamp,
+    updated_at: Timestamp,
     scene: Nullable(SceneRef),
     episode_id: Type.Optional(Type.Integer({ description: 'Episodic productions only (absent otherwise)' })),
     episode_code: Type.Optional(Type.String({ description: 'Same presence rule as episode_id' })),

@@ -1,3 +1,4 @@
+import { stampOf } from '../../db/updated-at.js';
 import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { errors } from '../../errors.js';
@@ -46,6 +47,7 @@ export async function listScriptChanges(
     summary: c.summary,
     status: c.status as ScriptChange['status'],
     detected_at: c.detected_at,
+    updated_at: stampOf(c.updated_at, c.detected_at),
     scene:
       c.scene_id === null || c.scene_id === undefined
         ? null

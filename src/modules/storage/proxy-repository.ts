@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.js';
+import type { Insertable } from 'kysely';
 import type { MediaTable } from '../../db/schema.js';
 
 export function liveFileByPath(db: Db, productionId: number, path: string) {
@@ -12,7 +13,7 @@ export function liveFileByPath(db: Db, productionId: number, path: string) {
     .executeTakeFirst();
 }
 
-export async function insertMedia(db: Db, row: Omit<MediaTable, 'id'>): Promise<number> {
+export async function insertMedia(db: Db, row: Omit<Insertable<MediaTable>, 'id'>): Promise<number> {
   const got = await db.insertInto('media').values(row).returning('id').executeTakeFirstOrThrow();
   return got.id;
 }

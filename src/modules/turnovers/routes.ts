@@ -5,14 +5,21 @@ import { AnswerCache, sendAnswer } from '../../http/answer-cache.js';
 import { principalOf } from '../../http/auth.js';
 import { requestHashOf, respondToWrite } from '../../http/idempotency.js';
 import { formParts, uploadLimits } from '../../http/multipart-parts.js';
+import { isPaged, sendPage } from '../../http/paging.js';
 import { errorResponses } from '../../http/schemas.js';
-import { SubmissionForm, TurnoverParams, TurnoverRow, TurnoverSubmission } from './schemas.js';
 import {
-  grantedTurnovers,
+  SubmissionForm,
+  TurnoverListQuery,
+  TurnoverParams,
+  TurnoverRow,
+  TurnoverSubmission,
+} from './schemas.js';
+import {
+  listTurnovers,
   NOTE_MAX,
   submitTurnover,
   TITLE_MAX,
-  turnoversOf,
+  turnoverDoor,
   type SubmissionRead,
 } from './service.js';
 
@@ -28,22 +35,29 @@ export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
         description:
           'An empty array (never an error) for a production-wide key or an engagement with no live delivery grant. A revoked or expired grant counts as no grant.',
         tags: ['round-trip'],
-        response: { 200: Type.Array(TurnoverRow) },
+        querystring: TurnoverListQuery,
+        response: { 200: Type.Array(TurnoverRow), ...errorResponses(422) },
       },
     },
-    // The door (the live delivery grants, judged now) names the answer: kept by revision for
-    // exactly that set of grants, so an expiry or a revocation is a different answer at once.
+    // The door (the live delivery grants, judged now) names the answer: the plain list is kept
+    // by revision for exactly that set of grants, so an expiry or a revocation is a different
+    // answer at once.
     async (request, reply) => {
       const principal = principalOf(request);
-      const granted = await grantedTurnovers(app.ctx, principal);
-      const reach = [...granted].map(([id, g]) => `${id}${g.canSubmit ? 's' : 'r'}`).join(',');
+      const door = await turnoverDoor(app.ctx, principal);
+      const query = request.query;
+      if (isPaged(query))
+        return sendPage(request, reply, await listTurnovers(app.ctx, principal, query, door));
+      const reach = [...door.grantedDeliveries()]
+        .map(([id, g]) => `${id}${g.canSubmit ? 's' : 'r'}${g.grantedAt ?? ''}`)
+        .join(',');
       return sendAnswer(
         app.answers,
         request,
         reply,
         AnswerCache.key('turnovers', principal, reach),
         async () => ({
-          payload: await turnoversOf(app.ctx, principal, granted),
+          payload: (await listTurnovers(app.ctx, principal, {}, door)).items,
         }),
       );
     },

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { DELIVERY_STATUSES } from '../../domain/vocabulary.js';
-import { CalendarDate, Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { pageQuery } from '../../http/paging.js';
+import { CalendarDate, Id, Nullable, RetiredAt, StringEnum, Timestamp } from '../../http/schemas.js';
 
 export const TurnoverRow = Type.Object(
   {
@@ -16,9 +17,32 @@ export const TurnoverRow = Type.Object(
     can_submit: Type.Boolean({
       description: "True only while this key's engagement holds a live submit grant on the delivery",
     }),
+    updated_at: Type.String({
+      format: 'date-time',
+      description: "When the delivery or this engagement's grant on it last changed",
+    }),
+    retired_at: Type.Optional(RetiredAt),
   },
-  { $id: 'TurnoverRow', title: 'Turnover row' },
+  {
+    $id: 'TurnoverRow',
+    title: 'Turnover row',
+    examples: [
+      {
+        id: 1,
+        title: 'Episode 101 plates, VFX turnover',
+        status: 'sent',
+        due: '2026-11-17',
+        external_to: 'Pixelworks Ltd',
+        spec: [{ format: 'EXR', colorspace: 'ACEScg' }],
+        sent_at: '2026-11-17T15:20:00.000Z',
+        can_submit: true,
+        updated_at: '2026-11-23T19:02:11.483Z',
+      },
+    ],
+  },
 );
+
+export const TurnoverListQuery = Type.Object(pageQuery('turnovers'));
 
 export const SubmissionMedia = Type.Object({
   id: Type.Integer({ description: 'Media id: GET /media/{id} and /media/{id}/content' }),

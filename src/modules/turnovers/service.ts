@@ -2,8 +2,10 @@ import type { Readable } from 'node:stream';
 import { Clamp } from '../../auth/clamp.js';
 import { actorName, writeScopeOf, type Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
+import { laterStamp } from '../../db/updated-at.js';
 import { nowIso, parseJson } from '../../db/values.js';
 import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
+import { MAX_PAGE, openPage, type Page, type PagedList, type PageQuery } from '../../domain/page.js';
 import { AppError, errors } from '../../errors.js';
 import { commitStaged, mediaKindOf, type StagedObject } from '../../media/store.js';
 import { appendActivity } from '../activity/repository.js';
@@ -13,40 +15,57 @@ import type { TurnoverRow, TurnoverSubmission } from './schemas.js';
 /** Turnovers and submissions are reached through delivery grants alone. */
 const DELIVERY_DOOR = { kinds: ['delivery'], departments: false } as const;
 
-/** Rule 4: only deliveries the engagement holds a live read or submit grant on. */
-export async function listTurnovers(ctx: AppContext, principal: Principal): Promise<TurnoverRow[]> {
-  return turnoversOf(ctx, principal, await grantedTurnovers(ctx, principal));
-}
-
 /**
  * The door of the turnover list: the deliveries this key holds a live read or submit grant on,
  * judged now (no query for a production-wide key, which has none; one for an engagement).
  */
-export async function grantedTurnovers(ctx: AppContext, principal: Principal): Promise<GrantedDeliveries> {
-  return (await Clamp.load(ctx.db, principal, DELIVERY_DOOR)).grantedDeliveries();
-}
+export const turnoverDoor = (ctx: AppContext, principal: Principal): Promise<Clamp> =>
+  Clamp.load(ctx.db, principal, DELIVERY_DOOR);
 
-export type GrantedDeliveries = ReadonlyMap<number, { canSubmit: boolean }>;
+const TURNOVERS: PagedList = { name: 'turnovers', key: ['int', 'int'], maxLimit: MAX_PAGE };
 
-/** The turnover rows of the deliveries a door let through. */
-export async function turnoversOf(
+/**
+ * Rule 4: only deliveries the engagement holds a live read or submit grant on. A row changes
+ * when its delivery does or when its grant does (a new grant, read widened to submit).
+ */
+export async function listTurnovers(
   ctx: AppContext,
   principal: Principal,
-  granted: GrantedDeliveries,
-): Promise<TurnoverRow[]> {
-  if (granted.size === 0) return [];
-  const rows = await repo.deliveriesByIds(ctx.db, principal.productionId, [...granted.keys()]);
-  return rows.map((d) => ({
-    id: d.id,
-    title: d.title,
-    status: d.status as TurnoverRow['status'],
-    due: d.due,
-    external_to: d.external_to,
-    spec: parseJson<Record<string, unknown>[]>(d.spec, []),
-    sent_at: d.sent_at,
-    can_submit: granted.get(d.id)?.canSubmit ?? false,
-  }));
+  query: PageQuery = {},
+  door?: Clamp,
+): Promise<Page<TurnoverRow>> {
+  const clamp = door ?? (await turnoverDoor(ctx, principal));
+  const { window, close } = openPage(TURNOVERS, principal.productionId, { ...query });
+  const granted = clamp.grantedDeliveries();
+  const since = window.since;
+  const ids = [...granted.keys(), ...(since === undefined ? [] : clamp.retiredDeliveryIds)];
+  if (ids.length === 0) return { items: [], next: null };
+  const regranted =
+    since === undefined
+      ? []
+      : [...granted].filter(([, g]) => g.grantedAt !== null && g.grantedAt > since).map(([id]) => id);
+  const rows = await repo.deliveriesByIds(ctx.db, principal.productionId, ids, window, regranted);
+  return close(
+    rows,
+    (d) => [d.position, d.id],
+    (d): TurnoverRow => ({
+      id: d.id,
+      title: d.title,
+      status: d.status as TurnoverRow['status'],
+      due: d.due,
+      external_to: d.external_to,
+      spec: parseJson<Record<string, unknown>[]>(d.spec, []),
+      sent_at: d.sent_at,
+      can_submit: granted.get(d.id)?.canSubmit ?? false,
+      updated_at: laterStamp(d.updated_at, granted.get(d.id)?.grantedAt),
+      ...(d.retired_at ? { retired_at: d.retired_at } : {}),
+    }),
+  );
 }
+
+/** Every turnover, unpaged: for callers that need the whole list (MCP resources and prompts). */
+export const allTurnovers = async (ctx: AppContext, principal: Principal): Promise<TurnoverRow[]> =>
+  (await listTurnovers(ctx, principal)).items;
 
 /** One piece of a submission as it arrives; REST feeds multipart parts, MCP could feed decoded files. */
 export type IncomingPart =

@@ -1,8 +1,26 @@
 import { Type, type Static } from 'typebox';
 import type { Db } from '../../db/index.js';
+import { EPOCH, stampOf } from '../../db/updated-at.js';
 import { toBool } from '../../db/values.js';
-import { Nullable } from '../../http/schemas.js';
+import { MediaId, Nullable } from '../../http/schemas.js';
 import { mediaPathOf } from '../../media/paths.js';
+
+/** A released version as the reference shows it (the bundles' examples hold it too). */
+export const VERSION_EXAMPLE = {
+  id: 1,
+  version: 1,
+  variant: 'Main',
+  status: 'approved',
+  released: true,
+  note: 'First look, approved at camera test.',
+  media_path: '/media/86/86b006ee-a192-4216-b3e3-b6df0b5dd3d9.jpg',
+  media_id: 1,
+  created_by: 'Ana Ruiz',
+  created_by_person_id: 8,
+  archived: false,
+  created_at: '2026-10-01T10:00:00.000Z',
+  updated_at: '2026-11-23T19:02:11.483Z',
+};
 
 /** "Asset version summary" of api-v1.md: the released version as bundles and records show it. */
 export const VersionSummary = Type.Object(
@@ -18,12 +36,23 @@ export const VersionSummary = Type.Object(
         Type.String({ description: 'Served by GET /media/{path}?t=<ticket> (see GET /media-ticket)' }),
       ),
     ),
+    media_id: Type.Optional(MediaId),
     created_by: Type.Optional(Nullable(Type.String())),
     created_by_person_id: Type.Optional(Nullable(Type.Integer())),
     archived: Type.Optional(Type.Boolean()),
     created_at: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+    updated_at: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'When the version last changed (a release, a re-import)',
+      }),
+    ),
   },
-  { $id: 'VersionSummary', title: 'Asset version summary' },
+  {
+    $id: 'VersionSummary',
+    title: 'Asset version summary',
+    examples: [VERSION_EXAMPLE],
+  },
 );
 export type VersionSummary = Static<typeof VersionSummary>;
 
@@ -40,6 +69,8 @@ export const VERSION_COLUMNS = [
   'v.created_by_person_id',
   'v.archived',
   'v.created_at',
+  'v.media_id',
+  'v.updated_at',
   'm.storage_key',
 ] as const;
 
@@ -74,9 +105,11 @@ export function toVersionSummary(row: VersionRow): VersionSummary {
     released: toBool(row.released),
     note: row.note,
     media_path: mediaPathOf(row.storage_key),
+    media_id: row.storage_key ? row.media_id : null,
     created_by: row.created_by,
     created_by_person_id: row.created_by_person_id,
     archived: toBool(row.archived),
     created_at: row.created_at,
+    updated_at: stampOf(row.updated_at, row.created_at ?? EPOCH),
   };
 }
