@@ -36,6 +36,8 @@ import { purchaseOrderRoutes } from './modules/purchase-orders/routes.js';
 import { visionRoutes } from './modules/vision/routes.js';
 import { mcp } from './mcp/routes.js';
 import { adminRoutes } from './modules/admin/routes.js';
+import { changeRoutes } from './modules/changes/routes.js';
+import { ChangeWatch } from './modules/changes/watch.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -67,6 +69,7 @@ const apiModules = [
   approvalRoutes,
   scriptChangeRoutes,
   activityRoutes,
+  changeRoutes,
   jobRoutes,
   peopleRoutes,
   mediaTicketRoutes,
@@ -101,7 +104,12 @@ export async function buildApp(options: AppOptions): Promise<App> {
     bodyLimit: 1024 * 1024,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.decorate('ctx', { config, db: database.db, dialect: database.dialect, store });
+  const changes = new ChangeWatch(database.db, 250, (err) =>
+    app.log.warn({ err }, 'could not look for changes'),
+  );
+  app.decorate('ctx', { config, db: database.db, dialect: database.dialect, store, changes });
+  // before the server stops taking connections: held long-polls answer now instead of holding close up
+  app.addHook('preClose', async () => changes.close());
   installErrorHandling(app);
   await app.register(routeTable);
   await registerOpenApi(app);

@@ -1,4 +1,5 @@
 import { commitChanges } from '../db/change-log.js';
+import { announceCommit } from '../db/change-signal.js';
 import type { Db } from '../db/index.js';
 import { nowIso } from '../db/values.js';
 import { commitAll, discardAll, type MediaStore, type StagedObject } from '../media/store.js';
@@ -172,6 +173,7 @@ export async function importDocument(
       );
       return { plan, orphaned, refs, productionId, unused: s.media.unused() };
     });
+    announceCommit(out.productionId);
     const unused = new Set(out.unused);
     await commitAll([...staged.values()].filter((o) => !unused.has(o)));
     await discardAll(out.unused);
