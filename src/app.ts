@@ -38,6 +38,8 @@ import { mcp } from './mcp/routes.js';
 import { adminRoutes } from './modules/admin/routes.js';
 import { changeRoutes } from './modules/changes/routes.js';
 import { ChangeWatch } from './modules/changes/watch.js';
+import { webhookRoutes } from './modules/webhooks/routes.js';
+import { WebhookWorker } from './modules/webhooks/worker.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -54,6 +56,8 @@ export interface AppOptions {
   logger?: boolean;
   /** Where log lines go instead of stdout (tests read them back). */
   logStream?: { write(line: string): void };
+  /** Runs the webhook delivery worker from ready to close (`serve` does; tests that need it ask). */
+  webhooks?: boolean;
 }
 
 export type App = FastifyInstance;
@@ -82,6 +86,7 @@ const apiModules = [
   purchaseOrderRoutes,
   visionRoutes,
   adminRoutes,
+  webhookRoutes,
 ];
 
 export async function buildApp(options: AppOptions): Promise<App> {
@@ -134,6 +139,16 @@ export async function buildApp(options: AppOptions): Promise<App> {
     { prefix: API_PREFIX },
   );
 
+  if (options.webhooks) {
+    const worker = new WebhookWorker(database.db, {
+      config: config.webhooks,
+      userAgent: 'prodgraph-webhooks/1',
+      onError: (err) => app.log.warn({ err }, 'webhook delivery'),
+    });
+    app.addHook('onReady', async () => worker.start());
+    // before the database closes: the worker releases its leases on the way out
+    app.addHook('preClose', async () => worker.close());
+  }
   if (owned) app.addHook('onClose', async () => database.close());
   return app;
 }

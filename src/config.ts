@@ -13,6 +13,16 @@ export interface Config {
   limits: Limits;
   logLevel: string;
   vision: VisionConfig;
+  webhooks: WebhookConfig;
+}
+
+/** How webhook deliveries are made (src/modules/webhooks/worker.ts). */
+export interface WebhookConfig {
+  /** How long one delivery may take before it counts as failed. */
+  timeoutMs: number;
+  /** The first retry's delay; each further failure doubles it, up to retryMaxMs. */
+  retryBaseMs: number;
+  retryMaxMs: number;
 }
 
 export type DbTarget = { dialect: 'sqlite'; path: string } | { dialect: 'postgres'; url: string };
@@ -110,6 +120,7 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
       ),
     },
     vision: loadVisionConfig(env),
+    webhooks: loadWebhookConfig(env),
   };
 }
 
@@ -225,6 +236,37 @@ function parseTokenUrl(raw: string): URL {
     );
   }
   return url;
+}
+
+export function loadWebhookConfig(env: NodeJS.ProcessEnv): WebhookConfig {
+  // a delivery must end well inside the subscription's lease (60 s, see worker.ts)
+  const timeoutMs = boundedInt(
+    'PRODGRAPH_WEBHOOK_TIMEOUT_MS',
+    env.PRODGRAPH_WEBHOOK_TIMEOUT_MS,
+    10_000,
+    100,
+    30_000,
+  );
+  const retryBaseMs = boundedInt(
+    'PRODGRAPH_WEBHOOK_RETRY_BASE_MS',
+    env.PRODGRAPH_WEBHOOK_RETRY_BASE_MS,
+    1000,
+    10,
+    3_600_000,
+  );
+  const retryMaxMs = boundedInt(
+    'PRODGRAPH_WEBHOOK_RETRY_MAX_MS',
+    env.PRODGRAPH_WEBHOOK_RETRY_MAX_MS,
+    3_600_000,
+    10,
+    86_400_000,
+  );
+  if (retryMaxMs < retryBaseMs) {
+    throw new ConfigError(
+      'PRODGRAPH_WEBHOOK_RETRY_MAX_MS: must not be below PRODGRAPH_WEBHOOK_RETRY_BASE_MS',
+    );
+  }
+  return { timeoutMs, retryBaseMs, retryMaxMs };
 }
 
 export function loadVisionConfig(env: NodeJS.ProcessEnv): VisionConfig {

@@ -5,7 +5,7 @@ import { FileMediaStore } from './media/store.js';
 /** Runs the service until SIGINT/SIGTERM, then closes connections cleanly. */
 export async function serve(config: Config): Promise<void> {
   const store = new FileMediaStore(config.mediaDir);
-  const app = await buildApp({ config, store });
+  const app = await buildApp({ config, store, webhooks: true });
   await store.sweepStaging().catch((err) => app.log.warn({ err }, 'could not sweep staged media'));
   let closing = false;
   const stop = (signal: string) => {

@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../src/app.js';
 import { ChangeLog, commitChanges } from '../src/db/change-log.js';
-import { openAndMigrate, type DbHandle } from '../src/db/index.js';
 import { importDocument } from '../src/document/import.js';
 import { parseDocument } from '../src/document/parse.js';
-import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
+import { createEnv, DIALECTS, openSecondHandle, type TestEnv } from './support/env.js';
 import { smallProduction } from './support/fixtures.js';
 import { call, get } from './support/http.js';
 import { jpeg, upload } from './support/write.js';
@@ -196,7 +195,7 @@ for (const dialect of DIALECTS) {
 
     it('long-polls: a change committed by another process (its own connection, no in-process signal) wakes it', async () => {
       const start = await head();
-      const other = await secondHandle(env);
+      const other = await openSecondHandle(env);
       try {
         const waiting = feed(`?after=${start}&wait=10`);
         await new Promise((r) => setTimeout(r, 200));
@@ -251,7 +250,7 @@ for (const dialect of DIALECTS) {
 
     it('several writers at once: a reader following the feed sees every change exactly once, in id order', async () => {
       const start = await head();
-      const other = await secondHandle(env);
+      const other = await openSecondHandle(env);
       const seen: Change[] = [];
       let done = false;
       const reader = (async () => {
@@ -296,15 +295,4 @@ for (const dialect of DIALECTS) {
       );
     });
   });
-}
-
-/** A second connection to the test's database, as another process would have. */
-async function secondHandle(env: TestEnv): Promise<DbHandle> {
-  if (env.dialect === 'sqlite') return openAndMigrate(env.config.db);
-  const schema = (
-    await env.handle.db
-      .selectNoFrom((eb) => eb.fn<string>('current_schema', []).as('s'))
-      .executeTakeFirstOrThrow()
-  ).s;
-  return openAndMigrate(env.config.db, { schema, poolSize: 3 });
 }
