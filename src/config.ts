@@ -14,6 +14,8 @@ export interface Config {
   logLevel: string;
   vision: VisionConfig;
   webhooks: WebhookConfig;
+  /** The longest a change feed long-poll (`wait`) is held, seconds; 0 turns long-polling off. */
+  feedMaxWaitSeconds: number;
 }
 
 /** How webhook deliveries are made (src/modules/webhooks/worker.ts). */
@@ -121,6 +123,7 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     },
     vision: loadVisionConfig(env),
     webhooks: loadWebhookConfig(env),
+    feedMaxWaitSeconds: feedMaxWait(env.PRODGRAPH_FEED_MAX_WAIT_SECONDS),
   };
 }
 
@@ -236,6 +239,17 @@ function parseTokenUrl(raw: string): URL {
     );
   }
   return url;
+}
+
+/** 0..300: a proxy in front may close idle requests sooner than the default 30 s. */
+function feedMaxWait(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 30;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) > 300) {
+    throw new ConfigError(
+      `PRODGRAPH_FEED_MAX_WAIT_SECONDS: "${raw}" is not a whole number of seconds from 0 to 300`,
+    );
+  }
+  return Number(raw);
 }
 
 export function loadWebhookConfig(env: NodeJS.ProcessEnv): WebhookConfig {

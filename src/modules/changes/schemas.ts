@@ -4,7 +4,6 @@ import { StringEnum, Timestamp } from '../../http/schemas.js';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
-export const MAX_WAIT_SECONDS = 30;
 
 export const ChangesQuery = Type.Object({
   after: Type.Optional(
@@ -25,7 +24,7 @@ export const ChangesQuery = Type.Object({
     Type.Integer({
       minimum: 0,
       default: 0,
-      description: `Long-poll: when there is no change after \`after\`, hold the request up to this many seconds and answer as soon as one commits (from any process on the database; within about a second). Default 0 (answer at once); above ${MAX_WAIT_SECONDS} is clamped to ${MAX_WAIT_SECONDS}.`,
+      description: `Long-poll: when there is no change after \`after\`, hold the request up to this many seconds and answer as soon as one commits (from any process on the database; within about a second). Default 0 (answer at once); above the server's maximum (30 unless its operator set \`PRODGRAPH_FEED_MAX_WAIT_SECONDS\`) is clamped to it.`,
     }),
   ),
 });

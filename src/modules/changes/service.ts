@@ -2,14 +2,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { changesAfter, headChangeId } from './repository.js';
-import {
-  DEFAULT_LIMIT,
-  MAX_LIMIT,
-  MAX_WAIT_SECONDS,
-  type Change,
-  type ChangePage,
-  type ChangesQuery,
-} from './schemas.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, type Change, type ChangePage, type ChangesQuery } from './schemas.js';
 
 type ChangeRow = Awaited<ReturnType<typeof changesAfter>>[number];
 
@@ -41,7 +34,7 @@ export async function readChanges(
         ? await headChangeId(ctx.db, pid)
         : decodeCursor(query.after);
   const limit = Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
-  const deadline = Date.now() + Math.min(query.wait ?? 0, MAX_WAIT_SECONDS) * 1000;
+  const deadline = Date.now() + Math.min(query.wait ?? 0, ctx.config.feedMaxWaitSeconds) * 1000;
   let open = true;
   for (;;) {
     const rows = await changesAfter(ctx.db, pid, after, limit + 1);
