@@ -92,16 +92,20 @@ export interface Attempt {
 }
 
 /**
- * Logs one attempt and moves the subscription on, in one transaction, only while `owner`
- * still holds the lease (false: it lost it, and must stop). A delivered change moves the
- * cursor past it; a failed one schedules the next attempt.
+ * Logs attempts and moves the subscription on, in one transaction, only while `owner` still
+ * holds the lease (false: it lost it, and must stop). `next.cursor` is the last change
+ * delivered (or left out by the kinds filter); after a failure `next.nextAttemptAt` schedules
+ * the retry. Extends the lease too: a holder that keeps recording keeps the subscription.
  */
-export async function recordAttempt(
+export async function recordAttempts(
   db: Db,
   owner: string,
-  a: Attempt,
-  next: { cursor: number; failures: number; nextAttemptAt: string | null },
+  webhookId: number,
+  attempts: readonly Attempt[],
+  next: { cursor: number; failures: number; nextAttemptAt: string | null; leaseUntil: string },
 ): Promise<boolean> {
+  const lastDelivered = attempts.findLast((a) => a.delivered);
+  const lastFailed = attempts.findLast((a) => !a.delivered);
   return db.transaction().execute(async (trx) => {
     const moved = await trx
       .updateTable('webhooks')
@@ -109,38 +113,33 @@ export async function recordAttempt(
         cursor: next.cursor,
         failures: next.failures,
         next_attempt_at: next.nextAttemptAt,
-        ...(a.delivered ? { last_delivered_at: a.at } : { last_error: a.error }),
+        lease_until: next.leaseUntil,
+        ...(lastDelivered ? { last_delivered_at: lastDelivered.at } : {}),
+        ...(lastFailed ? { last_error: lastFailed.error } : {}),
       })
-      .where('id', '=', a.webhookId)
+      .where('id', '=', webhookId)
       .where('lease_owner', '=', owner)
       .executeTakeFirst();
     if (Number(moved.numUpdatedRows) !== 1) return false;
-    await trx
-      .insertInto('webhook_deliveries')
-      .values({
-        webhook_id: a.webhookId,
-        change_id: a.changeId,
-        attempt: a.attempt,
-        at: a.at,
-        status_code: a.statusCode,
-        error: a.error,
-        duration_ms: a.durationMs,
-        delivered: a.delivered ? 1 : 0,
-      })
-      .execute();
+    if (attempts.length > 0) {
+      await trx
+        .insertInto('webhook_deliveries')
+        .values(
+          attempts.map((a) => ({
+            webhook_id: a.webhookId,
+            change_id: a.changeId,
+            attempt: a.attempt,
+            at: a.at,
+            status_code: a.statusCode,
+            error: a.error,
+            duration_ms: a.durationMs,
+            delivered: a.delivered ? 1 : 0,
+          })),
+        )
+        .execute();
+    }
     return true;
   });
-}
-
-/** Moves the cursor over changes the subscription's kinds leave out. */
-export async function skipTo(db: Db, id: number, owner: string, cursor: number): Promise<boolean> {
-  const r = await db
-    .updateTable('webhooks')
-    .set({ cursor })
-    .where('id', '=', id)
-    .where('lease_owner', '=', owner)
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
 }
 
 /** Keeps the newest `keep` attempts of a subscription's log. */

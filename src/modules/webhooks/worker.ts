@@ -13,14 +13,24 @@ import { signatureHeader } from './signature.js';
 
 /** How long a process holds a subscription without renewing it; a crashed holder's lease runs out after this. */
 const LEASE_MS = 60_000;
-/** Renewed at least this often, so a lease never runs out under a live holder. */
+/**
+ * Renewed at least this often while idle, and with every record of attempts while delivering
+ * (at most one delivery timeout apart), so a lease never runs out under a live holder.
+ */
 const RENEW_MS = 15_000;
 /** How often the worker looks for subscriptions to take on (and expired leases to take over). */
 const SCAN_MS = 1000;
 /** Changes read per look at the log. */
 const BATCH = 100;
-/** Attempts kept in each subscription's delivery log. */
+/** Attempts kept in each subscription's delivery log, trimmed after every PRUNE_EVERY attempts. */
 const LOG_KEEP = 1000;
+const PRUNE_EVERY = 100;
+/** Delivered attempts are recorded at least every this many, or this often. */
+const FLUSH_EVERY = 50;
+const FLUSH_MS = 100;
+
+type Subscription = NonNullable<Awaited<ReturnType<typeof repo.webhookForDelivery>>>;
+type ChangeRow = Awaited<ReturnType<typeof changesAfter>>[number];
 
 export interface WorkerOptions {
   config: WebhookConfig;
@@ -128,32 +138,11 @@ export class WebhookWorker {
           continue;
         }
         const kinds = parseJson<string[] | null>(w.kinds, null);
-        let position = cursor;
-        let failed = false;
-        for (const row of rows) {
-          if (signal.aborted) break;
-          if (kinds && !kinds.includes(row.kind)) {
-            // left out by the kinds filter: the next delivery's cursor (or the batch's end) moves over it
-            position = Number(row.id);
-            continue;
-          }
-          const outcome = await this.attempt(w, row, signal);
-          if (outcome === 'aborted') return;
-          if (outcome === 'lost') return;
-          if (outcome === 'failed') {
-            failed = true;
-            break;
-          }
-          position = Number(row.id);
-          w.cursor = position;
-          w.failures = 0;
-          if (Date.now() - renewed > RENEW_MS) {
-            if (!(await this.lease(id))) return;
-            renewed = Date.now();
-          }
-        }
-        if (!failed && position > Number(w.cursor)) {
-          if (!(await repo.skipTo(this.db, id, this.owner, position))) return;
+        const outcome = await this.deliverBatch(w, rows, kinds, signal);
+        if (outcome === 'lost') return;
+        if (Date.now() - renewed > RENEW_MS) {
+          if (!(await this.lease(id))) return;
+          renewed = Date.now();
         }
       }
     } finally {
@@ -161,13 +150,72 @@ export class WebhookWorker {
     }
   }
 
-  /** One POST of one change, logged; answers how it went. */
-  private async attempt(
-    w: NonNullable<Awaited<ReturnType<typeof repo.webhookForDelivery>>>,
-    row: Awaited<ReturnType<typeof changesAfter>>[number],
+  /**
+   * Delivers a batch in order, stopping at the first failure. Delivered attempts are recorded
+   * (with the cursor) every FLUSH_EVERY deliveries or FLUSH_MS, not one transaction each: a
+   * crash in between re-delivers at most that many (at least once allows it), and the
+   * throughput stays with the receiver instead of the database's commit rate.
+   */
+  private async deliverBatch(
+    w: Subscription,
+    rows: ChangeRow[],
+    kinds: string[] | null,
     signal: AbortSignal,
-  ): Promise<'delivered' | 'failed' | 'lost' | 'aborted'> {
-    const { timeoutMs, retryBaseMs, retryMaxMs } = this.options.config;
+  ): Promise<'done' | 'lost'> {
+    const pending: repo.Attempt[] = [];
+    let position = Number(w.cursor);
+    let flushedAt = performance.now();
+    const flush = async (next: { cursor: number; failures: number; nextAttemptAt: string | null }) => {
+      const leaseUntil = new Date(Date.now() + LEASE_MS).toISOString();
+      const ok = await repo.recordAttempts(this.db, this.owner, w.id, pending, { ...next, leaseUntil });
+      this.attempts += pending.length;
+      if (this.attempts >= PRUNE_EVERY) {
+        this.attempts = 0;
+        await repo.pruneDeliveries(this.db, w.id, LOG_KEEP);
+      }
+      pending.length = 0;
+      flushedAt = performance.now();
+      return ok;
+    };
+    for (const row of rows) {
+      if (signal.aborted) break;
+      // left out by the kinds filter: the cursor moves over it with the next record
+      if (kinds && !kinds.includes(row.kind)) {
+        position = Number(row.id);
+        continue;
+      }
+      const attempt = await this.attempt(w, row, signal);
+      if (!attempt) break; // stopping: not an attempt, the change is delivered again after the restart
+      pending.push(attempt);
+      if (!attempt.delivered) {
+        const failures = w.failures + 1;
+        const { retryBaseMs, retryMaxMs } = this.options.config;
+        // 1×, 2×, 4×, … the base, capped, with up to 10% jitter so receivers coming back are not stampeded
+        const delay =
+          Math.min(retryMaxMs, retryBaseMs * 2 ** Math.min(failures - 1, 30)) * (1 + Math.random() * 0.1);
+        // the cursor stays before the failed change (after any delivered or left out before it)
+        const ok = await flush({
+          cursor: position,
+          failures,
+          nextAttemptAt: new Date(Date.now() + delay).toISOString(),
+        });
+        return ok ? 'done' : 'lost';
+      }
+      position = Number(row.id);
+      w.failures = 0;
+      if (pending.length >= FLUSH_EVERY || performance.now() - flushedAt > FLUSH_MS) {
+        if (!(await flush({ cursor: position, failures: 0, nextAttemptAt: null }))) return 'lost';
+      }
+    }
+    if (pending.length > 0 || position > Number(w.cursor)) {
+      if (!(await flush({ cursor: position, failures: 0, nextAttemptAt: null }))) return 'lost';
+    }
+    return 'done';
+  }
+
+  /** One POST of one change; answers the attempt to log, or null when the worker is stopping. */
+  private async attempt(w: Subscription, row: ChangeRow, signal: AbortSignal): Promise<repo.Attempt | null> {
+    const { timeoutMs } = this.options.config;
     const event: WebhookEvent = { webhook_id: w.id, production: w.production_code, change: toChange(row) };
     const body = JSON.stringify(event);
     const timestamp = Math.floor(Date.now() / 1000);
@@ -191,39 +239,22 @@ export class WebhookWorker {
       await res.body?.cancel().catch(() => undefined);
       if (res.status < 200 || res.status > 299) error = `the receiver answered ${res.status}`;
     } catch (err) {
-      if (signal.aborted) return 'aborted';
+      if (signal.aborted) return null;
       const e = err as Error & { cause?: { code?: string } };
       error =
         e.name === 'TimeoutError'
           ? `no answer within ${timeoutMs} ms`
           : `could not deliver: ${e.cause?.code ?? e.message}`.slice(0, 500);
     }
-    const delivered = error === null;
-    const failures = delivered ? 0 : w.failures + 1;
-    // 1×, 2×, 4×, … the base, capped, with up to 10% jitter so receivers coming back are not stampeded
-    const delay =
-      Math.min(retryMaxMs, retryBaseMs * 2 ** Math.min(failures - 1, 30)) * (1 + Math.random() * 0.1);
-    const ok = await repo.recordAttempt(
-      this.db,
-      this.owner,
-      {
-        webhookId: w.id,
-        changeId: Number(row.id),
-        attempt: w.failures + 1,
-        at: nowIso(),
-        statusCode,
-        error,
-        durationMs: Math.round(performance.now() - started),
-        delivered,
-      },
-      {
-        cursor: delivered ? Number(row.id) : Number(w.cursor),
-        failures,
-        nextAttemptAt: delivered ? null : new Date(Date.now() + delay).toISOString(),
-      },
-    );
-    if (!ok) return 'lost';
-    if (++this.attempts % 100 === 0) await repo.pruneDeliveries(this.db, w.id, LOG_KEEP);
-    return delivered ? 'delivered' : 'failed';
+    return {
+      webhookId: w.id,
+      changeId: Number(row.id),
+      attempt: w.failures + 1,
+      at: nowIso(),
+      statusCode,
+      error,
+      durationMs: Math.round(performance.now() - started),
+      delivered: error === null,
+    };
   }
 }
