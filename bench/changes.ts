@@ -79,8 +79,8 @@ async function main() {
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1`;
   const agent = new Agent({ keepAlive: true, maxSockets: 8 });
   const send = (method: string, url: string, body?: unknown) =>
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     new Promise<{ status: number; json: any }>((resolve, reject) => {
-      // eslint-disable-line @typescript-eslint/no-explicit-any
       const payload = body === undefined ? undefined : JSON.stringify(body);
       const req = httpRequest(
         url,
