@@ -11,7 +11,15 @@ export default tseslint.config(
     },
   },
   {
-    files: ['demo/**/*.mjs', 'scripts/**/*.mjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly' } },
+    files: ['demo/**/*.mjs', 'scripts/**/*.mjs', 'examples/**/*.mjs'],
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        fetch: 'readonly',
+        AbortController: 'readonly',
+      },
+    },
   },
 );

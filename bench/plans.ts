@@ -13,6 +13,7 @@ import { getProduction } from '../src/modules/production/service.js';
 import { purchaseOrders } from '../src/modules/purchase-orders/service.js';
 import { listScenes } from '../src/modules/scenes/service.js';
 import { listTurnovers } from '../src/modules/turnovers/service.js';
+import { ChangeWatch } from '../src/modules/changes/watch.js';
 import type { Dataset } from './dataset.js';
 import type { Fixture } from './fixture.js';
 
@@ -106,6 +107,7 @@ async function captureQueries(dataset: Dataset, fixture: Fixture): Promise<Map<s
       db: handle.db,
       dialect: dataset.dialect,
       store: new FileMediaStore(dataset.media),
+      changes: new ChangeWatch(handle.db),
     };
     const wide = (await authenticate(handle.db, fixture.wideKey))!;
     const vendor = (await authenticate(handle.db, fixture.vendorKey))!;

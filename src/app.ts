@@ -39,6 +39,10 @@ import { purchaseOrderRoutes } from './modules/purchase-orders/routes.js';
 import { visionRoutes } from './modules/vision/routes.js';
 import { mcp } from './mcp/routes.js';
 import { adminRoutes } from './modules/admin/routes.js';
+import { changeRoutes } from './modules/changes/routes.js';
+import { ChangeWatch } from './modules/changes/watch.js';
+import { webhookRoutes } from './modules/webhooks/routes.js';
+import { WebhookWorker } from './modules/webhooks/worker.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -57,6 +61,8 @@ export interface AppOptions {
   logger?: boolean;
   /** Where log lines go instead of stdout (tests read them back). */
   logStream?: { write(line: string): void };
+  /** Runs the webhook delivery worker from ready to close (`serve` does; tests that need it ask). */
+  webhooks?: boolean;
 }
 
 export type App = FastifyInstance;
@@ -72,6 +78,7 @@ const apiModules = [
   approvalRoutes,
   scriptChangeRoutes,
   activityRoutes,
+  changeRoutes,
   jobRoutes,
   peopleRoutes,
   mediaTicketRoutes,
@@ -84,6 +91,7 @@ const apiModules = [
   purchaseOrderRoutes,
   visionRoutes,
   adminRoutes,
+  webhookRoutes,
 ];
 
 export async function buildApp(options: AppOptions): Promise<App> {
@@ -113,8 +121,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.decorate('ctx', { config, db: database.db, dialect: database.dialect, store });
+  const changes = new ChangeWatch(database.db, 250, (err) =>
+    app.log.warn({ err }, 'could not look for changes'),
+  );
+  app.decorate('ctx', { config, db: database.db, dialect: database.dialect, store, changes });
   app.decorate('answers', new AnswerCache(config.answerCacheBytes));
+  // before the server stops taking connections: held long-polls answer now instead of holding close up
+  app.addHook('preClose', async () => changes.close());
   installErrorHandling(app);
   await app.register(routeTable);
   await registerOpenApi(app);
@@ -140,6 +153,16 @@ export async function buildApp(options: AppOptions): Promise<App> {
     { prefix: API_PREFIX },
   );
 
+  if (options.webhooks) {
+    const worker = new WebhookWorker(database.db, {
+      config: config.webhooks,
+      userAgent: 'prodgraph-webhooks/1',
+      onError: (err) => app.log.warn({ err }, 'webhook delivery'),
+    });
+    app.addHook('onReady', async () => worker.start());
+    // before the database closes: the worker releases its leases on the way out
+    app.addHook('preClose', async () => worker.close());
+  }
   if (owned) app.addHook('onClose', async () => database.close());
   return app;
 }

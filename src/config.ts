@@ -19,6 +19,9 @@ export interface Config {
   timeouts: Timeouts;
   /** Bytes of assembled answers kept in memory (src/http/answer-cache.ts); 0 keeps none. */
   answerCacheBytes: number;
+  webhooks: WebhookConfig;
+  /** The longest a change feed long-poll (`wait`) is held, seconds; 0 turns long-polling off. */
+  feedMaxWaitSeconds: number;
 }
 
 export interface RateLimitConfig {
@@ -39,6 +42,15 @@ export interface Timeouts {
   keepAliveMs: number;
   /** On SIGTERM/SIGINT, in-flight requests get this long to finish before the process exits anyway. */
   shutdownMs: number;
+}
+
+/** How webhook deliveries are made (src/modules/webhooks/worker.ts). */
+export interface WebhookConfig {
+  /** How long one delivery may take before it counts as failed. */
+  timeoutMs: number;
+  /** The first retry's delay; each further failure doubles it, up to retryMaxMs. */
+  retryBaseMs: number;
+  retryMaxMs: number;
 }
 
 export type DbTarget = { dialect: 'sqlite'; path: string } | { dialect: 'postgres'; url: string };
@@ -170,6 +182,8 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
       ),
     },
     answerCacheBytes: cacheMegabytes(env.PRODGRAPH_ANSWER_CACHE_MB) * 1024 * 1024,
+    webhooks: loadWebhookConfig(env),
+    feedMaxWaitSeconds: feedMaxWait(env.PRODGRAPH_FEED_MAX_WAIT_SECONDS),
   };
 }
 
@@ -330,6 +344,48 @@ function parseTokenUrl(raw: string): URL {
     );
   }
   return url;
+}
+
+/** 0..300: a proxy in front may close idle requests sooner than the default 30 s. */
+function feedMaxWait(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 30;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) > 300) {
+    throw new ConfigError(
+      `PRODGRAPH_FEED_MAX_WAIT_SECONDS: "${raw}" is not a whole number of seconds from 0 to 300`,
+    );
+  }
+  return Number(raw);
+}
+
+export function loadWebhookConfig(env: NodeJS.ProcessEnv): WebhookConfig {
+  // a delivery must end well inside the subscription's lease (60 s, see worker.ts)
+  const timeoutMs = boundedInt(
+    'PRODGRAPH_WEBHOOK_TIMEOUT_MS',
+    env.PRODGRAPH_WEBHOOK_TIMEOUT_MS,
+    10_000,
+    100,
+    30_000,
+  );
+  const retryBaseMs = boundedInt(
+    'PRODGRAPH_WEBHOOK_RETRY_BASE_MS',
+    env.PRODGRAPH_WEBHOOK_RETRY_BASE_MS,
+    1000,
+    10,
+    3_600_000,
+  );
+  const retryMaxMs = boundedInt(
+    'PRODGRAPH_WEBHOOK_RETRY_MAX_MS',
+    env.PRODGRAPH_WEBHOOK_RETRY_MAX_MS,
+    3_600_000,
+    10,
+    86_400_000,
+  );
+  if (retryMaxMs < retryBaseMs) {
+    throw new ConfigError(
+      'PRODGRAPH_WEBHOOK_RETRY_MAX_MS: must not be below PRODGRAPH_WEBHOOK_RETRY_BASE_MS',
+    );
+  }
+  return { timeoutMs, retryBaseMs, retryMaxMs };
 }
 
 export function loadVisionConfig(env: NodeJS.ProcessEnv): VisionConfig {

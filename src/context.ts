@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { Db, Dialect } from './db/index.js';
 import type { MediaStore } from './media/store.js';
+import type { ChangeWatch } from './modules/changes/watch.js';
 
 /** What every service may use. Nothing here knows about HTTP. */
 export interface AppContext {
@@ -8,4 +9,6 @@ export interface AppContext {
   db: Db;
   dialect: Dialect;
   store: MediaStore;
+  /** Wakes long-polls and webhook delivery when a production's changes commit. */
+  changes: ChangeWatch;
 }

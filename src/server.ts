@@ -11,7 +11,7 @@ import { FileMediaStore } from './media/store.js';
  */
 export async function serve(config: Config): Promise<void> {
   const store = new FileMediaStore(config.mediaDir);
-  const app = await buildApp({ config, store });
+  const app = await buildApp({ config, store, webhooks: true });
   // files of writes a crash interrupted: placed if their rows committed, removed if not
   await recoverStaged(app.ctx.db, store).then(
     (r) => (r.placed || r.removed) && app.log.info(r, 'settled staged media of interrupted writes'),

@@ -58,6 +58,8 @@ for (const dialect of DIALECTS) {
       env = await createEnv(dialect, {
         PRODGRAPH_VISION_TOKEN_URL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}/tokens`,
         PRODGRAPH_VISION_CREDENTIAL: 'sk-fuzz-credential',
+        // GET /changes?wait=N would hold each run for N seconds: the fuzz checks answers, not waiting
+        PRODGRAPH_FEED_MAX_WAIT_SECONDS: '0',
       });
       const { refs } = await env.import(smallProduction('fuzz'));
       keys = {

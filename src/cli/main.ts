@@ -16,6 +16,7 @@ import { keysCommand } from './keys.js';
 import { PortInUseError } from './port.js';
 import { serveCommand } from './serve.js';
 import { storageCommand } from './storage.js';
+import { webhooksCommand } from './webhooks.js';
 
 export { CliError } from './args.js';
 
@@ -27,6 +28,7 @@ const COMMANDS: Command[] = [
   keysCommand,
   engagementsCommand,
   grantsCommand,
+  webhooksCommand,
   storageCommand,
   demoCommand,
   generateCommand,

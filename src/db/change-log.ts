@@ -10,31 +10,33 @@ import { nowIso } from './values.js';
  */
 
 /** The kinds of object a client can be told about; each maps to where the API shows it. */
-export type ChangeKind =
-  | 'production'
-  | 'episode'
-  | 'organisation'
-  | 'department'
-  | 'person'
-  | 'scene'
-  | 'asset'
-  | 'version'
-  | 'ingredient'
-  | 'note'
-  | 'department_note'
-  | 'media'
-  | 'approval'
-  | 'delivery'
-  | 'shoot_day'
-  | 'submission'
-  | 'purchase_order'
-  | 'cost_report'
-  | 'script_change'
-  | 'job'
-  | 'engagement'
-  | 'grant'
-  | 'storage_event'
-  | 'storage_task';
+export const CHANGE_KINDS = [
+  'production',
+  'episode',
+  'organisation',
+  'department',
+  'person',
+  'scene',
+  'asset',
+  'version',
+  'ingredient',
+  'note',
+  'department_note',
+  'media',
+  'approval',
+  'delivery',
+  'shoot_day',
+  'submission',
+  'purchase_order',
+  'cost_report',
+  'script_change',
+  'job',
+  'engagement',
+  'grant',
+  'storage_event',
+  'storage_task',
+] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /** A deleted object is reported as retired: either way a mirror drops it. */
 export type ChangeOp = 'created' | 'updated' | 'retired';

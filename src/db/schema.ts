@@ -459,6 +459,38 @@ export interface RateLimitsTable {
   count: number;
 }
 
+export interface WebhooksTable {
+  id: Id;
+  production_id: number;
+  url: string;
+  /** JSON array of change kinds; null delivers every kind. */
+  kinds: string | null;
+  secret: string;
+  active: Generated<number>;
+  /** The last change id delivered (or filtered out). */
+  cursor: Generated<number>;
+  failures: Generated<number>;
+  next_attempt_at: string | null;
+  last_error: string | null;
+  last_delivered_at: string | null;
+  lease_owner: string | null;
+  lease_until: string | null;
+  created_at: string;
+  created_by: string;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Id;
+  webhook_id: number;
+  change_id: number;
+  attempt: number;
+  at: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  delivered: number;
+}
+
 export interface Database {
   productions: ProductionsTable;
   episodes: EpisodesTable;
@@ -488,6 +520,8 @@ export interface Database {
   script_changes: ScriptChangesTable;
   activity: ActivityTable;
   changes: ChangesTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
   generation_jobs: GenerationJobsTable;
   library_files: LibraryFilesTable;
   storage_events: StorageEventsTable;

@@ -1,4 +1,5 @@
 import { ChangeLog, commitChanges, type WriteScope } from './change-log.js';
+import { announceCommit } from './change-signal.js';
 import type { Db } from './index.js';
 
 export type { WriteScope } from './change-log.js';
@@ -20,18 +21,22 @@ export interface WriteHooks<T> {
  * change log committed last (bumping the production's revision). Every service that changes a
  * production goes through here.
  */
-export function inWriteTransaction<T>(
+export async function inWriteTransaction<T>(
   db: Db,
   scope: WriteScope,
   hooks: WriteHooks<T> | undefined,
   write: (trx: Db, changes: ChangeLog) => Promise<T>,
 ): Promise<T> {
-  return db.transaction().execute(async (trx) => {
+  let revision: number | null = null;
+  const result = await db.transaction().execute(async (trx) => {
     await hooks?.begin(trx);
     const changes = new ChangeLog();
     const result = await write(trx, changes);
     await hooks?.end(trx, result);
-    await commitChanges(trx, scope, changes);
+    revision = await commitChanges(trx, scope, changes);
     return result;
   });
+  // committed: wake the feed's long-polls and the webhook worker
+  if (revision !== null) announceCommit(scope.productionId);
+  return result;
 }

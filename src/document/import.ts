@@ -1,4 +1,5 @@
 import { commitChanges } from '../db/change-log.js';
+import { announceCommit } from '../db/change-signal.js';
 import type { Db } from '../db/index.js';
 import { refreshStatistics } from '../db/statistics.js';
 import { nowIso } from '../db/values.js';
@@ -186,6 +187,7 @@ export async function importDocument(
     },
     (result) => result.unused,
   );
+  announceCommit(out.productionId);
   await Promise.allSettled(out.orphaned.map((key) => options.store.delete(key)));
   // The data arrived in bulk: plan the first requests on statistics that describe it. The
   // import has committed; a failure here costs speed, never data, so it does not fail it.

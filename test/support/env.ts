@@ -112,3 +112,14 @@ export async function createEnv(
     },
   };
 }
+
+/** A second connection pool to a test's database (its own PostgreSQL schema), as another process would have. */
+export async function openSecondHandle(env: TestEnv): Promise<DbHandle> {
+  if (env.dialect === 'sqlite') return openAndMigrate(env.config.db);
+  const schema = (
+    await env.handle.db
+      .selectNoFrom((eb) => eb.fn<string>('current_schema', []).as('s'))
+      .executeTakeFirstOrThrow()
+  ).s;
+  return openAndMigrate(env.config.db, { schema, poolSize: 3 });
+}

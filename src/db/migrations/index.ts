@@ -5,6 +5,7 @@ import * as m0005 from './0005_node_bounded_indexes.js';
 import * as m0006 from './0006_changes.js';
 import * as m0007 from './0007_rate_limits.js';
 import * as m0008 from './0008_updated_at.js';
+import * as m0009 from './0009_webhooks.js';
 
 /** Numbered and frozen; names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0006_changes': m0006,
   '0007_rate_limits': m0007,
   '0008_updated_at': m0008,
+  '0009_webhooks': m0009,
 };

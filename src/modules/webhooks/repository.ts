@@ -1,0 +1,184 @@
+import type { Db } from '../../db/index.js';
+
+const COLUMNS = [
+  'w.id',
+  'w.production_id',
+  'w.url',
+  'w.kinds',
+  'w.secret',
+  'w.active',
+  'w.cursor',
+  'w.failures',
+  'w.next_attempt_at',
+  'w.last_error',
+  'w.last_delivered_at',
+  'w.lease_owner',
+  'w.lease_until',
+  'w.created_at',
+  'w.created_by',
+] as const;
+
+export function webhookRows(db: Db, productionId: number, id?: number) {
+  let q = db.selectFrom('webhooks as w').where('w.production_id', '=', productionId).select(COLUMNS);
+  if (id !== undefined) q = q.where('w.id', '=', id);
+  return q.orderBy('w.id').execute();
+}
+export type WebhookRow = Awaited<ReturnType<typeof webhookRows>>[number];
+
+/** One subscription with its production's code, for the delivery loop. */
+export function webhookForDelivery(db: Db, id: number) {
+  return db
+    .selectFrom('webhooks as w')
+    .innerJoin('productions as p', 'p.id', 'w.production_id')
+    .where('w.id', '=', id)
+    .select([...COLUMNS, 'p.code as production_code'])
+    .executeTakeFirst();
+}
+
+/** Active subscriptions no other process holds (lease free, expired or already ours), in every production. */
+export function deliverableIds(db: Db, owner: string, now: string) {
+  return db
+    .selectFrom('webhooks')
+    .where('active', '=', 1)
+    .where((eb) =>
+      eb.or([eb('lease_owner', 'is', null), eb('lease_until', '<', now), eb('lease_owner', '=', owner)]),
+    )
+    .select('id')
+    .orderBy('id')
+    .execute();
+}
+
+/**
+ * Takes or extends the subscription's lease for `owner` until `until`: one conditional update,
+ * so of several processes exactly one wins a free or expired lease. True when held.
+ */
+export async function takeLease(
+  db: Db,
+  id: number,
+  owner: string,
+  now: string,
+  until: string,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('webhooks')
+    .set({ lease_owner: owner, lease_until: until })
+    .where('id', '=', id)
+    .where('active', '=', 1)
+    .where((eb) =>
+      eb.or([eb('lease_owner', 'is', null), eb('lease_until', '<', now), eb('lease_owner', '=', owner)]),
+    )
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function releaseLease(db: Db, id: number, owner: string): Promise<void> {
+  await db
+    .updateTable('webhooks')
+    .set({ lease_owner: null, lease_until: null })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .execute();
+}
+
+export interface Attempt {
+  webhookId: number;
+  changeId: number;
+  attempt: number;
+  at: string;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  delivered: boolean;
+}
+
+/**
+ * Logs attempts and moves the subscription on, in one transaction, only while `owner` still
+ * holds the lease (false: it lost it, and must stop). `next.cursor` is the last change
+ * delivered (or left out by the kinds filter); after a failure `next.nextAttemptAt` schedules
+ * the retry. Extends the lease too: a holder that keeps recording keeps the subscription.
+ */
+export async function recordAttempts(
+  db: Db,
+  owner: string,
+  webhookId: number,
+  attempts: readonly Attempt[],
+  next: { cursor: number; failures: number; nextAttemptAt: string | null; leaseUntil: string },
+): Promise<boolean> {
+  const lastDelivered = attempts.findLast((a) => a.delivered);
+  const lastFailed = attempts.findLast((a) => !a.delivered);
+  return db.transaction().execute(async (trx) => {
+    const moved = await trx
+      .updateTable('webhooks')
+      .set({
+        cursor: next.cursor,
+        failures: next.failures,
+        next_attempt_at: next.nextAttemptAt,
+        lease_until: next.leaseUntil,
+        ...(lastDelivered ? { last_delivered_at: lastDelivered.at } : {}),
+        ...(lastFailed ? { last_error: lastFailed.error } : {}),
+      })
+      .where('id', '=', webhookId)
+      .where('lease_owner', '=', owner)
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) !== 1) return false;
+    if (attempts.length > 0) {
+      await trx
+        .insertInto('webhook_deliveries')
+        .values(
+          attempts.map((a) => ({
+            webhook_id: a.webhookId,
+            change_id: a.changeId,
+            attempt: a.attempt,
+            at: a.at,
+            status_code: a.statusCode,
+            error: a.error,
+            duration_ms: a.durationMs,
+            delivered: a.delivered ? 1 : 0,
+          })),
+        )
+        .execute();
+    }
+    return true;
+  });
+}
+
+/** Keeps the newest `keep` attempts of a subscription's log. */
+export async function pruneDeliveries(db: Db, webhookId: number, keep: number): Promise<void> {
+  const edge = await db
+    .selectFrom('webhook_deliveries')
+    .where('webhook_id', '=', webhookId)
+    .select('id')
+    .orderBy('id', 'desc')
+    .offset(keep)
+    .limit(1)
+    .executeTakeFirst();
+  if (edge)
+    await db
+      .deleteFrom('webhook_deliveries')
+      .where('webhook_id', '=', webhookId)
+      .where('id', '<=', edge.id)
+      .execute();
+}
+
+export function deliveryRows(db: Db, webhookId: number, limit: number) {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .leftJoin('changes as c', 'c.id', 'd.change_id')
+    .where('d.webhook_id', '=', webhookId)
+    .select([
+      'd.id',
+      'd.at',
+      'd.change_id',
+      'c.kind',
+      'c.object_id',
+      'c.op',
+      'd.attempt',
+      'd.delivered',
+      'd.status_code',
+      'd.error',
+      'd.duration_ms',
+    ])
+    .orderBy('d.id', 'desc')
+    .limit(limit)
+    .execute();
+}

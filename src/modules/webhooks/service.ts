@@ -1,0 +1,170 @@
+import type { Db } from '../../db/index.js';
+import { nowIso, parseJson } from '../../db/values.js';
+import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
+import { errors } from '../../errors.js';
+import { appendActivity } from '../activity/repository.js';
+import type { AdminActor } from '../admin/service.js';
+import { decodeCursor, encodeCursor } from '../changes/cursor.js';
+import { headChangeId } from '../changes/repository.js';
+import * as repo from './repository.js';
+import type { CreatedWebhook, Delivery, NewWebhook, Webhook } from './schemas.js';
+import { newSecret } from './signature.js';
+
+/*
+ * Webhook subscriptions for the admin API and the CLI: one set of rules for both. Adding and
+ * removing one is recorded in the activity feed (by the URL's origin: a URL may carry a token).
+ */
+
+const toWebhook = (w: repo.WebhookRow): Webhook => ({
+  id: w.id,
+  url: w.url,
+  kinds: parseJson<Webhook['kinds']>(w.kinds, null),
+  active: w.active === 1,
+  cursor: encodeCursor(Number(w.cursor)),
+  failures: w.failures,
+  next_attempt_at: w.next_attempt_at,
+  last_error: w.last_error,
+  last_delivered_at: w.last_delivered_at,
+  created_at: w.created_at,
+  created_by: w.created_by,
+});
+
+/** An absolute http(s) URL without credentials (they would be logged and shown back). */
+export function checkUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw errors.invalid('url', 'is not an absolute URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw errors.invalid('url', 'must be http:// or https://');
+  if (url.username !== '' || url.password !== '')
+    throw errors.invalid('url', 'must not carry a user or password');
+  return url.toString();
+}
+
+async function oneRow(db: Db, productionId: number, id: number): Promise<repo.WebhookRow> {
+  const [w] = await repo.webhookRows(db, productionId, id);
+  if (!w) throw errors.notFound('webhook');
+  return w;
+}
+
+function record(db: Db, productionId: number, actor: AdminActor, verb: string, url: string, at: string) {
+  return appendActivity(db, {
+    productionId,
+    actor: actor.name,
+    verb,
+    summary: `webhook to ${new URL(url).origin}`,
+    apiKeyId: actor.apiKeyId,
+    personId: actor.personId,
+    at,
+  });
+}
+
+export async function listWebhooks(db: Db, productionId: number): Promise<Webhook[]> {
+  return (await repo.webhookRows(db, productionId)).map(toWebhook);
+}
+
+export async function getWebhook(db: Db, productionId: number, id: number): Promise<Webhook> {
+  return toWebhook(await oneRow(db, productionId, id));
+}
+
+export async function addWebhook(
+  db: Db,
+  productionId: number,
+  actor: AdminActor,
+  input: NewWebhook,
+  hooks?: WriteHooks<CreatedWebhook>,
+): Promise<CreatedWebhook> {
+  const url = checkUrl(input.url);
+  const after =
+    input.after === undefined || input.after === 'now' ? null : decodeCursor(input.after, 'after');
+  return inWriteTransaction(db, { productionId, actor: actor.name }, hooks, async (trx) => {
+    const at = nowIso();
+    const secret = newSecret();
+    const { id } = await trx
+      .insertInto('webhooks')
+      .values({
+        production_id: productionId,
+        url,
+        kinds: input.kinds ? JSON.stringify(input.kinds) : null,
+        secret,
+        cursor: after ?? (await headChangeId(trx, productionId)),
+        created_at: at,
+        created_by: actor.name,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await record(trx, productionId, actor, 'added', url, at);
+    return { ...toWebhook(await oneRow(trx, productionId, id)), secret };
+  });
+}
+
+/**
+ * Pauses or resumes a subscription. Resuming retries at once: the backoff of a receiver that
+ * was down starts over. Changes committed while paused are delivered on resume.
+ */
+export async function setWebhookActive(
+  db: Db,
+  productionId: number,
+  actor: AdminActor,
+  id: number,
+  active: boolean,
+  hooks?: WriteHooks<Webhook>,
+): Promise<Webhook> {
+  return inWriteTransaction(db, { productionId, actor: actor.name }, hooks, async (trx) => {
+    const before = await oneRow(trx, productionId, id);
+    if ((before.active === 1) !== active) {
+      await trx
+        .updateTable('webhooks')
+        .set(active ? { active: 1, failures: 0, next_attempt_at: null } : { active: 0 })
+        .where('id', '=', id)
+        .execute();
+      await record(trx, productionId, actor, active ? 'resumed' : 'paused', before.url, nowIso());
+    }
+    return toWebhook(await oneRow(trx, productionId, id));
+  });
+}
+
+/** Removes a subscription and its delivery log; deliveries stop before the next change. */
+export async function removeWebhook(
+  db: Db,
+  productionId: number,
+  actor: AdminActor,
+  id: number,
+  hooks?: WriteHooks<Webhook>,
+): Promise<Webhook> {
+  return inWriteTransaction(db, { productionId, actor: actor.name }, hooks, async (trx) => {
+    const gone = toWebhook(await oneRow(trx, productionId, id));
+    await trx.deleteFrom('webhook_deliveries').where('webhook_id', '=', id).execute();
+    await trx.deleteFrom('webhooks').where('id', '=', id).execute();
+    await record(trx, productionId, actor, 'removed', gone.url, nowIso());
+    return { ...gone, active: false };
+  });
+}
+
+export async function listDeliveries(
+  db: Db,
+  productionId: number,
+  id: number,
+  limit = 50,
+): Promise<Delivery[]> {
+  await oneRow(db, productionId, id);
+  const rows = await repo.deliveryRows(db, id, Math.min(limit, 200));
+  return rows.map((d) => ({
+    id: d.id,
+    at: d.at,
+    change: {
+      cursor: encodeCursor(Number(d.change_id)),
+      kind: d.kind ?? null,
+      id: d.object_id ?? null,
+      op: d.op ?? null,
+    },
+    attempt: d.attempt,
+    delivered: d.delivered === 1,
+    status_code: d.status_code,
+    error: d.error,
+    duration_ms: d.duration_ms,
+  }));
+}

@@ -1,0 +1,260 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { WebhookConfig } from '../../config.js';
+import { onCommit } from '../../db/change-signal.js';
+import type { Db } from '../../db/index.js';
+import { nowIso, parseJson } from '../../db/values.js';
+import { changesAfter } from '../changes/repository.js';
+import { toChange } from '../changes/service.js';
+import { ChangeWatch } from '../changes/watch.js';
+import * as repo from './repository.js';
+import type { WebhookEvent } from './schemas.js';
+import { signatureHeader } from './signature.js';
+
+/** How long a process holds a subscription without renewing it; a crashed holder's lease runs out after this. */
+const LEASE_MS = 60_000;
+/**
+ * Renewed at least this often while idle, and with every record of attempts while delivering
+ * (at most one delivery timeout apart), so a lease never runs out under a live holder.
+ */
+const RENEW_MS = 15_000;
+/** How often the worker looks for subscriptions to take on (and expired leases to take over). */
+const SCAN_MS = 1000;
+/** Changes read per look at the log. */
+const BATCH = 100;
+/** Attempts kept in each subscription's delivery log, trimmed after every PRUNE_EVERY attempts. */
+const LOG_KEEP = 1000;
+const PRUNE_EVERY = 100;
+/** Delivered attempts are recorded at least every this many, or this often. */
+const FLUSH_EVERY = 50;
+const FLUSH_MS = 100;
+
+type Subscription = NonNullable<Awaited<ReturnType<typeof repo.webhookForDelivery>>>;
+type ChangeRow = Awaited<ReturnType<typeof changesAfter>>[number];
+
+export interface WorkerOptions {
+  config: WebhookConfig;
+  userAgent: string;
+  onError?: (err: unknown) => void;
+}
+
+/**
+ * Delivers every active subscription's changes, each subscription in a loop of its own: one
+ * change at a time in feed order (so a receiver sees them in commit order), the cursor moved
+ * only after a 2xx (at least once), a failure retried with exponential backoff while the
+ * other subscriptions carry on. The API never waits on it: it reads the committed change log.
+ * A subscription is delivered by one process at a time (a lease on its row, renewed while it
+ * works), so several servers on one PostgreSQL database share the work without doubling it;
+ * after a crash the lease runs out and another process (or the restarted one) resumes from the
+ * stored cursor.
+ */
+export class WebhookWorker {
+  private readonly owner = randomUUID();
+  private readonly running = new Map<number, Promise<void>>();
+  private readonly stop = new AbortController();
+  private readonly watch: ChangeWatch;
+  private scanTimer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private scanning = false;
+  private attempts = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: WorkerOptions,
+  ) {
+    // its own watch: a slower poll than the feed's, as a webhook may lag other processes' commits by a second
+    this.watch = new ChangeWatch(db, SCAN_MS, options.onError);
+  }
+
+  start(): void {
+    if (this.scanTimer) return;
+    this.scanTimer = setInterval(() => void this.scan(), SCAN_MS);
+    this.scanTimer.unref();
+    // a commit may be the first for a new subscription's production: look at once
+    this.unsubscribe = onCommit(() => void this.scan());
+    void this.scan();
+  }
+
+  /** Stops taking work, ends every loop (an attempt in flight is abandoned, not logged: it will be retried) and releases the leases. */
+  async close(): Promise<void> {
+    if (this.scanTimer) clearInterval(this.scanTimer);
+    this.unsubscribe?.();
+    this.stop.abort();
+    this.watch.close();
+    await Promise.allSettled([...this.running.values()]);
+  }
+
+  private async scan(): Promise<void> {
+    if (this.scanning || this.stop.signal.aborted) return;
+    this.scanning = true;
+    try {
+      for (const { id } of await repo.deliverableIds(this.db, this.owner, nowIso())) {
+        if (this.running.has(id) || this.stop.signal.aborted) continue;
+        const loop = this.deliverLoop(id)
+          .catch((err) => this.options.onError?.(err))
+          .finally(() => this.running.delete(id));
+        this.running.set(id, loop);
+      }
+    } catch (err) {
+      this.options.onError?.(err);
+    } finally {
+      this.scanning = false;
+    }
+  }
+
+  private lease(id: number): Promise<boolean> {
+    const now = Date.now();
+    return repo.takeLease(
+      this.db,
+      id,
+      this.owner,
+      new Date(now).toISOString(),
+      new Date(now + LEASE_MS).toISOString(),
+    );
+  }
+
+  private async deliverLoop(id: number): Promise<void> {
+    if (!(await this.lease(id))) return;
+    let renewed = Date.now();
+    const signal = this.stop.signal;
+    try {
+      while (!signal.aborted) {
+        if (Date.now() - renewed > RENEW_MS) {
+          if (!(await this.lease(id))) return;
+          renewed = Date.now();
+        }
+        const w = await repo.webhookForDelivery(this.db, id);
+        if (!w || w.active !== 1 || w.lease_owner !== this.owner) return;
+        const due = w.next_attempt_at ? Date.parse(w.next_attempt_at) - Date.now() : 0;
+        if (due > 0) {
+          // backing off; look again now and then, so a pause, a removal or a resume is seen
+          await sleep(Math.min(due, RENEW_MS / 3), undefined, { signal }).catch(() => undefined);
+          continue;
+        }
+        const cursor = Number(w.cursor);
+        const rows = await changesAfter(this.db, w.production_id, cursor, BATCH);
+        if (rows.length === 0) {
+          await this.watch.next(w.production_id, cursor, RENEW_MS / 3, signal);
+          continue;
+        }
+        const kinds = parseJson<string[] | null>(w.kinds, null);
+        const outcome = await this.deliverBatch(w, rows, kinds, signal);
+        if (outcome === 'lost') return;
+        if (Date.now() - renewed > RENEW_MS) {
+          if (!(await this.lease(id))) return;
+          renewed = Date.now();
+        }
+      }
+    } finally {
+      await repo.releaseLease(this.db, id, this.owner).catch((err) => this.options.onError?.(err));
+    }
+  }
+
+  /**
+   * Delivers a batch in order, stopping at the first failure. Delivered attempts are recorded
+   * (with the cursor) every FLUSH_EVERY deliveries or FLUSH_MS, not one transaction each: a
+   * crash in between re-delivers at most that many (at least once allows it), and the
+   * throughput stays with the receiver instead of the database's commit rate.
+   */
+  private async deliverBatch(
+    w: Subscription,
+    rows: ChangeRow[],
+    kinds: string[] | null,
+    signal: AbortSignal,
+  ): Promise<'done' | 'lost'> {
+    const pending: repo.Attempt[] = [];
+    let position = Number(w.cursor);
+    let flushedAt = performance.now();
+    const flush = async (next: { cursor: number; failures: number; nextAttemptAt: string | null }) => {
+      const leaseUntil = new Date(Date.now() + LEASE_MS).toISOString();
+      const ok = await repo.recordAttempts(this.db, this.owner, w.id, pending, { ...next, leaseUntil });
+      this.attempts += pending.length;
+      if (this.attempts >= PRUNE_EVERY) {
+        this.attempts = 0;
+        await repo.pruneDeliveries(this.db, w.id, LOG_KEEP);
+      }
+      pending.length = 0;
+      flushedAt = performance.now();
+      return ok;
+    };
+    for (const row of rows) {
+      if (signal.aborted) break;
+      // left out by the kinds filter: the cursor moves over it with the next record
+      if (kinds && !kinds.includes(row.kind)) {
+        position = Number(row.id);
+        continue;
+      }
+      const attempt = await this.attempt(w, row, signal);
+      if (!attempt) break; // stopping: not an attempt, the change is delivered again after the restart
+      pending.push(attempt);
+      if (!attempt.delivered) {
+        const failures = w.failures + 1;
+        const { retryBaseMs, retryMaxMs } = this.options.config;
+        // 1×, 2×, 4×, … the base, capped, with up to 10% jitter so receivers coming back are not stampeded
+        const delay =
+          Math.min(retryMaxMs, retryBaseMs * 2 ** Math.min(failures - 1, 30)) * (1 + Math.random() * 0.1);
+        // the cursor stays before the failed change (after any delivered or left out before it)
+        const ok = await flush({
+          cursor: position,
+          failures,
+          nextAttemptAt: new Date(Date.now() + delay).toISOString(),
+        });
+        return ok ? 'done' : 'lost';
+      }
+      position = Number(row.id);
+      w.failures = 0;
+      if (pending.length >= FLUSH_EVERY || performance.now() - flushedAt > FLUSH_MS) {
+        if (!(await flush({ cursor: position, failures: 0, nextAttemptAt: null }))) return 'lost';
+      }
+    }
+    if (pending.length > 0 || position > Number(w.cursor)) {
+      if (!(await flush({ cursor: position, failures: 0, nextAttemptAt: null }))) return 'lost';
+    }
+    return 'done';
+  }
+
+  /** One POST of one change; answers the attempt to log, or null when the worker is stopping. */
+  private async attempt(w: Subscription, row: ChangeRow, signal: AbortSignal): Promise<repo.Attempt | null> {
+    const { timeoutMs } = this.options.config;
+    const event: WebhookEvent = { webhook_id: w.id, production: w.production_code, change: toChange(row) };
+    const body = JSON.stringify(event);
+    const timestamp = Math.floor(Date.now() / 1000);
+    const started = performance.now();
+    let statusCode: number | null = null;
+    let error: string | null = null;
+    try {
+      const res = await fetch(w.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': this.options.userAgent,
+          'prodgraph-signature': signatureHeader(w.secret, timestamp, body),
+          'prodgraph-delivery': `${w.id}.${row.id}`,
+        },
+        body,
+        redirect: 'manual',
+        signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+      });
+      statusCode = res.status;
+      await res.body?.cancel().catch(() => undefined);
+      if (res.status < 200 || res.status > 299) error = `the receiver answered ${res.status}`;
+    } catch (err) {
+      if (signal.aborted) return null;
+      const e = err as Error & { cause?: { code?: string } };
+      error =
+        e.name === 'TimeoutError'
+          ? `no answer within ${timeoutMs} ms`
+          : `could not deliver: ${e.cause?.code ?? e.message}`.slice(0, 500);
+    }
+    return {
+      webhookId: w.id,
+      changeId: Number(row.id),
+      attempt: w.failures + 1,
+      at: nowIso(),
+      statusCode,
+      error,
+      durationMs: Math.round(performance.now() - started),
+      delivered: error === null,
+    };
+  }
+}
