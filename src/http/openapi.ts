@@ -30,6 +30,13 @@ LF and CR as the only control characters; path and query parameters and headers 
 character; NUL, the other C0 and C1 controls, DEL and unpaired UTF-16 surrogates are 422 naming
 the field. A body whose schema requires a field must be sent (422 otherwise).
 
+**Freshness.** Reads are never stale: every committed write, import, sync and grant change
+bumps the production's revision, read with the key on every request. The bundles, production,
+scene, asset, turnover and purchase-order answers are kept per revision and per view
+(production-wide, or one engagement) and sent again until anything changes; what a key may
+reach is judged on every request first, so a revoked key or grant, or an expired grant, is
+refused on the very next request. This holds across several server processes on one database.
+
 **Compatibility.** Changes inside v1 are additive; clients must tolerate unknown fields.
 `;
 
