@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/index.js';
-import { EDGE_USES, EDGE_WEARS } from '../domain/vocabulary.js';
+import { EDGE_USES, EDGE_WEARS, type GrantKind } from '../domain/vocabulary.js';
 import type { Principal } from './principal.js';
 
 /**
@@ -22,7 +22,7 @@ export type NodeGrantKind = 'scene' | 'character';
  * on this node, and whether the departments are read (default: every grant, departments too).
  */
 export interface ClampNeed {
-  kinds?: readonly string[];
+  kinds?: readonly GrantKind[];
   nodeId?: number;
   departments?: boolean;
 }

@@ -45,6 +45,7 @@ counted answer carries \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLi
 token or ticket \`Cache-Control: no-store\`; media answers \`Content-Disposition\` (inline, a
 sanitised file name) and \`Referrer-Policy: no-referrer\`. No CORS headers unless the operator
 lists origins in \`PRODGRAPH_CORS_ORIGINS\`.
+
 **Lists that page.** \`/assets\`, \`/scenes\`, \`/approvals\`, \`/deliveries\`, \`/turnovers\`,
 \`/activity\` and \`/jobs\` take \`limit\` (rows per page) and answer a plain array; when more
 rows follow, \`Link: <…>; rel="next"\` names the next page (an opaque \`cursor\`, valid only with
@@ -59,6 +60,13 @@ retired since, which then carry \`retired_at\` (drop them from a mirror).
 **Media by id.** Every \`media_path\` comes with its \`media_id\`: \`GET /api/v1/media/{id}\` and
 \`/content\` serve it to the same key, a vendor key included (exactly the media its bundles show,
 plus its own submissions).
+
+**Freshness.** Reads are never stale: every committed write, import, sync and grant change
+bumps the production's revision, read with the key on every request. The bundles, production,
+scene, asset, turnover and purchase-order answers are kept per revision and per view
+(production-wide, or one engagement) and sent again until anything changes; what a key may
+reach is judged on every request first, so a revoked key or grant, or an expired grant, is
+refused on the very next request. This holds across several server processes on one database.
 
 **Compatibility.** Changes inside v1 are additive; clients must tolerate unknown fields.
 `;
