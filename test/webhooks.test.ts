@@ -283,6 +283,37 @@ for (const dialect of DIALECTS) {
       await remove(sub.id);
     });
 
+    it('a subscription leased by another live server is left alone; a dead server’s lease is taken over once it runs out', async () => {
+      const rx = await receiver();
+      const sub = await subscribe({ url: rx.url });
+      const lease = (owner: string, until: Date) =>
+        env.handle.db
+          .updateTable('webhooks')
+          .set({ lease_owner: owner, lease_until: until.toISOString() })
+          .where('id', '=', sub.id)
+          .execute();
+      // wait until our worker holds it idle, then hand the lease to "another server"
+      await until('the worker to take it', async () => {
+        const w = await env.handle.db
+          .selectFrom('webhooks')
+          .where('id', '=', sub.id)
+          .select('lease_owner')
+          .executeTakeFirst();
+        return w?.lease_owner !== null;
+      });
+      await worker.close();
+      await lease('another-server', new Date(Date.now() + 60_000));
+      worker = await startWorker();
+      const id = await addAsset('Leased elsewhere');
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.equal(rx.got.length, 0, 'the live holder delivers, not us');
+      // that server died: its lease runs out, and this one resumes from the stored cursor
+      await lease('another-server', new Date(Date.now() - 1000));
+      await until('the takeover', () => rx.got.length === 1, 4000);
+      assert.equal(rx.got[0]!.json.change.id, id);
+      await remove(sub.id);
+    });
+
     it('two servers on one database deliver each change once, in order', async () => {
       const rx = await receiver();
       // on PostgreSQL a pool of its own, as another server process has
