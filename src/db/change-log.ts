@@ -44,6 +44,13 @@ export type ChangeOp = 'created' | 'updated' | 'retired';
 const STRENGTH: Record<ChangeOp, number> = { updated: 0, created: 1, retired: 2 };
 
 export class ChangeLog {
+  /**
+   * When the write happened: the log is made before the write's first statement, so every row
+   * the write stamps is stamped at or after this, and `updated_since` just before a change's
+   * `at` always finds the rows that change touched (the mirror in examples/ relies on it).
+   */
+  constructor(readonly at: string = nowIso()) {}
+
   private readonly byObject = new Map<string, { kind: ChangeKind; id: number; op: ChangeOp }>();
 
   /** One entry per object and write: created-then-updated is created; anything then retired is retired. */
@@ -97,7 +104,7 @@ export async function commitChanges(trx: Db, scope: WriteScope, log: ChangeLog):
     .where('id', '=', scope.productionId)
     .returning('revision')
     .executeTakeFirstOrThrow();
-  const at = nowIso();
+  const at = log.at;
   await stampUpdatedAt(trx, scope.productionId, log, at);
   const rows = log.entries().map((e) => ({
     production_id: scope.productionId,

@@ -180,7 +180,7 @@ export async function importDocument(
         await commitChanges(
           trx,
           { productionId, actor: options.actor ?? 'prodgraph import' },
-          changesOfPlan(plan, productionId, refs),
+          changesOfPlan(plan, productionId, refs, ctx.now),
         );
         return { plan, orphaned, refs, productionId, unused: s.media.unused() };
       });

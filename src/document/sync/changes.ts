@@ -31,8 +31,14 @@ const KIND: Partial<Record<PlanKind, ChangeKind>> = {
  * changes were applied all the same. A first import logs the production alone: a reader loads
  * a new production from its lists, not from a log of its every row.
  */
-export function changesOfPlan(plan: Plan, productionId: number, refs: Record<string, number>): ChangeLog {
-  const log = new ChangeLog();
+export function changesOfPlan(
+  plan: Plan,
+  productionId: number,
+  refs: Record<string, number>,
+  at: string,
+): ChangeLog {
+  // the sync stamps its rows with its own start time: its changes happened then
+  const log = new ChangeLog(at);
   if (plan.production.created) return log.created('production', productionId);
   for (const c of plan.changes) {
     const kind = KIND[c.kind];
