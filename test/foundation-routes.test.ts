@@ -75,6 +75,7 @@ for (const dialect of DIALECTS) {
         'privacy',
         'slug',
         'unveiled',
+        'updated_at',
       ]);
       assert.deepEqual(costume.phases, ['prep', 'production']);
       assert.equal(costume.unveiled, true);

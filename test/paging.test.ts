@@ -215,7 +215,24 @@ for (const dialect of DIALECTS) {
       doc.assets!.find((a) => a.ref === 'ch-mara')!.costumes = [];
       forget(doc, 'sc2');
       doc.scenes = doc.scenes!.filter((s) => s.ref !== 'sc2');
+      // and the same sync changes a delivery and a person: their updated_at move with it
+      doc.deliveries!.find((d) => d.ref === 'dl-int')!.title = 'Costume refs to VFX, rev 2';
+      doc.people!.find((p) => p.ref === 'p-cy')!.role = 'Costume Supervisor';
       await importDoc(env, doc, env.dir);
+
+      const deliveries = await get(
+        env.app,
+        `/api/v1/deliveries?updated_since=${encodeURIComponent(since)}`,
+        key,
+      );
+      assert.deepEqual(
+        deliveries.body.map((d: Row) => [d.id, d.title]),
+        [[refs['dl-int'], 'Costume refs to VFX, rev 2']],
+      );
+      const cy = (await get(env.app, '/api/v1/people', key)).body.find((p: Row) => p.id === refs['p-cy']);
+      assert.ok(cy.updated_at > since, 'the re-import stamped the person it changed');
+      const ana = (await get(env.app, '/api/v1/people', key)).body.find((p: Row) => p.id === refs['p-ana']);
+      assert.ok(ana.updated_at < since, 'and left the others alone');
 
       const assets = await get(env.app, `/api/v1/assets?updated_since=${encodeURIComponent(since)}`, key);
       const coat = assets.body.find((a: Row) => a.node_id === refs['co-coat']);

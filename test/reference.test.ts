@@ -101,10 +101,16 @@ describe('the reference: /docs and /api/v1/openapi.json', () => {
     assert.ok(checked >= EXAMPLES.length);
   });
 
-  it('GET / points to /docs', async () => {
-    const r = await env.app.inject({ url: '/' });
-    assert.equal(r.statusCode, 302);
-    assert.equal(r.headers.location, '/docs');
-    assert.equal(JSON.parse(r.body).openapi, '/api/v1/openapi.json');
+  it('GET / points to /docs: a browser is redirected, a script told where everything is', async () => {
+    const browser = await env.app.inject({
+      url: '/',
+      headers: { accept: 'text/html,application/xhtml+xml' },
+    });
+    assert.equal(browser.statusCode, 302);
+    assert.equal(browser.headers.location, '/docs');
+    const script = await env.app.inject({ url: '/' });
+    assert.equal(script.statusCode, 200);
+    assert.equal(JSON.parse(script.body).docs, '/docs');
+    assert.match(String(script.headers.link), /<\/docs>; rel="service-doc"/);
   });
 });

@@ -101,19 +101,20 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     refResolver: { buildLocalReference: (json, _base, _frag, i) => String(json.$id ?? `def-${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
-  // the base URL is where people land first: send them to the reference
-  app.get('/', { schema: { hide: true }, config: { auth: 'public' } }, async (_request, reply) =>
-    reply
-      .code(302)
-      .header('location', '/docs')
+  // The base URL is where people land first: a browser is sent to the reference; a script gets
+  // where everything is (and `/media/..` resolves here too, so nothing else may answer 3xx).
+  app.get('/', { schema: { hide: true }, config: { auth: 'public' } }, async (request, reply) => {
+    if (/\btext\/html\b/.test(request.headers.accept ?? '')) return reply.redirect('/docs', 302);
+    return reply
+      .header('link', '</docs>; rel="service-doc", </api/v1/openapi.json>; rel="service-desc"')
       .send({
         docs: '/docs',
         openapi: `${API_PREFIX}/openapi.json`,
         api: API_PREFIX,
         mcp: '/mcp',
         health: '/healthz',
-      }),
-  );
+      });
+  });
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true }, config: { auth: 'public' } }, async () =>
     app.swagger(),
   );
