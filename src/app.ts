@@ -28,6 +28,7 @@ import { idempotency } from './http/idempotency.js';
 import { loggerOptions } from './http/logging.js';
 import { rateLimits } from './http/rate-limit.js';
 import { securityHeaders } from './http/security-headers.js';
+import { shutdownRefusal } from './http/shutdown.js';
 import { requestRules } from './http/request-rules.js';
 import { routeTable } from './http/route-table.js';
 import { strictValidatorBuilder } from './http/validator.js';
@@ -114,6 +115,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     requestTimeout: config.timeouts.requestMs,
     connectionTimeout: config.timeouts.idleMs,
     keepAliveTimeout: config.timeouts.keepAliveMs,
+    // refused in the catalogue's words instead (src/http/shutdown.ts)
+    return503OnClosing: false,
     http: {
       headersTimeout: Math.min(config.timeouts.headersMs, config.timeouts.requestMs),
       // Node checks the two timeouts above only this often (30 s by default)
@@ -129,6 +132,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // before the server stops taking connections: held long-polls answer now instead of holding close up
   app.addHook('preClose', async () => changes.close());
   installErrorHandling(app);
+  await app.register(shutdownRefusal);
   await app.register(routeTable);
   await registerOpenApi(app);
   await app.register(multipart, {

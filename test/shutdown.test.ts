@@ -27,7 +27,7 @@ function slowPost(
     const half = Math.floor(body.length / 2);
     req.write(body.subarray(0, half), () => {
       onFirstHalf();
-      setTimeout(() => req.end(body.subarray(half)), 700);
+      setTimeout(() => req.end(body.subarray(half)), 1500);
     });
   });
 }
@@ -52,13 +52,25 @@ for (const dialect of DIALECTS) {
           { name: 'note', value: `shutdown ${signal}` },
           { name: 'file', filename: 'v.png', content: await png('#0a0', 256) },
         ]);
+        let signalled = false;
+        // the signal goes once the server has taken the request in (its log says so), mid-body
         const upload = slowPost(
           `${server.url}/api/v1/assets/${refs['co-coat']}/versions`,
           { ...headers, authorization: `Bearer ${key}` },
           payload,
-          () => server.child.kill(signal),
+          () => {
+            const taken = setInterval(() => {
+              if (!server.output.some((l) => l.includes('incoming request') && l.includes('/versions')))
+                return;
+              clearInterval(taken);
+              signalled = true;
+              server.child.kill(signal);
+            }, 20);
+          },
         );
         const answer = await upload;
+        // a server too slow to log before the body ended still gets its signal
+        if (!signalled) server.child.kill(signal);
         assert.equal(answer.status, 201, answer.body);
         assert.equal(await server.exited, 0);
         assert.ok(server.output.some((l) => l.includes('shut down cleanly')));

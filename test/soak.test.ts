@@ -93,6 +93,17 @@ for (const dialect of DIALECTS) {
       const scene = refs['sc1']!;
       let grantBusy = false;
       const none = await env.mint({ production: 'film', scopes: ['read'], engagement: 'eng-none' });
+      // every credential the run handles, searched for in every line the server logs
+      const secrets = new Set([admin, vendor, none]);
+      const coatMedia = (
+        await env.handle.db
+          .selectFrom('versions')
+          .innerJoin('media', 'media.id', 'versions.media_id')
+          .where('versions.node_id', '=', refs['co-coat']!)
+          .select('media.storage_key')
+          .executeTakeFirstOrThrow()
+      ).storage_key;
+      const mediaPath = `/media/${coatMedia.slice(coatMedia.indexOf('/') + 1)}`;
       const steps: Array<() => Promise<unknown>> = [
         () => call('/api/v1/production', { headers: auth(admin) }, [200]),
         () => call('/api/v1/assets?department=costume', { headers: auth(admin) }, [200]),
@@ -124,10 +135,19 @@ for (const dialect of DIALECTS) {
           );
         },
         () => call('/api/v1/assets/999999', { headers: auth(admin) }, [404]),
+        async () => {
+          // a media ticket, used in its URL: the ticket must never reach the log
+          const { ticket } = JSON.parse(
+            (await call('/api/v1/media-ticket', { headers: auth(admin) }, [200])).body,
+          );
+          secrets.add(ticket);
+          await call(`${mediaPath}?t=${ticket}`, {}, [200]);
+        },
         () => call('/api/v1/production', { headers: auth('pgk_nothere') }, [401]),
         async () => {
           // a key minted, used, revoked: refused on the very next request
           const minted = JSON.parse((await post('/api/v1/admin/keys', admin, { label: 'soak' })).body);
+          secrets.add(minted.token);
           await call('/api/v1/production', { headers: auth(minted.token) }, [200]);
           await post(`/api/v1/admin/keys/${minted.id}/revoke`, admin, {});
           await call('/api/v1/production', { headers: auth(minted.token) }, [401]);
@@ -166,6 +186,12 @@ for (const dialect of DIALECTS) {
 
       assert.deepEqual(problems.slice(0, 10), [], `${problems.length} problems`);
       assert.equal(stats.errors5xx, 0);
+      const lines = server.output.length;
+      assert.ok(lines >= stats.requests, `the server logged every request (${lines} lines)`);
+      for (const line of server.output) {
+        for (const secret of secrets) assert.ok(!line.includes(secret), `a secret in a log line: ${line}`);
+        assert.ok(!/Bearer /i.test(line), `an Authorization value in a log line: ${line}`);
+      }
       const notes = await env.handle.db
         .selectFrom('version_notes')
         .where('text', 'like', 'soak %')
@@ -187,6 +213,7 @@ for (const dialect of DIALECTS) {
       console.log(
         `# soak [${dialect}]: ${SECONDS} s, ${WORKERS} connections, ${stats.requests} requests, ${stats.errors5xx} 5xx, ` +
           `${stats.refusals} refusals (all {detail}), ${stats.notModified} 304, ${acked.length} acknowledged notes; ` +
+          `${lines} log lines searched for ${secrets.size} secrets; ` +
           `RSS start ${mb(rss[0]!)}, after warm-up ${mb(early)}, end ${mb(late)} (${rss.length} samples)`,
       );
       assert.ok(late < early * 1.25 + 16 * 1048576, `RSS grew from ${mb(early)} to ${mb(late)}`);

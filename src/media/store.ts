@@ -153,7 +153,6 @@ export class FileMediaStore implements MediaStore {
       },
     });
     let tmp = part;
-    let key: string;
     try {
       // flush: the bytes reach the disk before the row that names them can commit
       await pipeline(source, meter, createWriteStream(part, { flags: 'wx', mode: FILE_MODE, flush: true }));
@@ -163,7 +162,7 @@ export class FileMediaStore implements MediaStore {
       }
       const contentType = await sniffContentType(Buffer.concat(headChunks).subarray(0, SNIFF_BYTES));
       const id = randomUUID();
-      key = `${productionId}/${id.slice(0, 2)}/${id}.${extOf(contentType, options.filename)}`;
+      const key = `${productionId}/${id.slice(0, 2)}/${id}.${extOf(contentType, options.filename)}`;
       const named = join(this.ownStaging, stagedNameOf(key));
       await rename(part, named);
       tmp = named;
