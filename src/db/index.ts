@@ -126,12 +126,25 @@ export async function migrate(db: Db, dialect: Dialect): Promise<void> {
     allowUnorderedMigrations: true,
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+  let { error, results } = await migrator.migrateToLatest();
+  // Kysely's migrator looks for its tables through an introspection of every schema in the
+  // database; a schema another client drops meanwhile (another install's, a parallel test's)
+  // makes that query fail although nothing of ours is wrong. Look again a few times.
+  for (let attempt = 0; attempt < 5 && error && droppedElsewhere(error, schema); attempt++) {
+    await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));
+    ({ error, results } = await migrator.migrateToLatest());
+  }
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${reason}`.replace('  ', ' '));
   }
+}
+
+/** Whether a migration failed only because some other schema vanished while it was introspected. */
+function droppedElsewhere(error: unknown, ours: string | undefined): boolean {
+  const m = /^schema "([^"]+)" does not exist$/.exec(error instanceof Error ? error.message : '');
+  return m !== null && m[1] !== ours;
 }
 
 export async function openAndMigrate(target: DbTarget, options: DbOptions = {}): Promise<DbHandle> {
