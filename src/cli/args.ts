@@ -106,6 +106,9 @@ export async function productionId(db: DbHandle, code: string): Promise<number> 
 /** How the activity feed names a change made at the command line. */
 export const cliActor = (): string => `${userInfo().username} via prodgraph CLI`;
 
+/** The CLI as the actor of an admin write: the operator's name, no key, no person. */
+export const cliAdminActor = () => ({ name: cliActor(), apiKeyId: null, personId: null });
+
 /** Tab-separated rows under a header, for people; `--json` is for machines. */
 export function table(header: string[], rows: Array<Array<string | number | null>>): void {
   out(header.join('\t'));

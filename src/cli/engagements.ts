@@ -2,7 +2,7 @@ import { loadConfig } from '../config.js';
 import { addEngagement, archiveEngagement, listEngagements } from '../modules/admin/service.js';
 import type { Engagement } from '../modules/admin/schemas.js';
 import {
-  cliActor,
+  cliAdminActor,
   CliError,
   COMMON_FLAGS,
   out,
@@ -15,7 +15,7 @@ import {
 } from './args.js';
 import { resolveId } from './resolve.js';
 
-const actor = () => ({ name: cliActor(), apiKeyId: null, personId: null });
+const actor = cliAdminActor;
 const line = (e: Engagement) =>
   `engagement "${e.ref}" (id ${e.id}) for ${e.organisation.name}${e.archived_at ? `, archived ${e.archived_at}` : ''}`;
 

@@ -2,7 +2,7 @@ import { loadConfig } from '../config.js';
 import type { Grant } from '../modules/admin/schemas.js';
 import { addGrant, listGrants, revokeGrant } from '../modules/admin/service.js';
 import {
-  cliActor,
+  cliAdminActor,
   CliError,
   COMMON_FLAGS,
   out,
@@ -15,7 +15,7 @@ import {
 } from './args.js';
 import { resolveId } from './resolve.js';
 
-const actor = () => ({ name: cliActor(), apiKeyId: null, personId: null });
+const actor = cliAdminActor;
 
 const targetOf = (g: Grant): string =>
   g.kind === 'own_po'

@@ -9,7 +9,7 @@ import {
   setWebhookActive,
 } from '../modules/webhooks/service.js';
 import {
-  cliActor,
+  cliAdminActor,
   CliError,
   COMMON_FLAGS,
   out,
@@ -21,7 +21,7 @@ import {
   type Command,
 } from './args.js';
 
-const actor = () => ({ name: cliActor(), apiKeyId: null, personId: null });
+const actor = cliAdminActor;
 const line = (w: Webhook) => `webhook ${w.id} to ${w.url}${w.kinds ? ` (${w.kinds.join(', ')})` : ''}`;
 
 function idOf(positionals: string[], what: string): number {
