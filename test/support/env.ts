@@ -75,15 +75,28 @@ export async function createEnv(
   } else {
     config = loadConfig({ db: join(dir, 'test.db'), media: join(dir, 'media') }, testEnv);
   }
-  const handle = await openAndMigrate(config.db, { onQuery, schema, poolSize: 5 });
+  const dropSchema = async () => {
+    if (schema) await withAdmin((c) => c.query(`drop schema ${schema} cascade`));
+  };
   const store = new FileMediaStore(config.mediaDir);
-  const app = await buildApp({
-    config,
-    database: handle,
-    store: options.wrapStore ? options.wrapStore(store) : store,
-    ...(options.logStream ? { logStream: options.logStream } : { logger: false }),
-  });
-  await app.ready();
+  let handle: DbHandle | undefined;
+  let app: App;
+  try {
+    handle = await openAndMigrate(config.db, { onQuery, schema, poolSize: 5 });
+    app = await buildApp({
+      config,
+      database: handle,
+      store: options.wrapStore ? options.wrapStore(store) : store,
+      ...(options.logStream ? { logStream: options.logStream } : { logger: false }),
+    });
+    await app.ready();
+  } catch (err) {
+    // an open pool would keep the test file's process alive long after its failure
+    await handle?.close().catch(() => undefined);
+    await dropSchema().catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
   queries.count = 0;
   queries.sql.length = 0;
   queries.parameters.length = 0;
@@ -107,7 +120,7 @@ export async function createEnv(
     async close() {
       await app.close();
       await handle.close();
-      if (schema) await withAdmin((c) => c.query(`drop schema ${schema} cascade`));
+      await dropSchema();
       await rm(dir, { recursive: true, force: true });
     },
   };
