@@ -2,7 +2,18 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'data/', 'node_modules/', 'coverage/', 'bench/.cache/'] },
+  {
+    ignores: [
+      'dist/',
+      'data/',
+      'node_modules/',
+      'coverage/',
+      'bench/.cache/',
+      '.ci/cache/',
+      'test-results/',
+      'clients/typescript/dist/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -11,7 +22,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['demo/**/*.mjs', 'scripts/**/*.mjs', 'examples/**/*.mjs'],
+    files: ['demo/**/*.mjs', 'scripts/**/*.mjs', 'examples/**/*.mjs', 'console/*.mjs'],
     languageOptions: {
       globals: {
         process: 'readonly',

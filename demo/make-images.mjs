@@ -18,7 +18,7 @@ const W = 480;
 const H = 270;
 const here = dirname(fileURLToPath(import.meta.url));
 
-// Base hues for the production accents (decisions.md palette).
+// Base hues for the production accents (the palette of ACCENTS in src/domain/vocabulary.ts).
 const ACCENT_HUE = {
   slate: 215,
   red: 0,

@@ -25,7 +25,13 @@ import { mediaFileRoutes, mediaTicketRoutes } from './modules/media-ticket/route
 import { assetWriteRoutes } from './modules/assets/write-routes.js';
 import { approvalDecideRoutes } from './modules/approvals/decide-routes.js';
 import { idempotency } from './http/idempotency.js';
+import { installJsonParser } from './http/json-body.js';
 import { loggerOptions } from './http/logging.js';
+import { outage, repeatedWarning } from './http/outage.js';
+import { metricsListener } from './metrics/listener.js';
+import { metricsRoutes } from './metrics/plugin.js';
+import { Metrics } from './metrics/registry.js';
+import { measuredStore } from './metrics/store.js';
 import { rateLimits } from './http/rate-limit.js';
 import { securityHeaders } from './http/security-headers.js';
 import { shutdownRefusal } from './http/shutdown.js';
@@ -44,6 +50,10 @@ import { changeRoutes } from './modules/changes/routes.js';
 import { ChangeWatch } from './modules/changes/watch.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
 import { WebhookWorker } from './modules/webhooks/worker.js';
+import { adminLookupRoutes } from './modules/admin/lookup-routes.js';
+import { callerRoutes } from './modules/caller/routes.js';
+import { consoleRoutes } from './modules/console/routes.js';
+import { vendorViewRoutes } from './modules/vendor-view/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -64,6 +74,8 @@ export interface AppOptions {
   logStream?: { write(line: string): void };
   /** Runs the webhook delivery worker from ready to close (`serve` does; tests that need it ask). */
   webhooks?: boolean;
+  /** Opens the scrape listener when the config names a port (`serve` does). */
+  metricsListener?: boolean;
 }
 
 export type App = FastifyInstance;
@@ -93,12 +105,16 @@ const apiModules = [
   visionRoutes,
   adminRoutes,
   webhookRoutes,
+  adminLookupRoutes,
+  vendorViewRoutes,
+  callerRoutes,
 ];
 
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
   const owned = options.database === undefined;
-  const database = options.database ?? (await openAndMigrate(config.db));
+  const database =
+    options.database ?? (await openAndMigrate(config.db, { connectTimeoutMs: config.dbConnectTimeoutMs }));
   const store = options.store ?? new FileMediaStore(config.mediaDir);
 
   const app = Fastify({
@@ -111,6 +127,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     frameworkErrors: (err, _request, reply) => frameworkError(err, reply as FastifyReply),
     clientErrorHandler: clientError,
     bodyLimit: 1024 * 1024,
+    // the client's address (rate limits before a key is known, logs) behind a reverse proxy
+    trustProxy: config.trustProxy,
     // a slow or stalled client holds one socket for a bounded time, never the server (README)
     requestTimeout: config.timeouts.requestMs,
     connectionTimeout: config.timeouts.idleMs,
@@ -124,14 +142,27 @@ export async function buildApp(options: AppOptions): Promise<App> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const changes = new ChangeWatch(database.db, 250, (err) =>
-    app.log.warn({ err }, 'could not look for changes'),
+  const changes = new ChangeWatch(
+    database.db,
+    250,
+    repeatedWarning(() => app.log, 'could not look for changes'),
   );
-  app.decorate('ctx', { config, db: database.db, dialect: database.dialect, store, changes });
+  const metrics = new Metrics();
+  app.decorate('ctx', {
+    config,
+    db: database.db,
+    dialect: database.dialect,
+    store: measuredStore(store, metrics),
+    changes,
+  });
   app.decorate('answers', new AnswerCache(config.answerCacheBytes));
   // before the server stops taking connections: held long-polls answer now instead of holding close up
   app.addHook('preClose', async () => changes.close());
   installErrorHandling(app);
+  // every JSON body is scanned for its nesting depth before it is parsed (src/http/json-body.ts)
+  installJsonParser(app);
+  await app.register(outage, { database });
+  await app.register(metricsRoutes, { database, metrics });
   await app.register(shutdownRefusal);
   await app.register(routeTable);
   await registerOpenApi(app);
@@ -146,7 +177,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(securityHeaders, { corsOrigins: config.corsOrigins });
 
   await app.register(healthRoutes);
-  // the off-plane file route lives at the base URL, outside /api/v1 (decisions.md)
+  // the web console: one page and its built assets, under its own content security policy
+  await app.register(consoleRoutes);
+  // the off-plane file route lives at the base URL, outside /api/v1: a ticket in its URL, never a key
   await app.register(mediaFileRoutes);
   // before the REST modules: each MCP tool reads its REST twin's auth and schemas as it registers
   await app.register(mcp);
@@ -161,12 +194,18 @@ export async function buildApp(options: AppOptions): Promise<App> {
     const worker = new WebhookWorker(database.db, {
       config: config.webhooks,
       userAgent: 'prodgraph-webhooks/1',
-      onError: (err) => app.log.warn({ err }, 'webhook delivery'),
+      onError: repeatedWarning(() => app.log, 'webhook delivery', 5000),
+      onAttempt: (a) =>
+        metrics.webhookAttempts.inc({
+          webhook: String(a.webhookId),
+          outcome: a.delivered ? 'delivered' : 'failed',
+        }),
     });
     app.addHook('onReady', async () => worker.start());
     // before the database closes: the worker releases its leases on the way out
     app.addHook('preClose', async () => worker.close());
   }
+  if (options.metricsListener && config.metricsListener) metricsListener(app, config.metricsListener);
   if (owned) app.addHook('onClose', async () => database.close());
   return app;
 }

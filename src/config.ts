@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { inspect } from 'node:util';
+import { NetworkConfigError, parseCidrList, parseTrustProxy, type Cidr } from './config-network.js';
 
 /** Everything the service reads from its environment, read once and validated at start-up. */
 export interface Config {
@@ -22,6 +23,12 @@ export interface Config {
   webhooks: WebhookConfig;
   /** The longest a change feed long-poll (`wait`) is held, seconds; 0 turns long-polling off. */
   feedMaxWaitSeconds: number;
+  /** Whose X-Forwarded-For is believed for the client's address (Fastify's trustProxy; PRODGRAPH_TRUST_PROXY). */
+  trustProxy: boolean | string[];
+  /** PostgreSQL: how long a request waits for a database connection before it is refused (503). */
+  dbConnectTimeoutMs: number;
+  /** A listener of its own serving only GET /metrics without a key; null: none (GET /metrics takes a `metrics` key). */
+  metricsListener: { host: string; port: number } | null;
 }
 
 export interface RateLimitConfig {
@@ -51,6 +58,11 @@ export interface WebhookConfig {
   /** The first retry's delay; each further failure doubles it, up to retryMaxMs. */
   retryBaseMs: number;
   retryMaxMs: number;
+  /**
+   * Private, loopback and other internal ranges a webhook may reach (PRODGRAPH_WEBHOOK_ALLOW);
+   * empty: public addresses only. Link-local and cloud metadata addresses are never reached.
+   */
+  allow: Cidr[];
 }
 
 export type DbTarget = { dialect: 'sqlite'; path: string } | { dialect: 'postgres'; url: string };
@@ -64,6 +76,8 @@ export interface Limits {
   eventBatch: number;
   /** Largest POST /mcp body (a JSON-RPC message; submissions carry their files in base64), bytes. */
   mcpBodyBytes: number;
+  /** Most memory one image decode may take (media proxies, look briefs), bytes (src/media/decode.ts). */
+  decodeBytes: number;
 }
 
 export class ConfigError extends Error {}
@@ -146,6 +160,8 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
         env.PRODGRAPH_MAX_MCP_BODY_BYTES,
         32 * 1024 * 1024,
       ),
+      decodeBytes:
+        boundedInt('PRODGRAPH_MAX_DECODE_MB', env.PRODGRAPH_MAX_DECODE_MB, 128, 1, 16_384) * 1024 * 1024,
     },
     vision: loadVisionConfig(env),
     corsOrigins: parseOrigins(env.PRODGRAPH_CORS_ORIGINS),
@@ -184,7 +200,40 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     answerCacheBytes: cacheMegabytes(env.PRODGRAPH_ANSWER_CACHE_MB) * 1024 * 1024,
     webhooks: loadWebhookConfig(env),
     feedMaxWaitSeconds: feedMaxWait(env.PRODGRAPH_FEED_MAX_WAIT_SECONDS),
+    trustProxy: network(() => parseTrustProxy(env.PRODGRAPH_TRUST_PROXY)),
+    metricsListener: parseMetricsListener(env),
+    dbConnectTimeoutMs: boundedInt(
+      'PRODGRAPH_DB_CONNECT_TIMEOUT_MS',
+      env.PRODGRAPH_DB_CONNECT_TIMEOUT_MS,
+      5000,
+      100,
+      120_000,
+    ),
   };
+}
+
+/** The network settings' refusals, as every other setting's. */
+function network<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof NetworkConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
+/**
+ * PRODGRAPH_METRICS_PORT opens the scrape listener, on loopback unless PRODGRAPH_METRICS_HOST
+ * says otherwise (it answers without a key: whoever reaches the port reads the metrics).
+ */
+function parseMetricsListener(env: NodeJS.ProcessEnv): Config['metricsListener'] {
+  const host = env.PRODGRAPH_METRICS_HOST?.trim() || '127.0.0.1';
+  if (env.PRODGRAPH_METRICS_PORT === undefined || env.PRODGRAPH_METRICS_PORT.trim() === '') {
+    if (env.PRODGRAPH_METRICS_HOST)
+      throw new ConfigError('PRODGRAPH_METRICS_HOST: set PRODGRAPH_METRICS_PORT as well');
+    return null;
+  }
+  return { host, port: positiveInt('PRODGRAPH_METRICS_PORT', env.PRODGRAPH_METRICS_PORT, 0, 65535) };
 }
 
 /** `https://a.example,https://b.example`: exact origins only, no wildcard (credentials travel in a header). */
@@ -385,7 +434,8 @@ export function loadWebhookConfig(env: NodeJS.ProcessEnv): WebhookConfig {
       'PRODGRAPH_WEBHOOK_RETRY_MAX_MS: must not be below PRODGRAPH_WEBHOOK_RETRY_BASE_MS',
     );
   }
-  return { timeoutMs, retryBaseMs, retryMaxMs };
+  const allow = network(() => parseCidrList('PRODGRAPH_WEBHOOK_ALLOW', env.PRODGRAPH_WEBHOOK_ALLOW).ranges);
+  return { timeoutMs, retryBaseMs, retryMaxMs, allow };
 }
 
 export function loadVisionConfig(env: NodeJS.ProcessEnv): VisionConfig {

@@ -1,6 +1,8 @@
 /**
- * The one error catalogue. Services throw these; the HTTP error handler (and later MCP)
- * turns them into `{detail, code}` responses. Services never know about HTTP beyond the status.
+ * The one error catalogue. Services throw these (and the data layer maps the database refusals a
+ * request can provoke into them, src/db/refusals.ts); the HTTP error handler answers them as
+ * `{detail, code}`, an MCP tool as its error result. Services never know about HTTP beyond the
+ * status.
  */
 
 /**
@@ -29,7 +31,10 @@ export const ERROR_CODES = {
   internal: 'an unexpected failure on the server; the detail says nothing more (500)',
   rate_limited: 'too many requests from this key; `Retry-After` says when to try again (429)',
   upstream_failed: 'a provider the service depends on failed or did not answer (502)',
-  unavailable: 'the service, or a part of it, is not available right now (503)',
+  unavailable:
+    'the service, or a part of it (the database), is not available right now; `Retry-After` says when to try again (503)',
+  insufficient_storage:
+    'the server has no room left to store this write (its disk is full); nothing was written (507)',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -59,11 +64,17 @@ export function defaultCode(status: number): ErrorCode {
       return 'upstream_failed';
     case 503:
       return 'unavailable';
+    case 507:
+      return 'insufficient_storage';
     default:
       return status >= 500 ? 'internal' : 'malformed_request';
   }
 }
 
+/**
+ * A refusal in the catalogue's words. `cause` keeps the error it was made from (a driver's
+ * constraint violation, say): logged, never shown to the client.
+ */
 export class AppError extends Error {
   readonly code: ErrorCode;
 
@@ -72,8 +83,11 @@ export class AppError extends Error {
     readonly detail: string,
     readonly headers: Record<string, string> = {},
     code?: ErrorCode,
+    /** A 422's field, parameter or header (the detail starts with it), for clients to branch on. */
+    readonly field?: string,
+    options?: { cause?: unknown },
   ) {
-    super(detail);
+    super(detail, options);
     this.name = 'AppError';
     this.code = code ?? defaultCode(status);
   }
@@ -99,9 +113,12 @@ export const errors = {
     field: string,
     problem: string,
     code: 'invalid_field' | 'idempotency_key_reused' = 'invalid_field',
-  ) => new AppError(422, `${field}: ${problem}`, {}, code),
+  ) => new AppError(422, `${field}: ${problem}`, {}, code, field),
   badGateway: (detail: string) => new AppError(502, detail),
-  unavailable: (detail: string) => new AppError(503, detail),
+  /** Retry-After in seconds: a client (or its library) waits that long before trying again. */
+  unavailable: (detail: string, retryAfterSeconds?: number) =>
+    new AppError(503, detail, retryAfterSeconds ? { 'retry-after': String(retryAfterSeconds) } : {}),
+  storageFull: (detail: string) => new AppError(507, detail, {}, 'insufficient_storage'),
 } as const;
 
 export const isAppError = (err: unknown): err is AppError => err instanceof AppError;

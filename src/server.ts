@@ -2,6 +2,7 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { recoverStaged } from './media/recovery.js';
 import { FileMediaStore } from './media/store.js';
+import { reportStart } from './ops/start-report.js';
 
 /**
  * Runs the service until SIGINT/SIGTERM. Then: stop accepting connections, let in-flight
@@ -11,12 +12,13 @@ import { FileMediaStore } from './media/store.js';
  */
 export async function serve(config: Config): Promise<void> {
   const store = new FileMediaStore(config.mediaDir);
-  const app = await buildApp({ config, store, webhooks: true });
+  const app = await buildApp({ config, store, webhooks: true, metricsListener: true });
   // files of writes a crash interrupted: placed if their rows committed, removed if not
   await recoverStaged(app.ctx.db, store).then(
     (r) => (r.placed || r.removed) && app.log.info(r, 'settled staged media of interrupted writes'),
     (err) => app.log.warn({ err }, 'could not settle staged media'),
   );
+  await reportStart(app, config);
   let closing = false;
   const stop = (signal: string) => {
     if (closing) return;

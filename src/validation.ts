@@ -70,9 +70,17 @@ function problemOf(item: ValidationItem, context: string): string {
   }
 }
 
-export function describeValidation(items: readonly ValidationItem[], fallback: string): string {
+/** The field a validation failure names and the line that says what is wrong with it. */
+export function validationFailure(
+  items: readonly ValidationItem[],
+  fallback: string,
+): { field: string; detail: string } {
   // Union branches report noisily; the first concrete complaint is the useful one.
   const item = items.find((i) => i.keyword !== 'anyOf' && i.keyword !== 'oneOf') ?? items[0];
-  if (!item) return `${fallback}: is invalid`;
-  return `${fieldOf(item, fallback)}: ${problemOf(item, fallback)}`;
+  if (!item) return { field: fallback, detail: `${fallback}: is invalid` };
+  const field = fieldOf(item, fallback);
+  return { field, detail: `${field}: ${problemOf(item, fallback)}` };
 }
+
+export const describeValidation = (items: readonly ValidationItem[], fallback: string): string =>
+  validationFailure(items, fallback).detail;

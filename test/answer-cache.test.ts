@@ -1,8 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError, loadConfig } from '../src/config.js';
+import type { GrantKind } from '../src/domain/vocabulary.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
-import { smallProduction } from './support/fixtures.js';
+import { Factory } from './support/factory.js';
 import { call, get } from './support/http.js';
 
 /*
@@ -14,13 +15,32 @@ for (const dialect of DIALECTS) {
   describe(`answers kept by production revision [${dialect}]`, () => {
     let env: TestEnv;
     let token: string;
+    let vendor: string;
     const queriesSince = (start: number) =>
       env.queries.sql.slice(start).filter((q) => !/"last_used_at"/.test(q)).length;
 
     before(async () => {
       env = await createEnv(dialect);
-      await env.import(smallProduction('film'));
-      token = await env.mint({ production: 'film' });
+      const make = new Factory(env.handle.db);
+      const film = await make.production({ code: 'film' });
+      const ward = await make.asset(film.id, { kind: 'location', label: 'Ward' });
+      await make.scene(film.id, { uses: [ward.id] });
+      await make.scene(film.id, { status: 'omitted' });
+      // a vendor holding a submit grant on one turnover and the money grant, with an order of its own
+      const pix = await make.organisation(film.id, { name: 'Pixelworks Ltd' });
+      const engagement = await make.engagement(film.id, pix.id);
+      const plates = await make.delivery(film.id, { title: 'Plates, reel 1', status: 'ready' });
+      await make.grant(film.id, engagement.id, {
+        kind: 'delivery',
+        delivery_id: plates.id,
+        access: 'submit',
+      });
+      await make.grant(film.id, engagement.id, { kind: 'own_po' });
+      // a vendor sees only its orders that are bound to a department
+      const vfx = await make.department(film.id, { slug: 'vfx' });
+      await make.purchaseOrder(film.id, { vendor_organisation_id: pix.id, department_id: vfx.id });
+      token = await make.key(film.id);
+      vendor = await make.key(film.id, { engagementId: engagement.id, scopes: ['read', 'read:money'] });
     });
     after(() => env.close());
 
@@ -44,12 +64,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('a kept turnover list or money answer lapses with its grant, though nothing bumped the revision', async () => {
-      const vendor = await env.mint({
-        production: 'film',
-        engagement: 'eng-pix',
-        scopes: ['read', 'read:money'],
-      });
-      const expire = (kind: string) =>
+      const expire = (kind: GrantKind) =>
         env.handle.db
           .updateTable('grants')
           .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
@@ -80,14 +95,18 @@ for (const dialect of DIALECTS) {
 
   describe(`PRODGRAPH_ANSWER_CACHE_MB=0 keeps nothing [${dialect}]`, () => {
     let env: TestEnv;
+    let film: number;
     before(async () => {
       env = await createEnv(dialect, { PRODGRAPH_ANSWER_CACHE_MB: '0' });
-      await env.import(smallProduction('film'));
+      const make = new Factory(env.handle.db);
+      film = (await make.production({ code: 'film' })).id;
+      await make.scene(film);
+      await make.scene(film);
     });
     after(() => env.close());
 
     it('every request assembles its answer', async () => {
-      const token = await env.mint({ production: 'film' });
+      const token = await new Factory(env.handle.db).key(film);
       const first = await get(env.app, '/api/v1/scenes', token);
       const start = env.queries.sql.length;
       const again = await get(env.app, '/api/v1/scenes', token);

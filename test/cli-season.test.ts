@@ -1,13 +1,41 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
 import { parse } from 'yaml';
 import { printTo } from '../src/cli/args.js';
 import { run } from '../src/cli/main.js';
 import { cliTargets, prodgraph, prodgraphHere } from './support/cli.js';
 import { smallProduction } from './support/fixtures.js';
+import { jpeg } from './support/write.js';
+
+/** The tables a database (a SQLite file, or a PostgreSQL URL naming its schema) holds. */
+async function tablesOf(url: string): Promise<string[]> {
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length);
+    if (!existsSync(path)) return [];
+    const db = new SQLite(path, { readonly: true });
+    try {
+      return db.prepare("select name from sqlite_master where type = 'table'").pluck().all() as string[];
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const r = await client.query<{ name: string }>(
+      'select table_name as name from information_schema.tables where table_schema = current_schema()',
+    );
+    return r.rows.map((row) => row.name);
+  } finally {
+    await client.end();
+  }
+}
 
 /** Runs the CLI in this process and returns what it printed (help needs no database). */
 async function printed(args: string[]): Promise<string> {
@@ -163,11 +191,11 @@ for (const target of cliTargets()) {
         ],
         [
           ['grants', 'add', '--production', 'season', '--engagement', 'eng-new', '--own-po'],
-          'engagement_id: engagement "eng-new" is archived',
+          '--engagement: engagement "eng-new" is archived',
         ],
         [
           ['engagements', 'add', '--production', 'season', '--ref', 'sc1', '--organisation', 'org-pix'],
-          'ref: "sc1" already names a scene or asset in this production',
+          '--ref: "sc1" already names a scene or asset in this production',
         ],
         [['grants', 'revoke', '999999', '--production', 'season'], 'grant not found'],
         [
@@ -207,7 +235,16 @@ for (const target of cliTargets()) {
       assert.deepEqual(JSON.parse(synced.stdout).plan.counts, p.counts);
     });
 
+    it('import --plan on a database without our tables plans a creation and creates nothing', async () => {
+      const fresh = await target.db(dir, 'plan');
+      const r = await prodgraphHere(['import', docFile, '--plan', '--json'], { ...env, PRODGRAPH_DB: fresh });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(JSON.parse(r.stdout).production.created, true);
+      assert.deepEqual(await tablesOf(fresh), [], 'nothing was created or migrated');
+    });
+
     it('exports the production with its media, and the export imports into an empty database', async () => {
+      await mkdir(join(dir, 'backup'));
       const out = join(dir, 'backup', 'season.yaml');
       const r = await prodgraphHere(['export', 'season', '--out', out], env);
       assert.equal(r.code, 0, r.stderr);
@@ -223,6 +260,43 @@ for (const target of cliTargets()) {
       const counts = JSON.parse(plan.stdout).counts as Record<string, Record<string, number>>;
       for (const [kind, c] of Object.entries(counts)) {
         assert.deepEqual([c.created, c.updated, c.retired, c.deleted, c.kept], [0, 0, 0, 0, 0], kind);
+      }
+    });
+
+    it('exports readable by the owner alone (0600 files, 0700 folders), into a folder that must exist', async () => {
+      const src = join(dir, 'with-media');
+      await mkdir(join(src, 'media'), { recursive: true });
+      await writeFile(join(src, 'media', 'coat.jpg'), await jpeg(3));
+      const doc = smallProduction('owner-only');
+      doc.assets![1]!.versions![0]!.media = 'media/coat.jpg';
+      await writeFile(join(src, 'prod.json'), JSON.stringify(doc));
+      assert.equal((await prodgraphHere(['import', join(src, 'prod.json')], env)).code, 0);
+
+      const missing = join(dir, 'no-such-folder', 'owner-only.yaml');
+      const refused = await prodgraphHere(['export', 'owner-only', '--out', missing], env);
+      assert.equal(refused.code, 1);
+      assert.equal(
+        refused.stderr,
+        `prodgraph: --out: there is no folder ${join(dir, 'no-such-folder')} (export creates only the media/ folder beside the document)\n`,
+      );
+      assert.equal(existsSync(join(dir, 'no-such-folder')), false, 'no folder was created');
+
+      const previous = process.umask(0o022);
+      try {
+        const into = await mkdtemp(join(dir, 'export-'));
+        const out = join(into, 'owner-only.json');
+        await writeFile(out, '{}', { mode: 0o644 });
+        const r = await prodgraphHere(['export', 'owner-only', '--out', out, '--json'], env);
+        assert.equal(r.code, 0, r.stderr);
+        const mode = async (p: string) => (await stat(p)).mode & 0o777;
+        assert.equal(await mode(out), 0o600, 'the document, even over an older file');
+        assert.equal(await mode(join(into, 'media')), 0o700);
+        const files = await readdir(join(into, 'media'));
+        assert.equal(files.length, 1);
+        assert.equal(await mode(join(into, 'media', files[0]!)), 0o600);
+        assert.deepEqual((await readdir(into)).sort(), ['media', 'owner-only.json'], 'no partial files left');
+      } finally {
+        process.umask(previous);
       }
     });
   });

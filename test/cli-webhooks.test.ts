@@ -27,7 +27,11 @@ for (const target of cliTargets()) {
       rx = await new Receiver().start();
       // the server delivers; the CLI only manages subscriptions
       server = await buildApp({
-        config: loadConfig({ db: env.PRODGRAPH_DB, media: env.PRODGRAPH_MEDIA }, {}),
+        // the receiver listens on loopback, which webhooks reach only when allowed
+        config: loadConfig(
+          { db: env.PRODGRAPH_DB, media: env.PRODGRAPH_MEDIA },
+          { PRODGRAPH_WEBHOOK_ALLOW: '127.0.0.1/32' },
+        ),
         logger: false,
         webhooks: true,
       });
@@ -120,7 +124,7 @@ for (const target of cliTargets()) {
       for (const [args, message] of [
         [['webhooks', 'remove', id, '--production', 'hooked'], 'webhook not found'],
         [['webhooks', 'remove', 'x', '--production', 'hooked'], '"x" is not a webhook id'],
-        [['webhooks', 'add', 'ftp://x.test/', '--production', 'hooked'], 'url: must be http:// or https://'],
+        [['webhooks', 'add', 'ftp://x.test/', '--production', 'hooked'], 'URL: must be http:// or https://'],
         [
           ['webhooks', 'add', rx.url, '--production', 'hooked', '--kinds', 'assets'],
           '--kinds: unknown kind "assets"',

@@ -1,18 +1,16 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
 import { createServer } from 'node:net';
 import { existsSync } from 'node:fs';
 import { spawn } from 'node:child_process';
+import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import { prodgraphHere } from './support/cli.js';
 import { smallProduction } from './support/fixtures.js';
-
-const exec = promisify(execFile);
 
 /** Every `ref` anywhere in a document. */
 function refsOf(value: unknown): string[] {
@@ -31,25 +29,12 @@ async function heldPort(): Promise<{ port: number; release: () => Promise<void> 
     release: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
+/*
+ * Commands run in this process (`run(argv)`, exactly as src/cli.ts runs it): a process per
+ * command cost about 2 s each. What only a process shows stays spawned: `npm start` serving,
+ * and a closed pipe ending the command quietly.
+ */
 const CLI = ['--import', 'tsx', join(import.meta.dirname, '..', 'src', 'cli.ts')];
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function prodgraph(args: string[], env: Record<string, string>): Promise<Run> {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [...CLI, ...args], {
-      env: { ...process.env, PRODGRAPH_DB: '', PRODGRAPH_MEDIA: '', ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 interface Target {
   name: string;
@@ -94,7 +79,7 @@ for (const target of targets) {
     });
 
     it('import --json prints the production and the refs map, every ref of the document in it', async () => {
-      const r = await prodgraph(['import', docFile, '--json'], env);
+      const r = await prodgraphHere(['import', docFile, '--json'], env);
       assert.equal(r.code, 0, r.stderr);
       const out = JSON.parse(r.stdout);
       assert.equal(out.production.code, 'clitest');
@@ -110,11 +95,11 @@ for (const target of targets) {
     });
 
     it('refuses a second import of the same code unless --replace, with one line and a non-zero exit', async () => {
-      const again = await prodgraph(['import', docFile], env);
+      const again = await prodgraphHere(['import', docFile], env);
       assert.notEqual(again.code, 0);
       assert.equal(again.stderr.trim().split('\n').length, 1);
       assert.match(again.stderr, /^prodgraph: production.code: a production "clitest" exists already/);
-      const replaced = await prodgraph(['import', docFile, '--replace'], env);
+      const replaced = await prodgraphHere(['import', docFile, '--replace'], env);
       assert.equal(replaced.code, 0, replaced.stderr);
       assert.match(replaced.stdout, /^synced production "clitest" \(id \d+\): no changes/);
     });
@@ -124,7 +109,7 @@ for (const target of targets) {
       bad.scenes![0]!.assets = ['ch-mra'];
       const file = join(dir, 'bad.yaml');
       await writeFile(file, JSON.stringify(bad));
-      const r = await prodgraph(['import', file], env);
+      const r = await prodgraphHere(['import', file], env);
       assert.equal(r.code, 1);
       assert.equal(
         r.stderr,
@@ -133,7 +118,7 @@ for (const target of targets) {
     });
 
     it('keys mint, list and revoke', async () => {
-      const minted = await prodgraph(
+      const minted = await prodgraphHere(
         [
           'keys',
           'mint',
@@ -155,26 +140,26 @@ for (const target of targets) {
       assert.equal(key.engagement, 'eng-pix');
       assert.match(key.token, /^pgk_/);
 
-      const plain = await prodgraph(['keys', 'mint', '--production', 'clitest', '--label', 'farm'], env);
+      const plain = await prodgraphHere(['keys', 'mint', '--production', 'clitest', '--label', 'farm'], env);
       assert.match(plain.stdout.trim(), /^pgk_[A-Za-z0-9]{8}_\S{49}$/, 'the token alone');
 
-      const list = await prodgraph(['keys', 'list', '--production', 'clitest', '--json'], env);
+      const list = await prodgraphHere(['keys', 'list', '--production', 'clitest', '--json'], env);
       const rows = JSON.parse(list.stdout);
       assert.equal(rows.length, 2);
       assert.deepEqual(rows[1].scopes, ['read', 'write']);
       assert.equal(list.stdout.includes(key.token), false, 'tokens are never listed');
 
-      const revoked = await prodgraph(['keys', 'revoke', key.prefix], env);
+      const revoked = await prodgraphHere(['keys', 'revoke', key.prefix], env);
       assert.equal(revoked.code, 0, revoked.stderr);
       const after = JSON.parse(
-        (await prodgraph(['keys', 'list', '--production', 'clitest', '--json'], env)).stdout,
+        (await prodgraphHere(['keys', 'list', '--production', 'clitest', '--json'], env)).stdout,
       );
       assert.ok(after[0].revoked_at);
       assert.equal(after[1].revoked_at, null);
     });
 
     it('storage task queues a move, refusing escaping paths', async () => {
-      const ok = await prodgraph(
+      const ok = await prodgraphHere(
         [
           'storage',
           'task',
@@ -190,7 +175,7 @@ for (const target of targets) {
       );
       assert.equal(ok.code, 0, ok.stderr);
       assert.equal(typeof JSON.parse(ok.stdout).id, 'number');
-      const bad = await prodgraph(
+      const bad = await prodgraphHere(
         ['storage', 'task', '--production', 'clitest', '--from', '../etc/passwd', '--to', 'x'],
         env,
       );
@@ -208,20 +193,75 @@ for (const target of targets) {
         [['import', docFile, '--bogus'], /Unknown option '--bogus'/],
         [['keys', 'mint', '--production', 'clitest'], /--label is required/],
       ] as const) {
-        const r = await prodgraph([...args], env);
+        const r = await prodgraphHere([...args], env);
         assert.equal(r.code, 1);
         assert.match(r.stderr, message);
         assert.equal(r.stderr.trim().split('\n').length, 1);
       }
-      const badDb = await prodgraph(['keys', 'list', '--production', 'x'], {
+      const badDb = await prodgraphHere(['keys', 'list', '--production', 'x'], {
         ...env,
         PRODGRAPH_DB: 'mysql://nope',
       });
       assert.match(badDb.stderr, /unsupported URL scheme/);
     });
 
+    it('takes --db and --media before the command too', async () => {
+      const r = await prodgraphHere(
+        [
+          '--db',
+          env.PRODGRAPH_DB!,
+          `--media=${env.PRODGRAPH_MEDIA}`,
+          'keys',
+          'list',
+          '--production',
+          'clitest',
+          '--json',
+        ],
+        { PRODGRAPH_DB: 'sqlite:/nonexistent/never.db', PRODGRAPH_MEDIA: '/nonexistent' },
+      );
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(Array.isArray(JSON.parse(r.stdout)));
+      const other = await prodgraphHere(['--bogus', 'keys', 'list'], env);
+      assert.equal(
+        other.stderr,
+        'prodgraph: unknown command "--bogus" (see prodgraph --help: only --db and --media may come before it)\n',
+      );
+    });
+
+    it('names the flag, not the API field, when a service refuses a value', async () => {
+      for (const [args, message] of [
+        [
+          [
+            'grants',
+            'add',
+            '--production',
+            'clitest',
+            '--engagement',
+            'eng-pix',
+            '--own-po',
+            '--expires',
+            '2001-01-01T00:00:00Z',
+          ],
+          'prodgraph: --expires: must be in the future\n',
+        ],
+        [
+          ['grants', 'add', '--production', 'clitest', '--engagement', 'eng-pix', '--delivery', 'dl-plates'],
+          'prodgraph: --access: is required on a delivery grant (read or submit)\n',
+        ],
+        [
+          ['engagements', 'add', '--production', 'clitest', '--ref', 'sc1', '--organisation', 'org-pix'],
+          /^prodgraph: --ref: "sc1" already names /,
+        ],
+      ] as const) {
+        const r = await prodgraphHere([...args], env);
+        assert.equal(r.code, 1, args.join(' '));
+        if (typeof message === 'string') assert.equal(r.stderr, message);
+        else assert.match(r.stderr, message);
+      }
+    });
+
     it('demo loads both demo productions once and prints two keys and a curl line', async () => {
-      const first = await prodgraph(['demo'], env);
+      const first = await prodgraphHere(['demo'], env);
       assert.equal(first.code, 0, first.stderr);
       assert.match(first.stdout, /loaded demo production "nightfall"/);
       assert.match(first.stdout, /loaded demo production "lanternfall"/);
@@ -231,7 +271,7 @@ for (const target of targets) {
         first.stdout,
         /curl -H "Authorization: Bearer pgk_\S+" http:\/\/127\.0\.0\.1:8080\/api\/v1\/production/,
       );
-      const second = await prodgraph(['demo'], env);
+      const second = await prodgraphHere(['demo'], env);
       assert.match(second.stdout, /"nightfall" is already loaded/);
     });
   });
@@ -252,7 +292,7 @@ describe('prodgraph CLI: a bad environment is refused before anything is written
       ['keys', 'revoke', 'pgk_abcdefgh'],
       ['storage', 'task', '--production', 'x', '--from', 'a', '--to', 'b'],
     ]) {
-      const r = await prodgraph(args, sqliteEnv(typo));
+      const r = await prodgraphHere(args, sqliteEnv(typo));
       assert.equal(r.code, 1, args.join(' '));
       assert.equal(
         r.stderr,
@@ -265,7 +305,7 @@ describe('prodgraph CLI: a bad environment is refused before anything is written
   it('names the file when SQLite refuses it', async () => {
     const notDb = join(dir, 'notes.txt');
     await writeFile(notDb, 'these are not the tables you are looking for\n'.repeat(100));
-    const r = await prodgraph(['keys', 'list', '--production', 'x'], sqliteEnv(notDb));
+    const r = await prodgraphHere(['keys', 'list', '--production', 'x'], sqliteEnv(notDb));
     assert.equal(r.code, 1);
     assert.match(
       r.stderr,
@@ -274,11 +314,109 @@ describe('prodgraph CLI: a bad environment is refused before anything is written
     assert.equal(r.stderr.trim().split('\n').length, 1);
   });
 
+  it("--db naming a folder, another kind of file or another program's SQLite database is refused untouched", async () => {
+    const previous = process.umask(0o022);
+    try {
+      const folder = join(dir, 'a-folder');
+      await mkdir(folder, { mode: 0o755 });
+      const text = join(dir, 'notes.md');
+      await writeFile(text, '# not a database\n', { mode: 0o644 });
+      const foreign = join(dir, 'other-app.sqlite');
+      const other = new SQLite(foreign);
+      other.exec('create table photos (id integer primary key, path text)');
+      other.close();
+      await chmod(foreign, 0o644);
+      const cases: Array<[string, RegExp]> = [
+        [
+          folder,
+          /is a folder, not a SQLite database file \(name a file, e\.g\. .*\/prodgraph\.db; nothing was changed\)$/,
+        ],
+        [text, /file is not a database \(nothing was changed\)$/],
+        [
+          foreign,
+          /is a SQLite database of another program \(tables photos\), not prodgraph's; nothing was changed$/,
+        ],
+      ];
+      for (const [path, message] of cases) {
+        const before = (await stat(path)).mode;
+        for (const args of [
+          ['keys', 'list', '--production', 'x'],
+          ['import', join(import.meta.dirname, '..', 'demo', 'single', 'production.yaml')],
+        ]) {
+          const r = await prodgraphHere(args, sqliteEnv(path));
+          assert.equal(r.code, 1, `${args[0]} on ${path}`);
+          assert.match(r.stderr.trim(), message);
+          assert.equal(r.stderr.trim().split('\n').length, 1);
+          assert.equal((await stat(path)).mode, before, `${path} keeps its mode`);
+        }
+      }
+      const check = new SQLite(foreign, { readonly: true });
+      const tables = check.prepare("select name from sqlite_master where type = 'table'").pluck().all();
+      check.close();
+      assert.deepEqual(tables, ['photos'], 'no table of ours was added to it');
+    } finally {
+      process.umask(previous);
+    }
+  });
+
+  it('import --plan creates no database: it plans against an empty one and leaves the path as it was', async () => {
+    const fresh = join(dir, 'not-yet', 'new.db');
+    const docFile = join(dir, 'plan-me.json');
+    await writeFile(docFile, JSON.stringify(smallProduction('plan-me')));
+    const r = await prodgraphHere(['import', docFile, '--plan'], sqliteEnv(fresh));
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      /^plan for production "plan-me" \(create; nothing has been changed\): .*scenes 2 created/,
+    );
+    assert.equal(existsSync(join(dir, 'not-yet')), false, 'neither the file nor its folder was created');
+    const empty = join(dir, 'empty.db');
+    await writeFile(empty, '');
+    const again = await prodgraphHere(['import', docFile, '--plan', '--json'], sqliteEnv(empty));
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(JSON.parse(again.stdout).production.created, true);
+    assert.equal((await stat(empty)).size, 0, 'an empty file stays empty');
+  });
+
+  it("a negative --scale is refused in the flag's words, not as an ambiguous argument", async () => {
+    const r = await prodgraphHere(['generate', '--scale', '-1'], sqliteEnv(join(dir, 'unused.db')));
+    assert.equal(r.stderr, 'prodgraph: --scale: "-1" is not a number greater than 0 and at most 10\n');
+  });
+
+  it('a reader that closes the pipe early ends the command quietly (generate | head, import --json | head)', async () => {
+    const closeEarly = (args: string[], env: Record<string, string>) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [...CLI, ...args], { env: { ...process.env, ...env } });
+        let stderr = '';
+        child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+        // like `head -c 1`: read the first bytes, then close the pipe
+        child.stdout.once('data', () => child.stdout.destroy());
+        child.once('exit', (code) => resolve({ code, stderr }));
+      });
+    const generated = await closeEarly(['generate', '--scale', '0.02'], sqliteEnv(join(dir, 'unused.db')));
+    assert.deepEqual(generated, { code: 0, stderr: '' });
+    const docFile = join(dir, 'piped.json');
+    await writeFile(docFile, JSON.stringify(smallProduction('piped')));
+    const db = join(dir, 'piped.db');
+    const imported = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [...CLI, 'import', docFile, '--json'], {
+        env: { ...process.env, ...sqliteEnv(db) },
+      });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.stdout.destroy(); // the reader is gone before anything is printed
+      child.once('exit', (code) => resolve({ code, stderr }));
+    });
+    assert.deepEqual(imported, { code: 0, stderr: '' });
+    const listed = await prodgraphHere(['keys', 'list', '--production', 'piped'], sqliteEnv(db));
+    assert.equal(listed.code, 0, 'the import itself was done');
+  });
+
   it('demo --serve on a taken port says which and mints nothing; serve says the same', async () => {
     const held = await heldPort();
     try {
       const db = join(dir, 'busy.db');
-      const demo = await prodgraph(['demo', '--serve', '--port', String(held.port)], sqliteEnv(db));
+      const demo = await prodgraphHere(['demo', '--serve', '--port', String(held.port)], sqliteEnv(db));
       assert.equal(demo.code, 1);
       assert.equal(demo.stdout, '', 'no key printed');
       assert.match(
@@ -286,7 +424,7 @@ describe('prodgraph CLI: a bad environment is refused before anything is written
         new RegExp(`^prodgraph: port ${held.port} on 127\\.0\\.0\\.1 is already in use.*--port N or PORT=N`),
       );
       assert.equal(existsSync(db), false, 'nothing was written');
-      const serve = await prodgraph(['serve', '--port', String(held.port)], sqliteEnv(db));
+      const serve = await prodgraphHere(['serve', '--port', String(held.port)], sqliteEnv(db));
       assert.equal(serve.code, 1);
       assert.match(
         serve.stderr,

@@ -55,6 +55,8 @@ for (const dialect of DIALECTS) {
         status: 'wip',
         released: false,
         locked: true,
+        // notes landed on it are readable before release (none yet)
+        notes: [],
       });
 
       const approvalId = (

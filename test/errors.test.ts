@@ -7,7 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import { Type } from 'typebox';
 import { buildApp, type App } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { ERROR_CODES, errors } from '../src/errors.js';
+import { refusalOf } from '../src/db/refusals.js';
+import { AppError, ERROR_CODES, errors, isAppError } from '../src/errors.js';
 import { Id } from '../src/http/schemas.js';
 
 /** One raw HTTP exchange, for what no HTTP client will send (a malformed request line or escape). */
@@ -20,6 +21,12 @@ function raw(port: number, text: string): Promise<string> {
     socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
     socket.write(text);
   });
+}
+
+/** A driver's error for `code`, as the data layer throws it on (src/db/refusals.ts). */
+function driverRefusal(code: string): unknown {
+  const err = Object.assign(new Error('duplicate key value violates unique constraint "x"'), { code });
+  return refusalOf(err) ?? err;
 }
 
 describe('the error handler', () => {
@@ -79,11 +86,9 @@ describe('the error handler', () => {
     app.get('/api/v1/conflict', { config: { auth: 'public' } }, async () => {
       throw errors.conflict('already settled');
     });
-    // what the two drivers throw when a constraint refuses a write
+    // what the two drivers throw when a constraint refuses a write, as the data layer passes it on
     app.get('/api/v1/db/:code', { config: { auth: 'public' } }, async (req) => {
-      throw Object.assign(new Error('duplicate key value violates unique constraint "x"'), {
-        code: (req.params as { code: string }).code,
-      });
+      throw driverRefusal((req.params as { code: string }).code);
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
   });
@@ -122,6 +127,7 @@ describe('the error handler', () => {
     assert.deepEqual(none.json(), {
       detail: 'body: is required (send application/json)',
       code: 'invalid_field',
+      field: 'body',
     });
   });
 
@@ -150,7 +156,9 @@ describe('the error handler', () => {
     for (const [payload, detail] of cases) {
       const r = await post(JSON.stringify(payload), 'application/json');
       assert.equal(r.statusCode, 422, JSON.stringify(payload));
-      assert.deepEqual(r.json(), { detail, code: 'invalid_field' }, JSON.stringify(payload));
+      // `field` is what the detail starts with, so a client need not parse the detail
+      const field = detail.slice(0, detail.indexOf(':'));
+      assert.deepEqual(r.json(), { detail, code: 'invalid_field', field }, JSON.stringify(payload));
     }
     // free text keeps tabs, line breaks and every other character, astral ones included
     const text = 'line one\r\n\tline two — ✓ 🎬';
@@ -213,7 +221,11 @@ describe('the error handler', () => {
     }
     for (const id of ['2147483648', '9223372036854775808', '99999999999999999999']) {
       const r = await app.inject({ url: `/api/v1/things/${id}` });
-      assert.deepEqual(r.json(), { detail: 'id: must be <= 2147483647', code: 'invalid_field' }, id);
+      assert.deepEqual(
+        r.json(),
+        { detail: 'id: must be <= 2147483647', code: 'invalid_field', field: 'id' },
+        id,
+      );
     }
     const refused: Array<[string, string]> = [
       ['?limit=1e3', 'limit: must be a whole number written in plain decimal digits'],
@@ -230,12 +242,14 @@ describe('the error handler', () => {
     for (const [query, detail] of refused) {
       const r = await app.inject({ url: `/api/v1/things/1${query}` });
       assert.equal(r.statusCode, 422, query);
-      assert.deepEqual(r.json(), { detail, code: 'invalid_field' }, query);
+      const field = detail.slice(0, detail.indexOf(': '));
+      assert.deepEqual(r.json(), { detail, code: 'invalid_field', field }, query);
     }
     const none = await app.inject({ url: '/api/v1/conflict?debug=1' });
     assert.deepEqual(none.json(), {
       detail: 'debug: unknown query parameter (this endpoint takes none)',
       code: 'invalid_field',
+      field: 'debug',
     });
   });
 
@@ -247,6 +261,11 @@ describe('the error handler', () => {
   });
 
   it('maps a database refusal a request can provoke to 409 or 422, never 500, and says no more', async () => {
+    // the data layer keeps the driver's error as the cause (logged, never answered)
+    const mapped = driverRefusal('23505');
+    assert.ok(isAppError(mapped));
+    assert.equal((mapped.cause as { code: string }).code, '23505');
+    assert.equal(driverRefusal('42P01') instanceof AppError, false, 'anything else is left as it is');
     const cases: Array<[string, number, string]> = [
       ['23505', 409, 'conflict'],
       ['SQLITE_CONSTRAINT_UNIQUE', 409, 'conflict'],
@@ -262,6 +281,8 @@ describe('the error handler', () => {
       const r = await app.inject({ url: `/api/v1/db/${code}` });
       assert.equal(r.statusCode, status, code);
       assert.equal(r.json().code, name, code);
+      // which value could not be stored is not known here: the whole request is named
+      assert.equal(r.json().field, status === 422 ? 'request' : undefined, code);
       assert.doesNotMatch(r.body, /constraint|duplicate/, code);
     }
   });
@@ -295,6 +316,7 @@ describe('the error handler', () => {
     const long = await app.inject({ url: `/api/v1/things/${'1'.repeat(600)}` });
     assert.equal(long.statusCode, 422);
     assert.equal(long.json().code, 'invalid_field');
+    assert.equal(long.json().field, 'path');
     for (const request of [
       'GET /api/v1/conflict HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n',
       'GET /api/v1/conflict HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\u0000b\r\n\r\n',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
-import { smallProduction, smallSeries } from './support/fixtures.js';
+import { Factory } from './support/factory.js';
 import { get } from './support/http.js';
 
 for (const dialect of DIALECTS) {
@@ -12,10 +12,54 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       env = await createEnv(dialect);
-      await env.import(smallProduction('film'));
-      await env.import(smallSeries('show'));
-      single = await env.mint({ production: 'film' });
-      series = await env.mint({ production: 'show' });
+      const make = new Factory(env.handle.db);
+      const film = await make.production({ code: 'film' });
+      const costume = await make.department(film.id, {
+        slug: 'costume',
+        name: 'Costume',
+        phases: JSON.stringify(['prep', 'production']),
+        registry: JSON.stringify({ rails: 3 }),
+      });
+      const vfx = await make.department(film.id, {
+        slug: 'vfx',
+        name: 'Visual Effects',
+        privacy: 'restricted',
+        unveiled: 0,
+      });
+      const contacts = (n: number) => ({ email: `p${n}@example.test`, phone: `+44 20 7946 000${n}` });
+      await make.person(film.id, {
+        name: 'Ana Ruiz',
+        role: 'Costume Designer',
+        department_id: costume.id,
+        is_hod: 1,
+        ...contacts(1),
+      });
+      await make.person(film.id, {
+        name: 'Ben Okafor',
+        role: 'VFX Supervisor',
+        department_id: vfx.id,
+        is_hod: 1,
+      });
+      await make.person(film.id, {
+        name: 'Cy Marsh',
+        role: 'Costume Assistant',
+        department_id: costume.id,
+        ...contacts(3),
+      });
+      await make.asset(film.id, { kind: 'character', label: 'Mara', department_id: costume.id });
+      await make.asset(film.id, { kind: 'costume', label: 'Mara coat', department_id: costume.id });
+      const ward = await make.asset(film.id, { kind: 'location', label: 'Ward', department_id: vfx.id });
+      await make.scene(film.id, { uses: [ward.id] });
+      await make.scene(film.id, { status: 'omitted', uses: [ward.id] });
+      // counted: one pending approval of two, one delivery in flight of two
+      await make.approval(film.id, { status: 'pending' });
+      await make.approval(film.id, { status: 'approved', mode: 'decision' });
+      await make.delivery(film.id, { status: 'ready' });
+      await make.delivery(film.id, { status: 'draft', kind: 'internal' });
+      const show = await make.production({ code: 'show', format: 'episodic', season_number: 1 });
+      await make.department(show.id, { slug: 'costume', name: 'Costume' });
+      single = await make.key(film.id);
+      series = await make.key(show.id);
     });
     after(() => env.close());
 

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { ERROR_CODES } from '../src/errors.js';
+import { depthOver } from '../src/http/json-body.js';
 import { DIALECTS, createEnv, type TestEnv } from './support/env.js';
 import { smallProduction } from './support/fixtures.js';
 import { operationsOf, requestsFor, type FuzzRequest, type Keys } from './support/fuzz/requests.js';
@@ -43,6 +44,13 @@ for (const dialect of DIALECTS) {
     let image: Buffer;
     let snapshot: () => Promise<Snapshot>;
     const statuses = new Map<string, number>();
+    const leaks: string[] = [];
+    let logLines = 0;
+    const watchLine = (line: string) => {
+      logLines++;
+      const secrets = keys ? [keys.wide, keys.vendor, keys.readOnly, 'sk-fuzz-credential'] : [];
+      if (secrets.some((k) => line.includes(k)) && leaks.length < 5) leaks.push(line.slice(0, 2000));
+    };
     // a generation provider that always mints, so the token route is fuzzed past its 503 (no provider)
     let provider: Server;
 
@@ -55,12 +63,18 @@ for (const dialect of DIALECTS) {
         });
       });
       await new Promise<void>((done) => provider.listen(0, '127.0.0.1', done));
-      env = await createEnv(dialect, {
-        PRODGRAPH_VISION_TOKEN_URL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}/tokens`,
-        PRODGRAPH_VISION_CREDENTIAL: 'sk-fuzz-credential',
-        // GET /changes?wait=N would hold each run for N seconds: the fuzz checks answers, not waiting
-        PRODGRAPH_FEED_MAX_WAIT_SECONDS: '0',
-      });
+      env = await createEnv(
+        dialect,
+        {
+          PRODGRAPH_VISION_TOKEN_URL: `http://127.0.0.1:${(provider.address() as AddressInfo).port}/tokens`,
+          PRODGRAPH_VISION_CREDENTIAL: 'sk-fuzz-credential',
+          // GET /changes?wait=N would hold each run for N seconds: the fuzz checks answers, not waiting
+          PRODGRAPH_FEED_MAX_WAIT_SECONDS: '0',
+          // every line at every level is searched for the keys the requests carry
+          PRODGRAPH_LOG_LEVEL: 'trace',
+        },
+        { logStream: { write: (line) => void watchLine(line) } },
+      );
       const { refs } = await env.import(smallProduction('fuzz'));
       keys = {
         wide: await env.mint({
@@ -154,6 +168,22 @@ for (const dialect of DIALECTS) {
             assert.ok((body.detail as string).length > 0, res.body);
             assert.ok(CODES.has(String(body.code)), `unknown code: ${res.body}`);
           }
+          const disposition = res.headers['content-disposition'];
+          if (disposition !== undefined) {
+            // a stored file: shown in place only when it cannot run, and never outside a sandboxed policy
+            assert.match(String(res.headers['content-security-policy']), /default-src 'none'/, req.url);
+            if (/^inline/.test(String(disposition))) {
+              assert.match(String(res.headers['content-type']), /^(image\/(?!svg)|video\/|application\/pdf)/);
+            }
+          }
+          if (req.method !== 'GET' && req.payload && depthOver(req.payload.toString('utf8')) > 0) {
+            // too deep is refused before it is parsed: 400, unless the request was refused before its body was read
+            assert.ok(
+              [400, 401, 403, 404, 405, 413, 415].includes(status),
+              `a body nested too deep answered ${status} ${res.body.slice(0, 300)}`,
+            );
+            if (status === 400) assert.equal(JSON.parse(res.body).code, 'malformed_request');
+          }
           if (status >= 400 || req.method === 'GET') {
             assert.deepEqual(
               await snapshot(),
@@ -173,6 +203,8 @@ for (const dialect of DIALECTS) {
           );
         }
       }
+      console.log(`fuzz [${dialect}]: ${logLines} log lines (trace) searched for every key`);
+      assert.deepEqual(leaks, [], 'a key reached a log line');
     });
   });
 }

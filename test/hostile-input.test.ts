@@ -5,6 +5,7 @@ import { DIALECTS, createEnv, type TestEnv } from './support/env.js';
 import { smallProduction } from './support/fixtures.js';
 import { snapshotter, type Snapshot } from './support/fuzz/state.js';
 import { jpeg } from './support/write.js';
+import { depthOver } from '../src/http/json-body.js';
 
 /*
  * The classes of hostile input issue 11 lists, each sent as raw HTTP to a server listening on a
@@ -262,7 +263,7 @@ for (const dialect of DIALECTS) {
           /HTTP request is malformed/,
         ],
         [
-          'NUL in a media ticket (a forged ticket, as decisions.md has it)',
+          'NUL in a media ticket (a forged ticket: 401, never 422)',
           () => send('GET', '/media/ab/c.jpg?t=a%00b'),
           401,
           'unauthorized',
@@ -440,6 +441,66 @@ for (const dialect of DIALECTS) {
           assert.deepEqual(await snapshot(), before, `${what} wrote something`);
         }
       }
+    });
+
+    it('a JSON body nested deeper than 64 levels is 400 in milliseconds on every JSON route, /mcp included, memory flat', async () => {
+      // 8 MB of brackets: parsed, it would be four million nested arrays (seconds, hundreds of MB)
+      const bomb = (bytes: number) => '['.repeat(bytes / 2) + ']'.repeat(bytes / 2);
+      const big = bomb(8 * 1024 * 1024);
+      // within the 1 MiB body limit of the other routes
+      const small = bomb(1000 * 1000);
+      const routes: Array<[string, string, string, string]> = [
+        ['/mcp', vendor, 'vendor key, read only', big],
+        ['/api/v1/storage/events', token, 'storage agent', big],
+        ['/api/v1/assets', token, 'asset create', small],
+        [`/api/v1/assets/${refs['ch-mara']}/notes`, token, 'note', small],
+      ];
+      const before = await snapshot();
+      const rss = process.memoryUsage().rss;
+      for (const [path, key, what, body] of routes) {
+        const started = performance.now();
+        const r = await send('POST', path, {
+          key,
+          type: J,
+          body,
+          headers: { accept: 'application/json, text/event-stream' },
+        });
+        const ms = performance.now() - started;
+        assert.equal(r.status, 400, `${what}: ${JSON.stringify(r.body)}`);
+        assert.equal(r.body.code, 'malformed_request', what);
+        assert.match(String(r.body.detail), /nests arrays and objects deeper than 64 levels/, what);
+        assert.ok(ms < 1500, `${what}: answered in ${Math.round(ms)} ms`);
+      }
+      const grew = (process.memoryUsage().rss - rss) / 1048576;
+      assert.ok(grew < 150, `RSS grew ${Math.round(grew)} MiB`);
+      assert.deepEqual(await snapshot(), before, 'a refused body wrote something');
+
+      // 64 levels are read (and judged by the schema); brackets inside strings do not count
+      const deep = `{"label":"x","tags":${'['.repeat(63)}${']'.repeat(63)}}`;
+      const atLimit = await send('POST', '/api/v1/assets', { type: J, body: deep });
+      assert.equal(atLimit.status, 422, JSON.stringify(atLimit.body));
+      const text = JSON.stringify({ text: `[{"\\"${'['.repeat(5000)}` });
+      const note = await send('POST', `/api/v1/assets/${refs['ch-mara']}/notes`, { type: J, body: text });
+      assert.equal(note.status, 201, JSON.stringify(note.body));
+      // a bad JSON-RPC body that is shallow is still JSON-RPC's own -32700
+      const rpc = await send('POST', '/mcp', {
+        key: vendor,
+        type: J,
+        body: '{"jsonrpc":',
+        headers: { accept: J },
+      });
+      assert.equal(rpc.status, 200);
+      assert.equal((rpc.body as { error?: { code?: number } }).error?.code, -32700);
+    });
+
+    it('the depth scan counts brackets outside strings only, escapes included', () => {
+      assert.equal(depthOver('[[1]]', 1), 2);
+      assert.equal(depthOver('[[1]]', 2), 0);
+      assert.equal(depthOver('["[[[[", 1]', 1), 0);
+      assert.equal(depthOver('["\\"[[[[", 1]', 1), 0);
+      assert.equal(depthOver('["\\\\", [[1]]]', 2), 3);
+      assert.equal(depthOver('{"a":{"b":"}}}}{{{{"}}', 2), 0);
+      assert.equal(depthOver('"unterminated [[[[', 1), 0);
     });
 
     it('refuses a NUL in a storage event on its own, and stores the valid ones as sent', async () => {

@@ -3,12 +3,14 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
+import { exportDocument } from '../src/document/export.js';
 import { importDocument } from '../src/document/import.js';
 import { DocumentError, parseDocument } from '../src/document/parse.js';
 import type { ProductionDocument } from '../src/document/schema.js';
 import { FileMediaStore, type MediaStore } from '../src/media/store.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { smallProduction, smallSeries } from './support/fixtures.js';
+import { get } from './support/http.js';
 
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 
@@ -294,6 +296,27 @@ for (const dialect of DIALECTS) {
         (f) => /\.(jpg|bin)$/.test(f) || (f.startsWith('.staging/') && f.split('/').length > 2),
       );
       assert.deepEqual(kept, [], 'no stored or staged bytes remain');
+    });
+
+    it('imports a job without a model (the format does not require one), and exports it without one', async () => {
+      const doc = smallProduction('job-no-model');
+      delete (doc.jobs![0] as { model?: string }).model;
+      const { refs } = await env.import(doc);
+      assert.equal(typeof refs.job1, 'number', 'the jobs section was imported');
+      const token = await env.mint({ production: 'job-no-model' });
+      const jobs = await get(env.app, '/api/v1/jobs', token);
+      assert.equal(jobs.status, 200);
+      const job = (jobs.body as Array<{ id: number; model: string; prompt: string }>).find(
+        (j) => j.id === refs.job1,
+      );
+      assert.equal(job?.model, '', 'no model is an empty model, as a job without a prompt has an empty one');
+      assert.equal(job?.prompt, 'Wet wool coat');
+      const exported = await exportDocument(env.handle.db, 'job-no-model');
+      assert.equal(
+        'model' in exported!.doc.jobs![0]!,
+        false,
+        'the export leaves out what the document left out',
+      );
     });
 
     it('imports both demo productions', async () => {

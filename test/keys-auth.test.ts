@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { authenticate, KeyUsage, mintKey, parseScopes, revokeKey } from '../src/keys/service.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
-import { smallProduction } from './support/fixtures.js';
+import { Factory } from './support/factory.js';
 import { call, get } from './support/http.js';
 
 for (const dialect of DIALECTS) {
@@ -10,7 +10,11 @@ for (const dialect of DIALECTS) {
     let env: TestEnv;
     before(async () => {
       env = await createEnv(dialect);
-      await env.import(smallProduction('keys'));
+      const make = new Factory(env.handle.db);
+      const keys = await make.production({ code: 'keys' });
+      const pix = await make.organisation(keys.id, { name: 'Pixelworks Ltd' });
+      await make.engagement(keys.id, pix.id, { ref: 'eng-pix' });
+      await make.person(keys.id, { ref: 'p-ana', name: 'Ana Ruiz' });
     });
     after(() => env.close());
 
@@ -106,8 +110,13 @@ for (const dialect of DIALECTS) {
     const tokens: Record<string, string> = {};
     before(async () => {
       env = await createEnv(dialect);
-      await env.import(smallProduction('mine'));
-      await env.import(smallProduction('theirs'));
+      const make = new Factory(env.handle.db);
+      for (const code of ['mine', 'theirs']) {
+        const production = await make.production({ code });
+        await make.department(production.id, { slug: 'costume', name: 'Costume' });
+        const pix = await make.organisation(production.id, { name: 'Pixelworks Ltd' });
+        await make.engagement(production.id, pix.id, { ref: 'eng-pix' });
+      }
       tokens.read = await env.mint({ production: 'mine', scopes: ['read'] });
       tokens.writeOnly = await env.mint({ production: 'mine', scopes: ['write'] });
       tokens.money = await env.mint({ production: 'mine', scopes: ['read:money', 'submit:turnover'] });

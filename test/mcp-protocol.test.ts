@@ -280,6 +280,55 @@ for (const dialect of DIALECTS) {
       assert.equal(await text(call(1, 'get_department', { slug: 'nope' })), missing.body.detail);
     });
 
+    it('arguments take JSON types (released: true, limit: 100) and REST strings; list tools speak of next_cursor', async () => {
+      const result = async (args: Record<string, unknown>) => {
+        const reply = await rpc(env.app, wide, call(1, 'list_assets', args));
+        assert.equal(reply.status, 200);
+        return reply.body.result as {
+          isError?: boolean;
+          structuredContent: { assets: Array<{ node_id: number }>; next_cursor?: string };
+          content: Array<{ text: string }>;
+        };
+      };
+      const rest = await get(env.app, '/api/v1/assets?released=true', wide);
+      for (const released of [true, 'true', '1']) {
+        const r = await result({ released });
+        assert.ok(!r.isError, r.content[0]!.text);
+        assert.deepEqual(
+          r.structuredContent.assets.map((a) => a.node_id),
+          (rest.body as Array<{ node_id: number }>).map((a) => a.node_id),
+          String(released),
+        );
+      }
+      const all = await get(env.app, '/api/v1/assets', wide);
+      const none = await result({ released: false });
+      assert.equal(none.structuredContent.assets.length, (all.body as unknown[]).length);
+      const page = await result({ released: true, limit: 1 });
+      assert.equal(page.structuredContent.assets.length, 1);
+      assert.equal(typeof page.structuredContent.next_cursor, 'string');
+      const next = await result({ released: true, limit: 1, cursor: page.structuredContent.next_cursor });
+      assert.equal(
+        next.structuredContent.assets[0]!.node_id,
+        (rest.body as Array<{ node_id: number }>)[1]!.node_id,
+      );
+      const refused = await result({ released: 'yes' });
+      assert.equal(refused.isError, true);
+      const listed = await rpc(env.app, wide, { jsonrpc: '2.0', id: 2, method: 'tools/list' });
+      const tools = listed.body.result.tools as Array<{
+        name: string;
+        inputSchema: { properties: Record<string, { type: unknown; description?: string }> };
+      }>;
+      for (const tool of tools) {
+        for (const [name, p] of Object.entries(tool.inputSchema.properties)) {
+          assert.doesNotMatch(String(p.description ?? ''), /Link/, `${tool.name}.${name}`);
+        }
+      }
+      const assets = tools.find((t) => t.name === 'list_assets')!;
+      assert.deepEqual(assets.inputSchema.properties.released!.type, ['boolean', 'string']);
+      assert.equal(assets.inputSchema.properties.limit!.type, 'integer');
+      assert.match(String(assets.inputSchema.properties.cursor!.description), /next_cursor/);
+    });
+
     it("a tool call costs exactly its REST twin's queries, and another production's ids are not found", async () => {
       const queriesOf = async (work: () => Promise<unknown>) => {
         const start = env.queries.sql.length;

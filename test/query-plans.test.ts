@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { CompiledQuery } from 'kysely';
+import type { GrantKind } from '../src/domain/vocabulary.js';
 import { refreshStatistics } from '../src/db/statistics.js';
 import { importDocument } from '../src/document/import.js';
 import { parseDocument } from '../src/document/parse.js';
@@ -103,7 +104,7 @@ for (const dialect of DIALECTS) {
         .where('ref', '=', 'e001')
         .select('id')
         .executeTakeFirstOrThrow();
-      const granted = (kind: string) =>
+      const granted = (kind: GrantKind) =>
         db
           .selectFrom('grants')
           .where('engagement_id', '=', e001.id)

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
-import { smallProduction } from './support/fixtures.js';
+import { Factory } from './support/factory.js';
 import { startServer } from './support/server-process.js';
 
 for (const dialect of DIALECTS) {
@@ -12,7 +12,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       env = await createEnv(dialect, { PRODGRAPH_RATE_LIMIT: '5', PRODGRAPH_RATE_LIMIT_WINDOW_MS: '60000' });
-      await env.import(smallProduction('film'));
+      await new Factory(env.handle.db).production({ code: 'film' });
       a = await env.mint({ production: 'film' });
       b = await env.mint({ production: 'film' });
     });
@@ -54,7 +54,7 @@ for (const dialect of DIALECTS) {
     it('off with PRODGRAPH_RATE_LIMIT=off: no limit, no headers', async () => {
       const off = await createEnv(dialect, { PRODGRAPH_RATE_LIMIT: 'off' });
       try {
-        await off.import(smallProduction('film'));
+        await new Factory(off.handle.db).production({ code: 'film' });
         const k = await off.mint({ production: 'film' });
         for (let i = 0; i < 8; i++) {
           const r = await off.app.inject({

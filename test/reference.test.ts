@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Ajv } from 'ajv';
-import addFormats from 'ajv-formats';
 import { createEnv, type TestEnv } from './support/env.js';
+import { documentValidator } from './support/openapi.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -20,7 +19,7 @@ const EXAMPLES = [
   'get /api/v1/media/{id}',
 ];
 
-const LISTS = ['assets', 'scenes', 'approvals', 'deliveries', 'activity', 'jobs', 'turnovers'];
+const LISTS = ['assets', 'scenes', 'approvals', 'deliveries', 'activity', 'jobs', 'turnovers', 'bundles'];
 
 describe('the reference: /docs and /api/v1/openapi.json', () => {
   let env: TestEnv;
@@ -51,7 +50,7 @@ describe('the reference: /docs and /api/v1/openapi.json', () => {
     assert.match(assets['401'].description, /key/);
   });
 
-  it('describes every parameter, the file route’s `*` included', () => {
+  it('describes every parameter, the file route’s named wildcard `path` included', () => {
     const bare: string[] = [];
     for (const { name, op } of operations()) {
       for (const p of op.parameters ?? []) {
@@ -59,16 +58,19 @@ describe('the reference: /docs and /api/v1/openapi.json', () => {
       }
     }
     assert.deepEqual(bare, []);
-    const star = doc.paths['/media/{*}'].get.parameters.find((p: any) => p.name === '*');
-    assert.equal(star.in, 'path');
+    const named = doc.paths['/media/{path}'].get.parameters.find((p: any) => p.name === 'path');
+    assert.equal(named.in, 'path');
+    assert.equal(named.schema.type, 'string');
   });
 
   it('documents paging on the lists that page: limit, cursor, updated_since and the Link header', () => {
     for (const list of LISTS) {
       const op = doc.paths[`/api/v1/${list}`].get;
       const names = op.parameters.map((p: any) => p.name);
-      for (const n of ['limit', 'cursor', 'updated_since']) assert.ok(names.includes(n), `${list}: ${n}`);
-      assert.ok(op.responses['200'].headers?.link?.description, `${list}: Link header`);
+      // every list that pages takes updated_since, but the bundles (each keeps its own ETag)
+      const params = list === 'bundles' ? ['limit', 'cursor'] : ['limit', 'cursor', 'updated_since'];
+      for (const n of params) assert.ok(names.includes(n), `${list}: ${n}`);
+      assert.deepEqual(op.responses['200'].headers?.Link, { $ref: '#/components/headers/Link' }, list);
     }
     for (const feed of ['activity', 'jobs']) {
       const names = doc.paths[`/api/v1/${feed}`].get.parameters.map((p: any) => p.name);
@@ -82,23 +84,60 @@ describe('the reference: /docs and /api/v1/openapi.json', () => {
       const media = doc.paths[path!][method!].responses['200'].content['application/json'];
       assert.ok(media.example !== undefined, `${name} shows an example`);
     }
-    const ajv = new Ajv({ strict: false, allErrors: true });
-    ((addFormats as any).default ?? addFormats)(ajv);
-    for (const [name, schema] of Object.entries<any>(doc.components.schemas)) {
-      ajv.addSchema(schema, `#/components/schemas/${name}`);
-    }
+    const check = documentValidator(doc);
     let checked = 0;
     for (const { name, op } of operations()) {
       for (const [status, r] of Object.entries<any>(op.responses)) {
         for (const media of Object.values<any>(r.content ?? {})) {
           if (media.example === undefined) continue;
-          const validate = ajv.compile({ ...media.schema, $id: `check:${name}:${status}` });
-          assert.ok(validate(media.example), `${name} ${status}: ${ajv.errorsText(validate.errors)}`);
+          const problem = check(media.schema, media.example);
+          assert.equal(problem, null, `${name} ${status}: ${problem}`);
           checked++;
         }
       }
     }
     assert.ok(checked >= EXAMPLES.length);
+  });
+
+  it('documents every header where it is sent: rate limits, Retry-After, replays, ETags, Location', () => {
+    for (const name of Object.keys(doc.components.headers))
+      assert.ok(doc.components.headers[name].description, name);
+    const missing: string[] = [];
+    const expect = (op: any, status: string, header: string, where: string) => {
+      const ref = op.responses[status]?.headers?.[header]?.$ref;
+      if (ref !== `#/components/headers/${header}`) missing.push(`${where} ${status} ${header}`);
+    };
+    for (const { name, op } of operations()) {
+      const statuses = Object.keys(op.responses);
+      // every operation states its validation refusal (an unknown query parameter at least) and 500
+      for (const s of ['422', '500']) if (!statuses.includes(s)) missing.push(`${name} ${s}`);
+      const replays = (op.parameters ?? []).some((p: any) => p.name === 'idempotency-key');
+      for (const s of statuses) {
+        const code = Number(s);
+        if (code === 429 || code === 503) expect(op, s, 'Retry-After', name);
+        if (code === 401) expect(op, s, 'WWW-Authenticate', name);
+        if (code === 405) expect(op, s, 'Allow', name);
+        if (statuses.includes('429') && code >= 200 && code < 300)
+          for (const h of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'])
+            expect(op, s, h, name);
+        if (replays && code >= 200 && code < 300) expect(op, s, 'Idempotent-Replayed', name);
+      }
+    }
+    const ops = doc.paths;
+    for (const path of ['/api/v1/bundles/scene/{node_id}', '/api/v1/bundles/character/{node_id}']) {
+      for (const s of ['200', '304'])
+        for (const h of ['ETag', 'Cache-Control', 'Vary']) expect(ops[path].get, s, h, path);
+    }
+    for (const path of ['/api/v1/media/{id}/content', '/media/{path}']) {
+      for (const s of ['200', '206', '304']) expect(ops[path].get, s, 'ETag', path);
+      expect(ops[path].get, '206', 'Content-Range', path);
+      const asked = ops[path].get.parameters.filter((p: any) => p.in === 'header').map((p: any) => p.name);
+      assert.deepEqual(asked.sort(), ['if-none-match', 'if-range', 'range'], path);
+    }
+    expect(ops['/api/v1/assets'].post, '201', 'Location', 'createAsset');
+    expect(ops['/api/v1/assets/{node_id}/versions'].post, '201', 'Location', 'landAssetVersion');
+    expect(ops['/api/v1/media-ticket'].get, '200', 'Cache-Control', 'getMediaTicket');
+    assert.deepEqual(missing, []);
   });
 
   it('GET / points to /docs: a browser is redirected, a script told where everything is', async () => {

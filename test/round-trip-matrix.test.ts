@@ -6,8 +6,8 @@ import { ALL_SCOPES, importRoundTrip, png, submit, type Refs } from './support/r
 
 /*
  * The authorisation matrix of the round-trip surface: every route × every kind of principal ×
- * every kind of object, each cell's expected status written down from api-v1.md (round-trip
- * rules 2-7, Errors) and decisions.md ("Grants and the clamp"). Cases are generated from the
+ * every kind of object, each cell's expected status written down from the round-trip rules (the
+ * clamp in src/auth/clamp.ts and docs/architecture.md). Cases are generated from the
  * tables below: a new route is one more entry in ROUTES.
  */
 
@@ -116,7 +116,7 @@ const media = (suffix: '' | '/content'): ItemRoute => ({
       assert.equal(r.rawPayload.subarray(1, 4).toString(), 'PNG');
     }
   },
-  // own = submitted by eng-pix on dl-plates, where eng-read holds a read grant: rule 6 says
+  // own = submitted by eng-pix on dl-plates, where eng-read holds a read grant: the media rule says
   // turnover work is visible only to the engagement that uploaded it, never through the delivery.
   expect: {
     pw: [200, 200, 404, 404],

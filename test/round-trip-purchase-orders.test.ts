@@ -1,17 +1,93 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
+import { Factory } from './support/factory.js';
 import { get } from './support/http.js';
-import { importRoundTrip, type Refs } from './support/round-trip.js';
 
 for (const dialect of DIALECTS) {
   describe(`purchase orders [${dialect}]`, () => {
     let env: TestEnv;
-    let refs: Refs;
+    const refs: Record<string, number> = {};
 
     before(async () => {
       env = await createEnv(dialect);
-      refs = await importRoundTrip(env, 'film');
+      const make = new Factory(env.handle.db);
+      const film = (await make.production({ code: 'film' })).id;
+      refs.costume = (await make.department(film, { slug: 'costume', accounts: ['2300'] })).id;
+      refs.vfx = (await make.department(film, { slug: 'vfx', accounts: ['4200'] })).id;
+      const org = async (name: string) => (await make.organisation(film, { name })).id;
+      const [pix, hal, rev] = [
+        await org('Pixelworks Ltd'),
+        await org('Halide FX'),
+        await org('Revoked Pictures'),
+      ];
+      // eng-pix sits in vfx, eng-hal in costume; both hold the money grant
+      for (const [ref, organisation, department] of [
+        ['eng-pix', pix, refs.vfx],
+        ['eng-hal', hal, refs.costume],
+      ] as const) {
+        const e = await make.engagement(film, organisation, { ref, departments: [department] });
+        await make.grant(film, e.id, { kind: 'own_po' });
+      }
+      const po = async (ref: string, values: Parameters<typeof make.purchaseOrder>[1]) =>
+        (refs[ref] = (await make.purchaseOrder(film, values)).id);
+      await po('po1', {
+        vendor_organisation_id: pix,
+        department_id: refs.vfx,
+        account: '4200',
+        description: 'Plate cleanup',
+        amount: 12500.5,
+        status: 'open',
+        date: '2026-03-02',
+      });
+      await po('po2', {
+        vendor_organisation_id: pix,
+        department_id: null,
+        account: '9000',
+        description: 'Insurance share',
+        amount: 900,
+        date: '2026-03-02',
+      });
+      await po('po3', {
+        vendor_organisation_id: hal,
+        department_id: refs.costume,
+        account: '2300',
+        description: 'Cape build',
+        amount: 4000,
+        status: 'partial',
+        date: '2026-03-03',
+      });
+      await po('po4', {
+        vendor_organisation_id: pix,
+        department_id: refs.costume,
+        account: '2300',
+        description: 'Coat weathering',
+        amount: 750,
+        status: 'closed',
+        date: '2026-03-01',
+      });
+      await po('po5', {
+        vendor_organisation_id: rev,
+        department_id: refs.vfx,
+        account: '4200',
+        description: 'Roto',
+        amount: 300,
+        date: '2026-03-01',
+      });
+      await make.costReport(film, {
+        week_of: '2026-02-23',
+        active: 0,
+        lines: [{ account: '4200', description: 'VFX (old)', budget: 1, actual: 1, committed: 1 }],
+      });
+      await make.costReport(film, {
+        week_of: '2026-03-02',
+        active: 1,
+        lines: [
+          { account: '2300', description: 'Costume', budget: 80000, actual: 12000, committed: 4750 },
+          { account: '4200', description: 'VFX', budget: 250000.25, actual: 41000, committed: 12500 },
+          { account: '9000', description: 'Insurance', budget: 5000 },
+        ],
+      });
     });
     after(() => env.close());
 

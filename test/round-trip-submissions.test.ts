@@ -224,6 +224,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(JSON.parse(empty.body), {
         detail: 'files: at least one file is required',
         code: 'invalid_field',
+        field: 'files',
       });
       const json = await call(env.app, 'POST', `/api/v1/turnovers/${refs['dl-plates']}/submissions`, {
         token: pix,

@@ -1,11 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
 import { createEnv, type TestEnv } from './support/env.js';
 import { smallProduction } from './support/fixtures.js';
+import { startServer, type ServerProcess } from './support/server-process.js';
 
 /*
  * Several prodgraph processes on one PostgreSQL database (bench/FINDINGS.md §4): each keeps its
@@ -15,61 +12,26 @@ import { smallProduction } from './support/fixtures.js';
  */
 
 const PG = process.env.PRODGRAPH_TEST_PG;
-const CLI = ['--import', 'tsx', join(import.meta.dirname, '..', 'src', 'cli.ts')];
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
-interface Server {
-  base: string;
-  child: ChildProcess;
-}
-
-async function startServer(url: string, media: string): Promise<Server> {
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [...CLI, 'serve', '--db', url, '--media', media, '--port', String(port)],
-    {
-      env: { ...process.env, PRODGRAPH_LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
-  let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`server exited ${child.exitCode}: ${stderr}`);
-    const ok = await fetch(`${base}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return { base, child };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill('SIGTERM');
-  throw new Error(`server did not become ready: ${stderr}`);
-}
 
 describe(
   'two server processes on one PostgreSQL database',
   { skip: PG ? false : 'PostgreSQL only (PRODGRAPH_TEST_PG)' },
   () => {
     let env: TestEnv;
-    let a: Server;
-    let b: Server;
+    let a: ServerProcess;
+    let b: ServerProcess;
     let admin: string;
     let vendor: string;
     let refs: Record<string, number>;
 
-    const call = async (server: Server, method: string, path: string, token: string, body?: unknown) => {
-      const res = await fetch(`${server.base}/api/v1${path}`, {
+    const call = async (
+      server: ServerProcess,
+      method: string,
+      path: string,
+      token: string,
+      body?: unknown,
+    ) => {
+      const res = await fetch(`${server.url}/api/v1${path}`, {
         method,
         headers: {
           authorization: `Bearer ${token}`,
@@ -86,19 +48,14 @@ describe(
       ({ refs } = await env.import(smallProduction('film')));
       admin = await env.mint({ production: 'film', scopes: ['read', 'write', 'admin'] });
       vendor = await env.mint({ production: 'film', engagement: 'eng-pix', scopes: ['read'] });
-      const url = new URL(PG!);
-      url.searchParams.set('options', `-c search_path=${env.schema}`);
-      [a, b] = await Promise.all([
-        startServer(url.toString(), join(env.dir, 'media')),
-        startServer(url.toString(), join(env.dir, 'media')),
-      ]);
+      [a, b] = await Promise.all([startServer(env), startServer(env)]);
     });
 
     after(async () => {
       for (const s of [a, b]) {
         if (s && s.child.exitCode === null) {
           s.child.kill('SIGTERM');
-          await once(s.child, 'exit');
+          await s.exited;
         }
       }
       await env?.close();

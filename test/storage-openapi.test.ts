@@ -16,7 +16,18 @@ describe('OpenAPI documents the storage wire', () => {
     assert.equal(r.status, 200);
     const paths = r.body.paths;
     const events = paths['/api/v1/storage/events'].post;
-    assert.deepEqual(Object.keys(events.responses).sort(), ['200', '400', '401', '403', '413', '422', '429']);
+    assert.deepEqual(Object.keys(events.responses).sort(), [
+      '200',
+      '400',
+      '401',
+      '403',
+      '413',
+      '422',
+      '429',
+      '500',
+      '503',
+      '507',
+    ]);
     const proxy = paths['/api/v1/storage/media-proxy'].post;
     assert.ok(proxy.requestBody.content['application/json']);
     assert.match(proxy.description, /multipart\/form-data/);

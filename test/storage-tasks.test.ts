@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { queueMoveTask } from '../src/modules/storage/tasks.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
-import { smallProduction } from './support/fixtures.js';
+import { Factory } from './support/factory.js';
 import { call, get } from './support/http.js';
 
 const FEED = '/api/v1/storage/tasks';
@@ -17,12 +17,13 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       env = await createEnv(dialect);
-      await env.import(smallProduction('film'));
-      await env.import(smallProduction('other'));
+      const make = new Factory(env.handle.db);
+      film = (await make.production({ code: 'film' })).id;
+      other = (await make.production({ code: 'other' })).id;
+      await make.libraryFile(film, { path: 'plates/r1/sh010.exr' });
+      const pix = await make.organisation(film, { name: 'Pixelworks Ltd' });
+      await make.engagement(film, pix.id, { ref: 'eng-pix' });
       key = await env.mint({ production: 'film' });
-      const ids = await env.handle.db.selectFrom('productions').select(['id', 'code']).execute();
-      film = ids.find((p) => p.code === 'film')!.id;
-      other = ids.find((p) => p.code === 'other')!.id;
     });
     after(() => env.close());
 

@@ -56,6 +56,11 @@ async function writeStills(dir: string): Promise<void> {
     join(dir, 'wide.jpg'),
     gunzipSync(readFileSync(join(import.meta.dirname, 'fixtures', 'still-12000x8000.jpg.gz'))),
   );
+  // the same still re-encoded progressive (4:2:0), 570 KB: decoding it holds ~275 MB of coefficients
+  await writeFile(
+    join(dir, 'wide-progressive.jpg'),
+    gunzipSync(readFileSync(join(import.meta.dirname, 'fixtures', 'still-12000x8000-progressive.jpg.gz'))),
+  );
 }
 
 const STILLS = [
@@ -69,6 +74,7 @@ const STILLS = [
   ['v-blink', 'blink.gif', true],
   ['v-broken', 'broken.jpg', true],
   ['v-wide', 'wide.jpg', true],
+  ['v-wide-progressive', 'wide-progressive.jpg', true],
   ['v-race', 'split.png', true],
   ['v-gone', 'gone.jpg', true],
 ] as const;
@@ -205,6 +211,20 @@ for (const dialect of DIALECTS) {
       );
       // generous for a loaded CI machine; idle it takes about a tenth of this
       assert.ok(ms < 3000, `${ms} ms`);
+    });
+
+    it('a progressive 12,000 × 8,000 still would take ~275 MB to decode: refused (422) before decoding, memory flat', async () => {
+      const rss = process.memoryUsage().rss;
+      const r = await brief(env, refs['v-wide-progressive']!, token);
+      const grew = (process.memoryUsage().rss - rss) / 1048576;
+      assert.equal(r.status, 422, r.text);
+      assert.equal(r.body.code, 'invalid_field');
+      assert.match(
+        r.body.detail,
+        /^version_id: .*about 275 MB to decode, more than the 128 MB .*12000 × 8000 jpeg saved progressive/,
+      );
+      assert.ok(grew < 60, `RSS grew ${Math.round(grew)} MiB`);
+      assert.equal((await storedRows(refs['v-wide-progressive']!)).length, 0);
     });
 
     it('is stored per version and source, and served from the store until the media changes', async () => {

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { createEnv, type TestEnv } from './support/env.js';
 import { get } from './support/http.js';
+import { deref } from './support/openapi.js';
 
 const SECRET = 'sk-test-0123456789abcdef';
 const vision = (env: NodeJS.ProcessEnv) => loadConfig({}, env).vision;
@@ -130,15 +131,27 @@ describe('vision routes in the OpenAPI document', () => {
       '403',
       '422',
       '429',
+      '500',
       '502',
       '503',
+      '507',
     ]);
-    const body = token.requestBody.content['application/json'].schema;
+    const body = deref(doc, token.requestBody.content['application/json'].schema);
     assert.deepEqual(body.properties.model.enum, ['flux-dev', 'veo-3']);
     assert.match(token.description, /Scope `read`/);
     const look = doc.paths['/api/v1/vision/looks/{version_id}/brief'].post;
-    assert.deepEqual(Object.keys(look.responses).sort(), ['200', '401', '403', '404', '422', '429']);
-    const brief = look.responses['200'].content['application/json'].schema;
+    assert.deepEqual(Object.keys(look.responses).sort(), [
+      '200',
+      '401',
+      '403',
+      '404',
+      '422',
+      '429',
+      '500',
+      '503',
+      '507',
+    ]);
+    const brief = deref(doc, look.responses['200'].content['application/json'].schema);
     for (const field of ['palette', 'exposure', 'colour', 'summary', 'method', 'generated_at']) {
       assert.ok(brief.properties[field], `brief documents ${field}`);
     }

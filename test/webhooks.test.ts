@@ -7,8 +7,15 @@ import { smallProduction } from './support/fixtures.js';
 import { Receiver, until } from './support/receiver.js';
 import { call, get } from './support/http.js';
 
+/**
+ * A receiver's answer is awaited 2 s: short enough for the retry test, long enough that a loaded
+ * machine (the suite runs files in parallel) does not turn a prompt answer into a timeout.
+ */
+const TIMEOUT_MS = 2000;
 const TEST_CONFIG = {
-  PRODGRAPH_WEBHOOK_TIMEOUT_MS: '300',
+  // the receivers listen on loopback, which webhooks reach only when allowed
+  PRODGRAPH_WEBHOOK_ALLOW: '127.0.0.1/32',
+  PRODGRAPH_WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
   PRODGRAPH_WEBHOOK_RETRY_BASE_MS: '50',
   PRODGRAPH_WEBHOOK_RETRY_MAX_MS: '400',
 };
@@ -158,7 +165,7 @@ for (const dialect of DIALECTS) {
         calls++;
         if (calls === 1) return 500;
         if (calls === 2) {
-          await new Promise((r) => setTimeout(r, 600)); // past the 300 ms timeout
+          await new Promise((r) => setTimeout(r, TIMEOUT_MS + 500)); // past the timeout
           return 200;
         }
         return 200;
@@ -191,7 +198,7 @@ for (const dialect of DIALECTS) {
         ],
       );
       assert.match(log[0].error, /500/);
-      assert.match(log[1].error, /no answer within 300 ms/);
+      assert.match(log[1].error, new RegExp(`no answer within ${TIMEOUT_MS} ms`));
       // backoff: the retry came after the base delay
       assert.ok(rx.got[1]!.at - rx.got[0]!.at >= 45);
       await remove(sub.id);
@@ -207,7 +214,7 @@ for (const dialect of DIALECTS) {
       const t0 = Date.now();
       const id = await addAsset('Quick');
       assert.ok(Date.now() - t0 < 1000, 'the write does not wait for receivers');
-      await until('the fast receiver', () => fast.got.length === 1, 2000);
+      await until('the fast receiver', () => fast.got.length === 1, TIMEOUT_MS);
       assert.equal(fast.got[0]!.json.change.id, id);
       assert.ok(fast.got[0]!.at - t0 < 1000, `fast got it after ${fast.got[0]!.at - t0} ms`);
       for (const s of [a, dead, b]) await remove(s.id);

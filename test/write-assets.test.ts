@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { smallProduction } from './support/fixtures.js';
 import { call } from './support/http.js';
+import { jpeg, upload } from './support/write.js';
 
 for (const dialect of DIALECTS) {
   describe(`POST /assets and notes [${dialect}]`, () => {
@@ -246,6 +247,56 @@ for (const dialect of DIALECTS) {
         assert.equal(b.body.author, 'Ana Ruiz');
         const c = await post(`/assets/${coat}/notes`, { text: 'blank author', author: '  ' });
         assert.equal(c.body.author, 'Pipeline bot');
+      });
+
+      it('version_id aims a note at any version of the asset; one landed on an unreleased version is readable in the record', async () => {
+        const coat = await nodeId('co-coat');
+        const versions = await env.handle.db
+          .selectFrom('versions')
+          .where('node_id', '=', coat)
+          .select(['id', 'version', 'released'])
+          .orderBy('version')
+          .execute();
+        const v1 = versions.find((v) => v.version === 1)!;
+        const aimed = await post(`/assets/${coat}/notes`, {
+          text: 'About the first pass',
+          version_id: v1.id,
+        });
+        assert.equal(aimed.status, 201, JSON.stringify(aimed.body));
+        assert.equal(aimed.body.version_id, v1.id);
+        assert.equal(aimed.body.version, 1);
+        // another asset's version, another production's, or none at all: 422, nothing recorded
+        const foreign = await env.handle.db
+          .selectFrom('versions')
+          .where('node_id', '!=', coat)
+          .select('id')
+          .executeTakeFirstOrThrow();
+        const notes = await count('version_notes');
+        for (const version_id of [foreign.id, 999_999]) {
+          const r = await post(`/assets/${coat}/notes`, { text: 'x', version_id });
+          assert.equal(r.status, 422, JSON.stringify(r.body));
+          assert.match(r.body.detail, /^version_id: is not a version of asset/);
+        }
+        assert.equal(await count('version_notes'), notes);
+
+        // a note on an unreleased version: the record shows it on the locked stub
+        const landed = await upload(env.app, `/api/v1/assets/${coat}/versions`, {
+          token,
+          files: [{ name: 'wip.jpg', bytes: await jpeg(4) }],
+        });
+        assert.equal(landed.status, 201);
+        const onWip = await post(`/assets/${coat}/notes`, { text: 'Collar too high' });
+        assert.equal(onWip.body.version_id, landed.body.id);
+        const record = await call(env.app, 'GET', `/api/v1/assets/${coat}`, { token });
+        const stub = record.body.versions.find((v: { id: number }) => v.id === landed.body.id);
+        assert.equal(stub.locked, true);
+        assert.deepEqual(
+          stub.notes.map((n: { text: string }) => n.text),
+          ['Collar too high'],
+        );
+        assert.equal(stub.media_path, undefined, 'the stub still carries no media');
+        const first = record.body.versions.find((v: { id: number }) => v.id === v1.id);
+        assert.ok(first.notes.some((n: { text: string }) => n.text === 'About the first pass'));
       });
 
       it('on an asset without versions it lands as an activity entry', async () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { ApprovalsTable } from '../src/db/schema.js';
 import { nowIso } from '../src/db/values.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { smallProduction } from './support/fixtures.js';
@@ -13,6 +14,7 @@ for (const dialect of DIALECTS) {
     let env: TestEnv;
     let token: string;
     let anaKey: string;
+    let benKey: string;
     let readOnly: string;
     let vendor: string;
     let film: number;
@@ -58,7 +60,7 @@ for (const dialect of DIALECTS) {
       mode: 'decision' | 'chain',
       steps: string[],
       subject: { node?: number; version?: number } = {},
-      status = 'pending',
+      status: ApprovalsTable['status'] = 'pending',
     ): Promise<number> {
       const now = nowIso();
       const { id } = await db()
@@ -103,6 +105,7 @@ for (const dialect of DIALECTS) {
       await env.import(smallProduction('other'));
       token = await env.mint({ production: 'film', label: 'Review bot' });
       anaKey = await env.mint({ production: 'film', label: 'Ana laptop', person: 'p-ana' });
+      benKey = await env.mint({ production: 'film', label: 'Ben phone', person: 'p-ben' });
       readOnly = await env.mint({ production: 'film', scopes: ['read'] });
       vendor = await env.mint({ production: 'film', engagement: 'eng-pix', scopes: ['read', 'write'] });
       film = (
@@ -191,16 +194,91 @@ for (const dialect of DIALECTS) {
       assert.equal(entries[1]!.actor, 'Review bot');
     });
 
-    it('a chain may omit decided_by: recorded under the key label', async () => {
+    it("a chain may omit decided_by: an integration key's decision is recorded under its label", async () => {
       const id = await makeApproval('chain', ['p-ana', 'p-ben']);
       const r = await decide(id, { decision: 'approved' });
       assert.equal(r.status, 200);
       assert.equal(r.body.steps[0].decided_by, 'Review bot');
       assert.equal(r.body.current_step, 1);
-      const byAna = await decide(id, { decision: 'approved', note: null }, anaKey);
-      assert.equal(byAna.status, 200);
-      assert.equal(byAna.body.steps[1].decided_by, 'Ana laptop');
-      assert.equal(byAna.body.status, 'approved');
+      const byBen = await decide(id, { decision: 'approved', note: null }, benKey);
+      assert.equal(byBen.status, 200);
+      assert.equal(byBen.body.steps[1].decided_by, 'Ben Okafor');
+      assert.equal(byBen.body.status, 'approved');
+    });
+
+    it('a key bound to a person decides as that person only, and every decision names the key it came through', async () => {
+      const changesOf = (id: number) =>
+        db()
+          .selectFrom('changes')
+          .where('kind', '=', 'approval')
+          .where('object_id', '=', id)
+          .select('actor')
+          .orderBy('id')
+          .execute();
+      const lastActivity = async () =>
+        (
+          await db()
+            .selectFrom('activity')
+            .select(['actor', 'summary'])
+            .orderBy('id', 'desc')
+            .limit(1)
+            .execute()
+        )[0]!;
+      const chain = await makeApproval('chain', ['p-ana', 'p-ben']);
+      const before = await stateOf(chain);
+      const activity = await activityCount();
+      // Ben's key may not decide Ana's step in her name, nor in his own, nor by her id
+      for (const body of [
+        { decided_by: 'Ana Ruiz' },
+        { decided_by: String(people['p-ana']) },
+        { decided_by: 'ana ruiz' },
+        {},
+        { decided_by: null },
+        { decided_by: 'Ben Okafor' },
+      ]) {
+        const r = await decide(chain, { decision: 'approved', ...body }, benKey);
+        assert.equal(r.status, 403, JSON.stringify(body));
+        assert.equal(r.body.code, 'forbidden');
+      }
+      const named = await decide(chain, { decision: 'approved', decided_by: 'Ana Ruiz' }, benKey);
+      assert.match(named.body.detail, /decides as Ben Okafor only/);
+      // Ana's key naming Ben on Ana's step: refused too
+      assert.equal(
+        (await decide(chain, { decision: 'approved', decided_by: 'Ben Okafor' }, anaKey)).status,
+        403,
+      );
+      assert.deepEqual(await stateOf(chain), before, 'a refusal recorded something');
+      assert.equal(await activityCount(), activity);
+      assert.deepEqual(await changesOf(chain), []);
+
+      // no decided_by: the key's own person
+      const byAna = await decide(chain, { decision: 'approved' }, anaKey);
+      assert.equal(byAna.status, 200, JSON.stringify(byAna.body));
+      assert.equal(byAna.body.steps[0].decided_by, 'Ana Ruiz');
+      assert.equal((await lastActivity()).actor, 'Ana Ruiz via Ana laptop');
+      assert.match((await lastActivity()).summary, /by Ana Ruiz/);
+      // an integration key names the step's person; it is recorded as itself
+      const byBot = await decide(chain, { decision: 'approved', decided_by: 'Ben Okafor' });
+      assert.equal(byBot.status, 200);
+      assert.equal((await lastActivity()).actor, 'Review bot');
+      assert.deepEqual(
+        (await changesOf(chain)).map((c) => c.actor),
+        ['Ana Ruiz via Ana laptop', 'Review bot'],
+      );
+      // the change feed says the same over HTTP
+      const feed = await call(env.app, 'GET', '/api/v1/changes?limit=1000', { token });
+      const actors = (feed.body.changes as Array<{ kind: string; id: number; actor: string }>)
+        .filter((c) => c.kind === 'approval' && c.id === chain)
+        .map((c) => c.actor);
+      assert.deepEqual(actors, ['Ana Ruiz via Ana laptop', 'Review bot']);
+
+      // a decision-mode approval: a person-bound key need not name itself
+      const single = await makeApproval('decision', ['p-ana']);
+      const own = await decide(single, { decision: 'approved' }, anaKey);
+      assert.equal(own.status, 200, JSON.stringify(own.body));
+      assert.equal(own.body.steps[0].decided_by, 'Ana Ruiz');
+      const bens = await makeApproval('decision', ['p-ben']);
+      assert.equal((await decide(bens, { decision: 'approved' }, anaKey)).status, 403);
     });
 
     it('changes → changes_requested, the version stays unreleased, later decisions 409', async () => {
@@ -265,7 +343,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('409 on a settled approval', async () => {
-      for (const status of ['approved', 'rejected']) {
+      for (const status of ['approved', 'rejected'] as const) {
         const id = await makeApproval('decision', ['p-ben'], {}, status);
         const r = await decide(id, { decision: 'approved', decided_by: 'Ben Okafor' });
         assert.equal(r.status, 409);

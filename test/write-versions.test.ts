@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { mediaPathOf } from '../src/media/paths.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { smallProduction } from './support/fixtures.js';
 import { call } from './support/http.js';
@@ -78,7 +79,6 @@ for (const dialect of DIALECTS) {
       assert.equal(r.body.status, 'wip');
       assert.equal(r.body.released, false);
       assert.equal(r.body.locked, true);
-      assert.equal(r.body.media_path, null);
       assert.equal(r.body.note, 'Wet pass');
       assert.equal(r.body.content_type, 'image/jpeg');
       assert.equal(r.body.size, bytes.length);
@@ -100,6 +100,21 @@ for (const dialect of DIALECTS) {
       assert.ok(media.storage_key.endsWith('.jpg'));
       const stored = await readFile(join(env.store.root, media.storage_key));
       assert.ok(stored.equals(bytes), 'the stored bytes are the uploaded bytes');
+      // the answer names what was landed, so the uploader can fetch it back before release
+      assert.equal(r.body.media_id, media.id);
+      assert.equal(r.body.media_path, mediaPathOf(media.storage_key));
+      const content = await env.app.inject({
+        url: `/api/v1/media/${r.body.media_id}/content`,
+        headers: { authorization: `Bearer ${token}` },
+      });
+      assert.equal(content.statusCode, 200);
+      assert.ok(content.rawPayload.equals(bytes));
+      const ticket = (
+        await env.app.inject({ url: '/api/v1/media-ticket', headers: { authorization: `Bearer ${token}` } })
+      ).json().ticket;
+      const byPath = await env.app.inject({ url: `${r.body.media_path}?t=${ticket}` });
+      assert.equal(byPath.statusCode, 200);
+      assert.ok(byPath.rawPayload.equals(bytes));
 
       const node = await env.handle.db
         .selectFrom('nodes')

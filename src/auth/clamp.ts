@@ -1,12 +1,17 @@
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db } from '../db/index.js';
+import type { Database } from '../db/schema.js';
 import { EDGE_USES, EDGE_WEARS, type GrantKind } from '../domain/vocabulary.js';
 import type { Principal } from './principal.js';
 
 /**
- * THE clamp: what a key may reach on the round-trip surface (api-v1.md round-trip rules 2-7,
- * decisions.md "Grants and the clamp"). Every round-trip service, the MCP tools and any media
- * route ask this object; none of them re-implements a grant rule.
+ * THE clamp: what a key may reach on the round-trip surface (bundles, turnovers, media,
+ * purchase orders). Every round-trip service, the MCP tools and any media route ask this
+ * object; none of them re-implements a grant rule. docs/architecture.md has the whole picture.
+ * The rules, each a door below: a scene or character is reached through a live grant on it
+ * (otherwise 404, as for a wrong id); the turnover list is the deliveries an engagement holds a
+ * read or submit grant on; a submission needs a live submit grant on its delivery; money needs
+ * the engagement's live own_po grant; media, see seesMedia and grantsReachMedia.
  *
  * A production-wide key reaches every object of its production (existence is the caller's
  * query, always scoped by production id). An engagement-bound key reaches only what its live
@@ -35,6 +40,8 @@ export interface LiveGrant {
   access: string | null;
   /** When the grant was made or last changed: a turnover newly granted counts as changed. */
   updatedAt: string | null;
+  /** When the grant lapses (null: never); it is live now, so this lies in the future. */
+  expiresAt: string | null;
 }
 
 /** A grant counts only while it is not revoked and its expiry (if any) lies in the future. */
@@ -128,6 +135,7 @@ export class Clamp {
         deliveryId: r.delivery_id,
         access: r.access,
         updatedAt: r.updated_at ?? null,
+        expiresAt: r.expires_at,
       });
     }
     const departments =
@@ -160,7 +168,27 @@ export class Clamp {
     ];
   }
 
-  /** Scene bundle / character bundle door (rule 3): a live grant of that kind on that node. */
+  /**
+   * The nodes live grants of one kind name, each with when its reach lapses: null when a grant
+   * on it never expires, else the latest expiry of its grants.
+   */
+  grantedNodeExpiry(kind: NodeGrantKind): Map<number, string | null> {
+    const out = new Map<number, string | null>();
+    for (const g of this.grants) {
+      if (g.kind !== kind || g.nodeId === null) continue;
+      const seen = out.get(g.nodeId);
+      const lapses =
+        seen === null || g.expiresAt === null
+          ? null
+          : seen === undefined || Date.parse(g.expiresAt) > Date.parse(seen)
+            ? g.expiresAt
+            : seen;
+      out.set(g.nodeId, lapses);
+    }
+    return out;
+  }
+
+  /** Scene bundle / character bundle door: a live grant of that kind on that node. */
   reachesNode(kind: NodeGrantKind, nodeId: number): boolean {
     if (this.productionWide) return true;
     return this.grants.some((g) => g.kind === kind && g.nodeId === nodeId);
@@ -168,7 +196,7 @@ export class Clamp {
 
   /**
    * Deliveries this engagement holds a live read or submit grant on, with whether it may
-   * submit. Empty for a production-wide key: turnovers are an engagement's view (rule 4).
+   * submit. Empty for a production-wide key: turnovers are an engagement's view.
    */
   grantedDeliveries(): Map<number, { canSubmit: boolean; grantedAt: string | null }> {
     const out = new Map<number, { canSubmit: boolean; grantedAt: string | null }>();
@@ -185,7 +213,7 @@ export class Clamp {
     return out;
   }
 
-  /** Whether the delivery is within reach at all (404 otherwise, rule 5). */
+  /** Whether the delivery is within reach at all (404 otherwise, as for a wrong id). */
   reachesDelivery(deliveryId: number): boolean {
     return this.productionWide || this.grantedDeliveries().has(deliveryId);
   }
@@ -195,7 +223,7 @@ export class Clamp {
     return this.grantedDeliveries().get(deliveryId)?.canSubmit ?? false;
   }
 
-  /** Money door (rule 7): a live own_po grant; a production-wide key has no vendor slice. */
+  /** Money door: a live own_po grant; a production-wide key has no vendor slice. */
   holdsOwnPo(): boolean {
     return !this.productionWide && this.grants.some((g) => g.kind === 'own_po');
   }
@@ -219,15 +247,63 @@ export interface MediaFacts {
 }
 
 /**
- * Media visibility (rule 6 and decisions.md): a production-wide key sees all of its
- * production's media. An engagement sees what it uploaded itself, and exactly the media its
- * live bundles show: the media of a released version of an asset a granted scene uses or a
- * costume a granted character wears, and the media of the ingredients of those costumes'
- * released versions (the character bundle lists them; the scene bundle lists no ingredients).
- * Work submitted on a turnover by anyone else is never visible, whatever the delivery grants
- * say. At most one query.
+ * Whether live scene or character grants reach media `mediaId`: the media of a released
+ * version of an asset a granted scene uses or a costume a granted character wears, and the media
+ * of the ingredients of those costumes' released versions (the character bundle lists them; the
+ * scene bundle lists no ingredients). An EXISTS over the grants, built to run whether or not the
+ * media exists, so that asking about a missing id does the same work as about a hidden one.
  */
-export async function canSeeMedia(db: Db, clamp: Clamp, media: MediaFacts): Promise<boolean> {
+export function grantsReachMedia(eb: ExpressionBuilder<Database, never>, clamp: Clamp, mediaId: number) {
+  const none = [-1];
+  const scenes = clamp.grantedNodeIds('scene');
+  const characters = clamp.grantedNodeIds('character');
+  const pid = clamp.productionId;
+  return eb.exists(
+    eb
+      .selectFrom('versions as v')
+      .innerJoin('edges as e', 'e.to_node_id', 'v.node_id')
+      // the bundles list live linked nodes only
+      .innerJoin('nodes as shown', 'shown.id', 'v.node_id')
+      .where('v.production_id', '=', pid)
+      .where('v.released', '=', 1)
+      .where('e.production_id', '=', pid)
+      .where('shown.retired_at', 'is', null)
+      .where((w) =>
+        w.or([
+          // scene bundle: released versions of the assets the scene uses
+          w.and([
+            w('e.kind', '=', EDGE_USES),
+            w('e.from_node_id', 'in', scenes.length ? scenes : none),
+            w('v.media_id', '=', mediaId),
+          ]),
+          // character bundle: released versions of the costumes it wears, and their ingredients
+          w.and([
+            w('e.kind', '=', EDGE_WEARS),
+            w('e.from_node_id', 'in', characters.length ? characters : none),
+            w.or([
+              w('v.media_id', '=', mediaId),
+              w.exists(
+                w
+                  .selectFrom('ingredients as i')
+                  .whereRef('i.version_id', '=', 'v.id')
+                  .where('i.media_id', '=', mediaId)
+                  .select(sql`1`.as('one')),
+              ),
+            ]),
+          ]),
+        ]),
+      )
+      .select('v.id'),
+  );
+}
+
+/**
+ * Media visibility: a production-wide key sees all of its production's media. An
+ * engagement sees what it uploaded itself, and exactly the media its live bundles show
+ * (`reachedByGrants`, from grantsReachMedia). Work submitted on a turnover by anyone else is
+ * never visible, whatever the delivery grants say.
+ */
+export function seesMedia(clamp: Clamp, media: MediaFacts, reachedByGrants: boolean): boolean {
   if (media.production_id !== clamp.productionId) return false;
   if (clamp.productionWide) return true;
   if (!clamp.active) return false;
@@ -235,47 +311,5 @@ export async function canSeeMedia(db: Db, clamp: Clamp, media: MediaFacts): Prom
     return true;
   }
   if (media.work_item_id !== null || media.uploader_engagement_id !== null) return false;
-  const scenes = clamp.grantedNodeIds('scene');
-  const characters = clamp.grantedNodeIds('character');
-  if (scenes.length === 0 && characters.length === 0) return false;
-  const none = [-1];
-  const pid = clamp.productionId;
-  const hit = await db
-    .selectFrom('versions as v')
-    .innerJoin('edges as e', 'e.to_node_id', 'v.node_id')
-    // the bundles list live linked nodes only
-    .innerJoin('nodes as shown', 'shown.id', 'v.node_id')
-    .where('v.production_id', '=', pid)
-    .where('v.released', '=', 1)
-    .where('e.production_id', '=', pid)
-    .where('shown.retired_at', 'is', null)
-    .where((eb) =>
-      eb.or([
-        // scene bundle: released versions of the assets the scene uses
-        eb.and([
-          eb('e.kind', '=', EDGE_USES),
-          eb('e.from_node_id', 'in', scenes.length ? scenes : none),
-          eb('v.media_id', '=', media.id),
-        ]),
-        // character bundle: released versions of the costumes it wears, and their ingredients
-        eb.and([
-          eb('e.kind', '=', EDGE_WEARS),
-          eb('e.from_node_id', 'in', characters.length ? characters : none),
-          eb.or([
-            eb('v.media_id', '=', media.id),
-            eb.exists(
-              eb
-                .selectFrom('ingredients as i')
-                .whereRef('i.version_id', '=', 'v.id')
-                .where('i.media_id', '=', media.id)
-                .select(sql`1`.as('one')),
-            ),
-          ]),
-        ]),
-      ]),
-    )
-    .select('v.id')
-    .limit(1)
-    .executeTakeFirst();
-  return hit !== undefined;
+  return reachedByGrants;
 }

@@ -33,8 +33,32 @@ export interface RouteAuth {
 /** The name a write is recorded under: the key's person when bound to one, else its label. */
 export const actorName = (p: Principal): string => p.personName ?? p.label;
 
-/** A write's production and the name its changes are recorded under. */
+/**
+ * Who made a write, as the activity feed and the change feed both record it: the key's person
+ * and the key (`Ana Ruiz via Nuke publish`) when the key is bound to a person, else the key's
+ * label. Naming the key tells a reader which credential acted, not only in whose name.
+ */
+export const keyActor = (p: Principal): string => (p.personName ? `${p.personName} via ${p.label}` : p.label);
+
+/** A write's production and the name its changes are recorded under (the key included). */
 export const writeScopeOf = (p: Principal): WriteScope => ({
   productionId: p.productionId,
-  actor: actorName(p),
+  actor: keyActor(p),
+});
+
+/** Every scope a vendor key can hold: the view of an engagement is what its widest key is answered. */
+export const VENDOR_SCOPES: readonly Scope[] = ['read', 'submit:turnover', 'read:money'];
+
+/**
+ * An administrator's principal seen as a key bound to one engagement of the same production:
+ * the round-trip services answer it exactly what that engagement's keys are answered, because
+ * they judge the engagement's live grants themselves (src/auth/clamp.ts). The caller must have
+ * checked that the engagement belongs to the production. Nothing is minted and nothing stored.
+ */
+export const asEngagement = (admin: Principal, engagementId: number): Principal => ({
+  ...admin,
+  scopes: new Set(VENDOR_SCOPES),
+  engagementId,
+  personId: null,
+  personName: null,
 });

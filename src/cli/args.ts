@@ -18,6 +18,11 @@ export interface Command {
   usage: string;
   run?: (args: string[]) => Promise<void>;
   subcommands?: Command[];
+  /**
+   * The flag that sets each field the services name in their refusals (`expires_at` is
+   * `--expires` here), so an error speaks the command's language, not the API's.
+   */
+  flags?: Record<string, string>;
 }
 
 export const COMMON_FLAGS = '--db URL_OR_PATH (env PRODGRAPH_DB), --media DIR (env PRODGRAPH_MEDIA)';
@@ -53,6 +58,25 @@ const common = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
+/**
+ * `--scale -1` is a value, not a flag: parseArgs refuses an option value that starts with a
+ * dash as ambiguous, so a negative number after a string option is attached (`--scale=-1`)
+ * and the command's own check says what is wrong with it.
+ */
+function attachNegativeNumbers(args: string[], options: NonNullable<ParseArgsConfig['options']>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const name = arg.startsWith('--') ? arg.slice(2) : null;
+    const next = args[i + 1];
+    if (name && options[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
 export function parse<O extends NonNullable<ParseArgsConfig['options']>>(
   args: string[],
   options: O,
@@ -61,7 +85,7 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(
   let parsed;
   try {
     parsed = parseArgs({
-      args,
+      args: attachNegativeNumbers(args, { ...common, ...options }),
       options: { ...common, ...options },
       allowPositionals: positionals > 0,
       strict: true,

@@ -49,12 +49,19 @@ export async function loadDemo(db: Db, config: Config): Promise<string[]> {
         engagement,
       })
     : null;
+  // the console's key: a coordinator manages vendors (admin) and browses the production (read)
+  const coordinator = await mintKey(db, {
+    production: code,
+    label: 'demo: console coordinator',
+    scopes: ['read', 'admin'],
+  });
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const base = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${config.port}`;
   lines.push(
     '',
     `Demo keys for "${code}" (shown once; mint more with: prodgraph keys mint --production ${code} --label NAME):`,
     `  production-wide (read, write, submit:turnover, read:money): ${wide.token}`,
+    `  coordinator, for the console (read, admin): ${coordinator.token}`,
     ...(vendor
       ? [`  vendor, bound to engagement "${engagement}" (round-trip endpoints only): ${vendor.token}`]
       : []),
@@ -62,6 +69,7 @@ export async function loadDemo(db: Db, config: Config): Promise<string[]> {
     'Try:',
     `  curl -H "Authorization: Bearer ${wide.token}" ${base}/api/v1/production`,
     `API reference: ${base}/docs`,
+    `Console: ${base}/console (sign in with the coordinator key)`,
     '',
   );
   return lines;

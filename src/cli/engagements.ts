@@ -64,6 +64,7 @@ const add: Command = {
 Creates an engagement an administrator owns: a document sync never archives it. The ref must
 be new to the production (refs are unique across the whole document). Recorded in activity.
 ${COMMON_FLAGS}.`,
+  flags: { ref: '--ref', organisation_id: '--organisation', departments: '--departments' },
   async run(args) {
     const { values } = parse(args, {
       production: { type: 'string' },

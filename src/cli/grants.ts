@@ -83,6 +83,13 @@ Name exactly one target:
 
 Effective on the very next request; recorded in activity. A grant made here is never revoked
 by a document sync. --expires takes an ISO-8601 time in the future. ${COMMON_FLAGS}.`,
+  flags: {
+    engagement_id: '--engagement',
+    node_id: '--scene/--character',
+    delivery_id: '--delivery',
+    access: '--access',
+    expires_at: '--expires',
+  },
   async run(args) {
     const { values } = parse(args, {
       production: { type: 'string' },

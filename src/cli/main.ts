@@ -1,3 +1,4 @@
+import { BackupError } from '../backup/manifest.js';
 import { ConfigError } from '../config.js';
 import { DatabaseError } from '../db/index.js';
 import { DocumentError } from '../document/parse.js';
@@ -6,7 +7,9 @@ import { GenerateError } from '../generate/index.js';
 import { KeyError } from '../keys/service.js';
 import { TaskInputError } from '../modules/storage/tasks.js';
 import { CliError, COMMON_FLAGS, out, version, wantsHelp, type Command } from './args.js';
+import { backupCommand } from './backup.js';
 import { demoCommand } from './demo-command.js';
+import { doctorCommand } from './doctor.js';
 import { engagementsCommand } from './engagements.js';
 import { exportCommand } from './export.js';
 import { generateCommand } from './generate.js';
@@ -14,6 +17,7 @@ import { grantsCommand } from './grants.js';
 import { importCommand } from './import.js';
 import { keysCommand } from './keys.js';
 import { PortInUseError } from './port.js';
+import { restoreCommand } from './restore.js';
 import { serveCommand } from './serve.js';
 import { storageCommand } from './storage.js';
 import { webhooksCommand } from './webhooks.js';
@@ -32,6 +36,9 @@ const COMMANDS: Command[] = [
   storageCommand,
   demoCommand,
   generateCommand,
+  backupCommand,
+  restoreCommand,
+  doctorCommand,
 ];
 
 function usage(): string {
@@ -72,11 +79,47 @@ async function dispatch(command: Command, args: string[], path: string): Promise
     out(command.usage);
     return;
   }
-  await command.run!(args);
+  try {
+    await command.run!(args);
+  } catch (err) {
+    throw inFlagTerms(err, command.flags);
+  }
+}
+
+/** A service's refusal that names an API field (`expires_at: must be …`) names the flag instead. */
+function inFlagTerms(err: unknown, flags: Record<string, string> | undefined): unknown {
+  if (!flags || !isAppError(err)) return err;
+  const m = /^([a-z_]+): /.exec(err.detail);
+  const flag = m ? flags[m[1]!] : undefined;
+  return flag ? new CliError(`${flag}: ${err.detail.slice(m![0].length)}`) : err;
+}
+
+const GLOBAL_FLAGS = new Set(['--db', '--media']);
+
+/**
+ * `prodgraph --db X keys list` is `prodgraph keys list --db X`: the flags every command takes
+ * may come before the command.
+ */
+function commonFlagsFirst(argv: string[]): string[] {
+  const leading: string[] = [];
+  let i = 0;
+  while (i < argv.length && argv[i]!.startsWith('--')) {
+    const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
+    if (!GLOBAL_FLAGS.has(flag)) break;
+    if (inline !== undefined) {
+      leading.push(argv[i]!);
+      i += 1;
+    } else {
+      if (argv[i + 1] === undefined) throw new CliError(`${flag} needs a value`);
+      leading.push(argv[i]!, argv[i + 1]!);
+      i += 2;
+    }
+  }
+  return leading.length ? [...argv.slice(i), ...leading] : argv;
 }
 
 export async function run(argv: string[]): Promise<void> {
-  const [name, ...rest] = argv;
+  const [name, ...rest] = commonFlagsFirst(argv);
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     out(usage());
     return;
@@ -86,7 +129,10 @@ export async function run(argv: string[]): Promise<void> {
     return;
   }
   const command = COMMANDS.find((c) => c.name === name);
-  if (!command) throw new CliError(`unknown command "${name}" (see prodgraph --help)`);
+  if (!command) {
+    const hint = name.startsWith('-') ? `: only ${[...GLOBAL_FLAGS].join(' and ')} may come before it` : '';
+    throw new CliError(`unknown command "${name}" (see prodgraph --help${hint})`);
+  }
   await dispatch(command, rest, name);
 }
 
@@ -100,7 +146,8 @@ export function describeFailure(err: unknown): string {
     err instanceof TaskInputError ||
     err instanceof GenerateError ||
     err instanceof DatabaseError ||
-    err instanceof PortInUseError
+    err instanceof PortInUseError ||
+    err instanceof BackupError
   ) {
     return err.message;
   }

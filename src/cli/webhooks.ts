@@ -46,6 +46,7 @@ the running server (prodgraph serve). Prints the signing secret once: keep it.
   --json            print the subscription with its secret
 
 Recorded in activity. ${COMMON_FLAGS}.`,
+  flags: { url: 'URL', kinds: '--kinds', after: '--after' },
   async run(args) {
     const { values, positionals } = parse(
       args,

@@ -39,7 +39,8 @@ export const CHANGE_KINDS = [
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
 /** A deleted object is reported as retired: either way a mirror drops it. */
-export type ChangeOp = 'created' | 'updated' | 'retired';
+export const CHANGE_OPS = ['created', 'updated', 'retired'] as const;
+export type ChangeOp = (typeof CHANGE_OPS)[number];
 
 const STRENGTH: Record<ChangeOp, number> = { updated: 0, created: 1, retired: 2 };
 

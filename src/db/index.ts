@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
@@ -6,6 +6,8 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type LogEvent } 
 import type { DbTarget } from '../config.js';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
+import { Observers, registerObservers, type DbObserver, type PoolStats } from './observe.js';
+import { refusingDialect } from './refusals.js';
 import { withStatementCache } from './statement-cache.js';
 import { keepSqliteStatistics } from './statistics.js';
 
@@ -16,6 +18,10 @@ export interface DbHandle {
   db: Db;
   dialect: Dialect;
   close(): Promise<void>;
+  /** Tells `observer` of every query, connection wait and lost connection from now on; answers the unsubscribe. */
+  observe(observer: DbObserver): () => void;
+  /** PostgreSQL: the pool's connections right now; SQLite (one connection): null. */
+  poolStats(): PoolStats | null;
 }
 
 export interface DbOptions {
@@ -29,7 +35,12 @@ export interface DbOptions {
    * commands that build a database (serve, import, demo) say yes; the rest refuse a mistyped path.
    */
   create?: boolean;
+  /** PostgreSQL only: how long a query waits for a connection (a new one, or a free one of a full pool). */
+  connectTimeoutMs?: number;
 }
+
+/** The default wait for a PostgreSQL connection: long enough for a busy pool, short enough that an outage answers 503 promptly. */
+export const PG_CONNECT_TIMEOUT_MS = 5000;
 
 /** A database that cannot be opened, named so the user can act on it. */
 export class DatabaseError extends Error {}
@@ -52,16 +63,72 @@ function ownerOnly(path: string, create: boolean): void {
   }
 }
 
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/**
+ * Refuses, before anything is opened or changed, a path that cannot be a database: a folder,
+ * or a file that is neither empty nor SQLite's (SQLite itself would only say so after we had
+ * narrowed the file's mode).
+ */
+function refuseNonDatabase(path: string): void {
+  let s;
+  try {
+    s = statSync(path);
+  } catch {
+    return; // missing: the create rule decides
+  }
+  if (s.isDirectory()) {
+    throw new DatabaseError(
+      `${path} is a folder, not a SQLite database file (name a file, e.g. ${path.replace(/\/+$/, '')}/prodgraph.db; nothing was changed)`,
+    );
+  }
+  if (s.size === 0) return;
+  const head = Buffer.alloc(SQLITE_HEADER.length);
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    readSync(fd, head, 0, head.length, 0);
+  } catch (err) {
+    throw new DatabaseError(`cannot open the SQLite database ${path}: ${(err as Error).message}`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  if (!head.equals(SQLITE_HEADER)) {
+    throw new DatabaseError(
+      `cannot open the SQLite database ${path}: file is not a database (nothing was changed)`,
+    );
+  }
+}
+
+/** A SQLite file with tables but none of our migrations belongs to another program: leave it be. */
+function refuseForeignTables(sqlite: SQLite.Database, path: string): void {
+  const tables = sqlite
+    .prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'")
+    .pluck()
+    .all() as string[];
+  if (tables.length > 0 && !tables.includes('kysely_migration')) {
+    throw new DatabaseError(
+      `${path} is a SQLite database of another program (tables ${tables.slice(0, 3).join(', ')}${tables.length > 3 ? ', …' : ''}), not prodgraph's; nothing was changed`,
+    );
+  }
+}
+
 function openSqlite(path: string, create: boolean): SQLite.Database {
   if (path !== ':memory:' && !create && !existsSync(path)) {
     throw new DatabaseError(
       `no SQLite database at ${path} (check --db / PRODGRAPH_DB; "prodgraph import" or "prodgraph demo" creates one)`,
     );
   }
+  if (path !== ':memory:') refuseNonDatabase(path);
   let sqlite: SQLite.Database | undefined;
   try {
-    if (path !== ':memory:') ownerOnly(path, create);
+    if (path !== ':memory:' && create && !existsSync(path)) ownerOnly(path, create);
     sqlite = new SQLite(path, { fileMustExist: !create });
+    if (path !== ':memory:') {
+      refuseForeignTables(sqlite, path);
+      // known to be ours (or new): now its mode may be narrowed
+      ownerOnly(path, false);
+    }
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
@@ -71,6 +138,7 @@ function openSqlite(path: string, create: boolean): SQLite.Database {
     return sqlite;
   } catch (err) {
     sqlite?.close();
+    if (err instanceof DatabaseError) throw err;
     throw new DatabaseError(`cannot open the SQLite database ${path}: ${(err as Error).message}`);
   }
 }
@@ -78,14 +146,16 @@ function openSqlite(path: string, create: boolean): SQLite.Database {
 const INT8 = 20;
 
 export function openDatabase(target: DbTarget, options: DbOptions = {}): DbHandle {
-  const log = options.onQuery ? (e: LogEvent) => options.onQuery!(e) : undefined;
+  const observers = new Observers();
+  const log = observers.log(options.onQuery);
   if (target.dialect === 'sqlite') {
     const sqlite = openSqlite(target.path, options.create ?? true);
     const beforeClose = keepSqliteStatistics(sqlite);
     const db = new Kysely<Database>({
-      dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+      dialect: refusingDialect(new SqliteDialect({ database: withStatementCache(sqlite) })),
       log,
     });
+    registerObservers(db, observers);
     return {
       db,
       dialect: 'sqlite',
@@ -93,12 +163,31 @@ export function openDatabase(target: DbTarget, options: DbOptions = {}): DbHandl
         beforeClose();
         return db.destroy();
       },
+      observe: (o) => observers.add(o),
+      poolStats: () => null,
     };
   }
+  return openPostgres(target.url, options, observers, log);
+}
+
+function openPostgres(
+  url: string,
+  options: DbOptions,
+  observers: Observers,
+  log: (e: LogEvent) => void,
+): DbHandle {
+  const max = options.poolSize ?? 10;
   const pool = new pg.Pool({
-    connectionString: target.url,
-    max: options.poolSize ?? 10,
+    connectionString: url,
+    max,
     options: options.schema ? `-c search_path=${options.schema}` : undefined,
+    // how pg_stat_activity names our connections unless the URL's ?application_name= (or
+    // PGAPPNAME) names them otherwise, e.g. one name per server
+    fallback_application_name: 'prodgraph',
+    // waiting for a connection is bounded: while PostgreSQL is away a request is refused, not held
+    connectionTimeoutMillis: options.connectTimeoutMs ?? PG_CONNECT_TIMEOUT_MS,
+    // a peer that vanished without closing (a cut network) is noticed instead of waited on for ever
+    keepAlive: true,
     // counts and sizes come back as int8; every value we store fits a JS number
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -107,11 +196,42 @@ export function openDatabase(target: DbTarget, options: DbOptions = {}): DbHandl
           : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  // An idle connection that PostgreSQL ends (57P01 on a restart) is an 'error' event on the pool;
+  // unheard, Node ends the process. The pool has already dropped it and reconnects on demand.
+  pool.on('error', (err) => observers.connectionLost(err));
+  // A connection cut while checked out between two queries (a transaction waiting on a file)
+  // emits 'error' on the client itself, where the pool listens only while it is idle: heard here
+  // too, so it never ends the process; the query that comes next fails and the pool drops it.
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  timeConnectionWaits(pool, observers);
+  const db = new Kysely<Database>({ dialect: refusingDialect(new PostgresDialect({ pool })), log });
+  registerObservers(db, observers);
+  return {
+    db,
+    dialect: 'postgres',
+    close: () => db.destroy(),
+    observe: (o) => observers.add(o),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max }),
+  };
 }
 
-export async function migrate(db: Db, dialect: Dialect): Promise<void> {
+/** Times each wait for a connection (Kysely takes one per query or transaction through `connect()`). */
+function timeConnectionWaits(pool: pg.Pool, observers: Observers): void {
+  const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+  pool.connect = (async () => {
+    const started = performance.now();
+    try {
+      const client = await connect();
+      observers.poolWait(performance.now() - started, false);
+      return client;
+    } catch (err) {
+      observers.poolWait(performance.now() - started, true);
+      throw err;
+    }
+  }) as typeof pool.connect;
+}
+
+async function migratorFor(db: Db, dialect: Dialect): Promise<{ migrator: Migrator; schema?: string }> {
   // Kysely looks for its bookkeeping tables across every schema it can see; pin them to ours
   // so another schema's migrations (a second install, a parallel test) are never mistaken for ours.
   const schema =
@@ -126,6 +246,22 @@ export async function migrate(db: Db, dialect: Dialect): Promise<void> {
     allowUnorderedMigrations: true,
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
+  return { migrator, schema };
+}
+
+/**
+ * Where a database stands without changing it: `empty` (no prodgraph tables yet), `behind`
+ * (migrations to run) or `current`. For commands that promise to change nothing (--plan).
+ */
+export async function migrationState(db: Db, dialect: Dialect): Promise<'empty' | 'behind' | 'current'> {
+  const { migrator } = await migratorFor(db, dialect);
+  const all = await migrator.getMigrations();
+  const done = all.filter((m) => m.executedAt !== undefined).length;
+  return done === 0 ? 'empty' : done < all.length ? 'behind' : 'current';
+}
+
+export async function migrate(db: Db, dialect: Dialect): Promise<void> {
+  const { migrator, schema } = await migratorFor(db, dialect);
   let { error, results } = await migrator.migrateToLatest();
   // Kysely's migrator looks for its tables through an introspection of every schema in the
   // database; a schema another client drops meanwhile (another install's, a parallel test's)

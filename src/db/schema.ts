@@ -1,12 +1,18 @@
 import type { Generated } from 'kysely';
+import type * as V from '../domain/vocabulary.js';
+import type { OneOf } from '../domain/vocabulary.js';
+import type { ChangeKind, ChangeOp } from './change-log.js';
 
 /*
  * Row types as stored. Timestamps are ISO-8601 UTC text, booleans 0/1, objects JSON text
  * (see migration 0001); rows are mapped to API shapes at the service edge, never returned raw.
+ * A column holding a closed vocabulary (domain/vocabulary.ts) is typed with it, so a read needs
+ * no cast and a write of a stray value does not compile. test/schema.test.ts holds this file
+ * to the columns a freshly migrated database has, on both dialects.
  */
 
 type Id = Generated<number>;
-type Bool = number;
+type Bool = 0 | 1;
 /**
  * When the row last changed (migration 0008). Stamped by the write's change log
  * (db/updated-at.ts), never by hand, so inserts may leave it out; never null once committed.
@@ -20,8 +26,8 @@ export interface ProductionsTable {
   logline: string;
   status: string;
   phase: string;
-  accent: string;
-  format: string;
+  accent: OneOf<typeof V.ACCENTS>;
+  format: OneOf<typeof V.PRODUCTION_FORMATS>;
   season_number: number | null;
   current_episode_id: number | null;
   filespace: string | null;
@@ -55,7 +61,7 @@ export interface DepartmentsTable {
   phases: string;
   mission: string;
   key_roles: string;
-  privacy: string;
+  privacy: OneOf<typeof V.PRIVACIES>;
   unveiled: Bool;
   registry: string;
   position: number;
@@ -89,7 +95,7 @@ export interface NodesTable {
   ref: string | null;
   kind: string;
   label: string;
-  status: string;
+  status: OneOf<typeof V.SCENE_STATUSES>;
   department_id: number | null;
   position: number;
   number: string | null;
@@ -109,7 +115,7 @@ export interface EdgesTable {
   production_id: number;
   from_node_id: number;
   to_node_id: number;
-  kind: 'uses' | 'wears';
+  kind: OneOf<typeof V.EDGE_KINDS>;
   position: number;
 }
 
@@ -118,7 +124,7 @@ export interface MediaTable {
   production_id: number;
   ref: string | null;
   storage_key: string;
-  kind: string;
+  kind: OneOf<typeof V.MEDIA_KINDS>;
   label: string;
   content_type: string;
   size: number | string;
@@ -148,7 +154,7 @@ export interface VersionsTable {
   created_by_person_id: number | null;
   created_at: string | null;
   /** `document` (an import wrote it) or `api` (landed through the API). */
-  source: Generated<string>;
+  source: Generated<OneOf<typeof V.VERSION_SOURCES>>;
   updated_at: Stamp;
 }
 
@@ -197,8 +203,8 @@ export interface ApprovalsTable {
   production_id: number;
   ref: string | null;
   title: string;
-  mode: string;
-  status: string;
+  mode: OneOf<typeof V.APPROVAL_MODES>;
+  status: OneOf<typeof V.APPROVAL_STATUSES>;
   due: string | null;
   department_id: number | null;
   subject_node_id: number | null;
@@ -214,7 +220,7 @@ export interface ApprovalStepsTable {
   approval_id: number;
   position: number;
   person_id: number | null;
-  decision: string | null;
+  decision: OneOf<typeof V.STEP_DECISIONS> | null;
   decided_by: string | null;
   note: string | null;
   decided_at: string | null;
@@ -236,8 +242,8 @@ export interface DeliveriesTable {
   production_id: number;
   ref: string | null;
   title: string;
-  kind: string;
-  status: string;
+  kind: OneOf<typeof V.DELIVERY_KINDS>;
+  status: OneOf<typeof V.DELIVERY_STATUSES>;
   due: string | null;
   from_department_id: number | null;
   to_department_id: number | null;
@@ -257,7 +263,7 @@ export interface EngagementsTable {
   organisation_id: number;
   created_at: string;
   /** `document` or `admin` (made with the admin CLI or API). */
-  source: Generated<string>;
+  source: Generated<OneOf<typeof V.ROW_SOURCES>>;
   retired_at: Generated<string | null>;
   /** `document` when a sync archived it, else the administrator who did. */
   retired_by: Generated<string | null>;
@@ -273,14 +279,14 @@ export interface GrantsTable {
   id: Id;
   production_id: number;
   engagement_id: number;
-  kind: string;
+  kind: OneOf<typeof V.GRANT_KINDS>;
   node_id: number | null;
   delivery_id: number | null;
-  access: string | null;
+  access: OneOf<typeof V.GRANT_ACCESS> | null;
   expires_at: string | null;
   revoked_at: string | null;
   created_at: string;
-  source: Generated<string>;
+  source: Generated<OneOf<typeof V.ROW_SOURCES>>;
   /** `document` when a document revoked it, else the administrator who did. */
   revoked_by: Generated<string | null>;
   updated_at: Stamp;
@@ -293,7 +299,7 @@ export interface WorkItemsTable {
   engagement_id: number | null;
   title: string;
   note: string;
-  status: string;
+  status: OneOf<typeof V.WORK_ITEM_STATUSES>;
   created_by: string | null;
   created_at: string;
 }
@@ -307,7 +313,7 @@ export interface PurchaseOrdersTable {
   account: string;
   description: string;
   amount: number;
-  status: string;
+  status: OneOf<typeof V.PO_STATUSES>;
   date: string;
   updated_at: Stamp;
 }
@@ -339,7 +345,7 @@ export interface ScriptChangesTable {
   episode_id: number | null;
   change: string;
   summary: string;
-  status: string;
+  status: OneOf<typeof V.SCRIPT_CHANGE_STATUSES>;
   detected_at: string;
   updated_at: Stamp;
 }
@@ -360,7 +366,7 @@ export interface GenerationJobsTable {
   id: Id;
   production_id: number;
   ref: string | null;
-  kind: string;
+  kind: OneOf<typeof V.JOB_KINDS>;
   model: string;
   prompt: string;
   status: string;
@@ -385,8 +391,8 @@ export interface StorageEventsTable {
   id: Id;
   production_id: number;
   dedupe_key: string;
-  event_type: string;
-  source: string;
+  event_type: OneOf<typeof V.STORAGE_EVENT_TYPES>;
+  source: OneOf<typeof V.STORAGE_SOURCES>;
   path: string;
   to_path: string | null;
   detected_at: string;
@@ -396,12 +402,12 @@ export interface StorageEventsTable {
 export interface StorageTasksTable {
   id: Id;
   production_id: number;
-  op: string;
+  op: OneOf<typeof V.STORAGE_TASK_OPS>;
   from_path: string;
   to_path: string;
   approved_by: string;
   approved_at: string;
-  status: string;
+  status: OneOf<typeof V.STORAGE_TASK_STATUSES>;
   note: string | null;
   settled_at: string | null;
   updated_at: Stamp;
@@ -445,9 +451,9 @@ export interface ChangesTable {
   production_id: number;
   revision: number;
   at: string;
-  kind: string;
+  kind: ChangeKind;
   object_id: number;
-  op: string;
+  op: ChangeOp;
   actor: string | null;
 }
 
@@ -466,7 +472,7 @@ export interface WebhooksTable {
   /** JSON array of change kinds; null delivers every kind. */
   kinds: string | null;
   secret: string;
-  active: Generated<number>;
+  active: Generated<Bool>;
   /** The last change id delivered (or filtered out). */
   cursor: Generated<number>;
   failures: Generated<number>;
@@ -488,7 +494,7 @@ export interface WebhookDeliveriesTable {
   status_code: number | null;
   error: string | null;
   duration_ms: number;
-  delivered: number;
+  delivered: Bool;
 }
 
 export interface Database {

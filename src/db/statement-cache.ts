@@ -27,6 +27,7 @@ export function withStatementCache(sqlite: SQLite.Database, max = 500): SqliteDa
       sqlite.close();
     },
     prepare(sql: string): SqliteStatement {
+      if (sql === 'rollback') return rollback(sqlite);
       const stmt = prepared(sql);
       return {
         reader: stmt.reader,
@@ -36,4 +37,16 @@ export function withStatementCache(sqlite: SQLite.Database, max = 500): SqliteDa
       };
     },
   };
+}
+
+/**
+ * Kysely's ROLLBACK after a failed write. SQLite has sometimes rolled the transaction back
+ * itself by then (SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY on commit): a second ROLLBACK would
+ * fail ("no transaction is active") and Kysely would throw that instead of the write's own
+ * error, turning a full disk's 507 into a 500. Only a transaction still open is rolled back.
+ */
+function rollback(sqlite: SQLite.Database): SqliteStatement {
+  const run = () =>
+    sqlite.inTransaction ? sqlite.prepare('rollback').run() : { changes: 0, lastInsertRowid: 0 };
+  return { reader: false, all: () => (run(), []), run, iterate: () => [][Symbol.iterator]() };
 }

@@ -4,7 +4,7 @@ export const nowIso = (): string => new Date().toISOString();
 
 export const toBool = (v: number | boolean | null | undefined): boolean => v === 1 || v === true;
 
-export const fromBool = (v: boolean | undefined | null): number => (v ? 1 : 0);
+export const fromBool = (v: boolean | undefined | null): 0 | 1 => (v ? 1 : 0);
 
 export function parseJson<T>(text: string | null | undefined, fallback: T): T {
   if (text === null || text === undefined || text === '') return fallback;

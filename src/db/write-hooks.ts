@@ -1,6 +1,7 @@
 import { ChangeLog, commitChanges, type WriteScope } from './change-log.js';
 import { announceCommit } from './change-signal.js';
 import type { Db } from './index.js';
+import { observersOf } from './observe.js';
 
 export type { WriteScope } from './change-log.js';
 
@@ -23,20 +24,25 @@ export interface WriteHooks<T> {
  */
 export async function inWriteTransaction<T>(
   db: Db,
-  scope: WriteScope,
+  scope: WriteScope | ((result: T) => WriteScope),
   hooks: WriteHooks<T> | undefined,
   write: (trx: Db, changes: ChangeLog) => Promise<T>,
 ): Promise<T> {
   let revision: number | null = null;
+  let productionId = 0;
   const result = await db.transaction().execute(async (trx) => {
     await hooks?.begin(trx);
     const changes = new ChangeLog();
     const result = await write(trx, changes);
     await hooks?.end(trx, result);
-    revision = await commitChanges(trx, scope, changes);
+    // a write that creates its production (a first import) knows the scope only once done
+    const resolved = typeof scope === 'function' ? scope(result) : scope;
+    productionId = resolved.productionId;
+    revision = await commitChanges(trx, resolved, changes);
     return result;
   });
+  observersOf(db)?.committed(1);
   // committed: wake the feed's long-polls and the webhook worker
-  if (revision !== null) announceCommit(scope.productionId);
+  if (revision !== null) announceCommit(productionId);
   return result;
 }

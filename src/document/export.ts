@@ -4,6 +4,7 @@ import { parseJson, toBool } from '../db/values.js';
 import { EDGE_USES, EDGE_WEARS } from '../domain/vocabulary.js';
 import { groupBy } from '../util/group-by.js';
 import type { DocStep, ProductionDocument } from './schema.js';
+import { madeUpRef } from './sync/made-up-refs.js';
 
 /*
  * The production as a document in the import format, including what arrived through the API
@@ -158,7 +159,7 @@ export async function exportDocument(db: Db, code: string): Promise<Exported | n
       exportedRefs[row.ref] = row.id;
       return row.ref;
     }
-    let ref = `${prefix}-${row.id}`;
+    let ref = madeUpRef(prefix, row.id);
     while (taken.has(ref)) ref = `${ref}-x`;
     taken.add(ref);
     exportedRefs[ref] = row.id;
@@ -175,7 +176,9 @@ export async function exportDocument(db: Db, code: string): Promise<Exported | n
   const versionRef = new Map<number, string>();
   for (const v of versions) {
     if (!live.has(v.node_id)) continue;
-    if (v.ref || subjectVersions.has(v.id)) versionRef.set(v.id, refFor(v, 'version'));
+    // a landed version gets a ref too: an edited export (or a later document) may open an approval on it
+    if (v.ref || v.source !== 'document' || subjectVersions.has(v.id))
+      versionRef.set(v.id, refFor(v, 'version'));
   }
 
   // media files, one per content, written beside the document
@@ -456,7 +459,7 @@ export async function exportDocument(db: Db, code: string): Promise<Exported | n
     jobs: jobs.map((j) => ({
       ref: refFor(j, 'job'),
       kind: j.kind as 'image',
-      model: j.model,
+      ...(j.model !== '' ? { model: j.model } : {}),
       prompt: j.prompt,
       status: j.status,
       created_at: j.created_at,

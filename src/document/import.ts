@@ -1,11 +1,12 @@
-import { commitChanges } from '../db/change-log.js';
-import { announceCommit } from '../db/change-signal.js';
 import type { Db } from '../db/index.js';
 import { refreshStatistics } from '../db/statistics.js';
 import { nowIso } from '../db/values.js';
+import { inWriteTransaction } from '../db/write-hooks.js';
 import { commitStaged, type MediaStore, type StagedObject } from '../media/store.js';
 import { appendActivity } from '../modules/activity/repository.js';
 import { checkDocument } from './check.js';
+import { documentSource, loadDocument } from './load/index.js';
+import { planLoad } from './load/index.js';
 import type { ProductionDocument } from './schema.js';
 import { ApprovalsSection } from './sections/approvals.js';
 import { CrewSection } from './sections/crew.js';
@@ -53,6 +54,15 @@ export interface ImportResult {
   /** Every ref of the document to the id the API uses for it. */
   refs: Record<string, number>;
   plan: Plan;
+}
+
+/** What the import's transaction hands on once committed. */
+interface Written {
+  plan: Plan;
+  orphaned: string[];
+  refs: Record<string, number>;
+  productionId: number;
+  unused: StagedObject[];
 }
 
 class Sections {
@@ -132,9 +142,13 @@ function refsOf(ctx: SyncContext): Record<string, number> {
   return refs;
 }
 
+const exists = async (db: Db, code: string) =>
+  (await db.selectFrom('productions').where('code', '=', code).select('id').executeTakeFirst()) !== undefined;
+
 /** What importing the document would do, object by object; changes nothing. */
 export async function planDocument(db: Db, doc: ProductionDocument, options: ImportOptions): Promise<Plan> {
   checkDocument(doc);
+  if (!(await exists(db, doc.production.code))) return planLoad(db, documentSource(doc), options);
   const files = await readDocumentFiles(doc, options.baseDir);
   return db.transaction().execute(async (trx) => {
     const ctx = new SyncContext(trx, doc, nowIso(), { replace: options.replace ?? false, planOnly: true });
@@ -149,45 +163,52 @@ export async function importDocument(
   options: ImportOptions,
 ): Promise<ImportResult> {
   checkDocument(doc);
+  // a first import creates every object: it is loaded object by object, as a streamed file is
+  if (!(await exists(db, doc.production.code))) {
+    const loaded = await loadDocument(db, documentSource(doc), options);
+    return { production: loaded.production, refs: loaded.refs(), plan: loaded.plan };
+  }
   const files = await readDocumentFiles(doc, options.baseDir);
   const staged = new Map<string, StagedObject>();
+  const actor = options.actor ?? 'prodgraph import';
   const out = await commitStaged(
     () => staged.values(),
     async () => {
       await stageNewFiles(db, doc.production.code, files, options.store, staged);
-      return db.transaction().execute(async (trx) => {
-        const ctx = new SyncContext(trx, doc, nowIso(), {
-          replace: options.replace ?? false,
-          planOnly: false,
-        });
-        const s = new Sections(files, staged, options.store);
-        await decide(ctx, s);
-        const plan = ctx.plan(doc.production.code);
-        const orphaned = await apply(ctx, s);
-        const productionId = idOf(ctx.productionId);
-        plan.production.id = productionId;
-        if (ctx.productionExists) {
-          await appendActivity(trx, {
-            productionId,
-            actor: options.actor ?? 'prodgraph import',
-            verb: 'synced',
-            summary: `production document: ${summarise(plan)}`,
-            at: ctx.now,
+      // the one write path; the production's id (new on a first import) is known once written
+      return inWriteTransaction<Written>(
+        db,
+        (result) => ({ productionId: result.productionId, actor }),
+        undefined,
+        async (trx, changes) => {
+          // the sync stamps its rows with the write's own start time: its changes happened then
+          const ctx = new SyncContext(trx, doc, changes.at, {
+            replace: options.replace ?? false,
+            planOnly: false,
           });
-        }
-        const refs = refsOf(ctx);
-        // last: it takes the production row's lock until commit
-        await commitChanges(
-          trx,
-          { productionId, actor: options.actor ?? 'prodgraph import' },
-          changesOfPlan(plan, productionId, refs, ctx.now),
-        );
-        return { plan, orphaned, refs, productionId, unused: s.media.unused() };
-      });
+          const s = new Sections(files, staged, options.store);
+          await decide(ctx, s);
+          const plan = ctx.plan(doc.production.code);
+          const orphaned = await apply(ctx, s);
+          const productionId = idOf(ctx.productionId);
+          plan.production.id = productionId;
+          if (ctx.productionExists) {
+            await appendActivity(trx, {
+              productionId,
+              actor,
+              verb: 'synced',
+              summary: `production document: ${summarise(plan)}`,
+              at: ctx.now,
+            });
+          }
+          const refs = refsOf(ctx);
+          changesOfPlan(changes, plan, productionId, refs);
+          return { plan, orphaned, refs, productionId, unused: s.media.unused() };
+        },
+      );
     },
     (result) => result.unused,
   );
-  announceCommit(out.productionId);
   await Promise.allSettled(out.orphaned.map((key) => options.store.delete(key)));
   // The data arrived in bulk: plan the first requests on statistics that describe it. The
   // import has committed; a failure here costs speed, never data, so it does not fail it.

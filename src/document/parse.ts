@@ -14,6 +14,8 @@ export class DocumentError extends Error {
 }
 
 const ajv = new Ajv({ allErrors: false, strict: false });
+/** The document's validator instance (dates and timestamps checked), shared with the object-by-object check. */
+export const documentAjv = ajv;
 // ajv-formats is CommonJS: its default export arrives wrapped under ESM
 const formats = ((addFormats as unknown as { default?: typeof addFormats }).default ??
   addFormats) as unknown as (a: Ajv, f: string[]) => void;
@@ -49,6 +51,11 @@ export function parseDocument(text: string, source = 'document'): ProductionDocu
     }
   }
   if (data === undefined) data = parseYamlText(text, source);
+  return validDocument(data, source);
+}
+
+/** A value read from a document file, checked against the format's schema. */
+export function validDocument(data: unknown, source = 'document'): ProductionDocument {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new DocumentError(`${source}: the document must be a mapping with a "production" key`);
   }
@@ -56,14 +63,29 @@ export function parseDocument(text: string, source = 'document'): ProductionDocu
   return data as ProductionDocument;
 }
 
+const WHY: Record<string, string> = {
+  ENOENT: 'there is no such file',
+  EACCES: 'permission denied',
+  EISDIR: 'it is a folder, not a file',
+  EMFILE: 'too many files open',
+  ERR_STRING_TOO_LONG: 'it is too large to read as one piece of text',
+};
+
+/** A file that cannot be read says why, in words (the system's code alone says little). */
+export function readFailure(err: unknown, file: string): unknown {
+  const e = err as NodeJS.ErrnoException;
+  // only the file system's failures are about reading; anything else is the document's
+  if (err instanceof DocumentError || typeof e?.code !== 'string') return err;
+  const why = WHY[e.code];
+  return new DocumentError(`${file}: cannot read the file (${why ? `${why}, ${e.code}` : e.message})`);
+}
+
 export async function readDocument(file: string): Promise<ProductionDocument> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new DocumentError(
-      `${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
-    );
+    throw readFailure(err, file);
   }
   return parseDocument(text, file);
 }

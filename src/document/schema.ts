@@ -3,7 +3,7 @@ import * as V from '../domain/vocabulary.js';
 import { Nullable, StringEnum } from '../domain/schema-kit.js';
 
 /**
- * The production document (production-document.md) as a JSON Schema. Shipped as
+ * The production document (docs/production-document.md) as a JSON Schema. Shipped as
  * `prodgraph-document.schema.json` by `prodgraph schema` for editors; the importer validates
  * with it first, then checks what a schema cannot (refs, cross-field rules).
  */
@@ -273,7 +273,7 @@ const Job = Type.Object(
   {
     ref: Opt(Ref),
     kind: StringEnum(V.JOB_KINDS),
-    model: NonEmpty,
+    model: Opt(NonEmpty),
     prompt: Opt(Text),
     status: Opt(NonEmpty),
     created_at: Timestamp,

@@ -77,7 +77,10 @@ function decode(
   cursor: string,
 ): KeyValues {
   const malformed = () =>
-    errors.invalid('cursor', 'is not a cursor this server issued (use the Link header of the previous page)');
+    errors.invalid(
+      'cursor',
+      'is not a cursor this server issued (use the one the previous page named: its Link header, or a tool result’s next_cursor)',
+    );
   if (cursor.length > 1000 || !BASE64URL.test(cursor)) throw malformed();
   let body: unknown;
   try {

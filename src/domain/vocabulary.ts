@@ -1,4 +1,8 @@
-/** Closed vocabularies (decisions.md); anything else is refused with 422 or a path-precise import error. */
+/**
+ * Closed vocabularies: the only values these fields ever hold. Where a client or a document
+ * supplies one, anything else is refused (a 422 naming the field, an import error naming the
+ * document path); the row types in db/schema.ts use them, so a stray value does not compile.
+ */
 
 export const PRODUCTION_FORMATS = ['single', 'episodic'] as const;
 export const ACCENTS = [
@@ -30,12 +34,34 @@ export const GRANT_ACCESS = ['read', 'submit'] as const;
 export const STORAGE_EVENT_TYPES = ['create', 'modify', 'delete', 'move'] as const;
 export const STORAGE_SOURCES = ['audit_tail', 'scan', 'manual'] as const;
 export const JOB_KINDS = ['image', 'video'] as const;
-/** `admin` (engagements, grants and keys over HTTP) is never a default and never on an engagement-bound key. */
-export const SCOPES = ['read', 'write', 'submit:turnover', 'read:money', 'admin'] as const;
+/**
+ * `admin` (engagements, grants and keys over HTTP) and `metrics` (the server's Prometheus
+ * metrics, a scraper's scope) are never a default and never on an engagement-bound key.
+ */
+export const SCOPES = ['read', 'write', 'submit:turnover', 'read:money', 'admin', 'metrics'] as const;
 
-export type Scope = (typeof SCOPES)[number];
-export type GrantKind = (typeof GRANT_KINDS)[number];
+/** What made a row the document does not own alone: an import, or the admin CLI and API. */
+export const ROW_SOURCES = ['document', 'admin'] as const;
+/** What made a version: an import, or an upload through the API. */
+export const VERSION_SOURCES = ['document', 'api'] as const;
+/** What the API shows as a media object's kind, from its sniffed content type. */
+export const MEDIA_KINDS = ['image', 'video', 'audio', 'document', 'file'] as const;
+/** A vendor's submission on a turnover. */
+export const WORK_ITEM_STATUSES = ['submitted'] as const;
+/** Operations the storage agent is asked to make on the filespace, and how each ended. */
+export const STORAGE_TASK_OPS = ['move'] as const;
+export const STORAGE_TASK_STATUSES = ['pending', 'done', 'failed'] as const;
 
 /** Edge kinds of the graph: scene uses asset, character wears costume. */
 export const EDGE_USES = 'uses';
 export const EDGE_WEARS = 'wears';
+export const EDGE_KINDS = [EDGE_USES, EDGE_WEARS] as const;
+
+/** One value of a closed vocabulary: `OneOf<typeof GRANT_KINDS>` is `'scene' | 'character' | …`. */
+export type OneOf<T extends readonly string[]> = T[number];
+/** Whether `value` is one of `list`'s values (and, to the compiler, of its type). */
+export const isOneOf = <T extends readonly string[]>(list: T, value: unknown): value is T[number] =>
+  typeof value === 'string' && list.includes(value);
+export type Scope = OneOf<typeof SCOPES>;
+export type GrantKind = OneOf<typeof GRANT_KINDS>;
+export type MediaKind = OneOf<typeof MEDIA_KINDS>;

@@ -35,6 +35,8 @@ export const viewOf = (principal: Principal): string =>
 
 export class AnswerCache {
   private readonly lru: LRUCache<string, CachedAnswer> | null;
+  /** Running totals for the metrics: lookups answered from the cache, lookups not, answers pushed out for room. */
+  readonly stats = { hits: 0, misses: 0, evictions: 0 };
 
   constructor(maxBytes: number) {
     this.lru =
@@ -43,6 +45,9 @@ export class AnswerCache {
             maxSize: maxBytes,
             // the body dominates; the key and the entry's bookkeeping are counted roughly
             sizeCalculation: (a, key) => a.body.length + key.length + 200,
+            dispose: (_value, _key, reason) => {
+              if (reason === 'evict') this.stats.evictions++;
+            },
           })
         : null;
   }
@@ -53,7 +58,11 @@ export class AnswerCache {
   }
 
   get(key: string): CachedAnswer | undefined {
-    return this.lru?.get(key);
+    if (!this.lru) return undefined;
+    const found = this.lru.get(key);
+    if (found) this.stats.hits++;
+    else this.stats.misses++;
+    return found;
   }
 
   set(key: string, answer: CachedAnswer): void {
@@ -63,6 +72,10 @@ export class AnswerCache {
 
   get bytes(): number {
     return this.lru?.calculatedSize ?? 0;
+  }
+
+  get entries(): number {
+    return this.lru?.size ?? 0;
   }
 }
 

@@ -25,8 +25,9 @@ export function principalOf(request: FastifyRequest): Principal {
 }
 
 /**
- * The surface and scope decision for one route (decisions.md check order: surface, then
- * scope). REST runs it in the request hook; MCP runs it per tool, resource and prompt with
+ * The surface and scope decision for one route, in that order: an engagement-bound key outside
+ * the round-trip surface is refused (403 engagement_door) whatever its scopes, then a missing
+ * scope (403 scope_missing). REST runs it in the request hook; MCP runs it per tool, resource and prompt with
  * the REST twin's RouteAuth, so a refusal there is word for word the REST one.
  */
 export function authorize(principal: Principal, auth: RouteAuth): void {

@@ -1,19 +1,29 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, defaultCode, isAppError, type ErrorCode } from '../errors.js';
-import { describeValidation, type ValidationItem } from '../validation.js';
+import { storageFailure } from '../db/failures.js';
+import { isDatabaseRefusal } from '../db/refusals.js';
+import { AppError, defaultCode, errors, isAppError, type ErrorCode } from '../errors.js';
+import { validationFailure, type ValidationItem } from '../validation.js';
 import { isBrokenForm } from './multipart-parts.js';
 
+/**
+ * The field a 422 names: the one the error carries, else the word its detail starts with (every
+ * 422 detail starts with its field), so a client never has to parse the detail for it.
+ */
+const fieldOf = (err: AppError): string | undefined =>
+  err.status !== 422 ? undefined : (err.field ?? /^([^:\s]+):/.exec(err.detail)?.[1] ?? 'request');
+
 function send(reply: FastifyReply, err: AppError) {
+  const field = fieldOf(err);
   return reply
     .code(err.status)
     .headers(err.headers)
     .type('application/json; charset=utf-8')
-    .send({ detail: err.detail, code: err.code });
+    .send({ detail: err.detail, code: err.code, ...(field === undefined ? {} : { field }) });
 }
 
-const fail = (status: number, detail: string, code: ErrorCode = defaultCode(status)) =>
-  new AppError(status, detail, {}, code);
+const fail = (status: number, detail: string, code: ErrorCode = defaultCode(status), field?: string) =>
+  new AppError(status, detail, {}, code, field);
 
 /** The Fastify and plugin errors a client can cause, in the catalogue's words. */
 const FRAMEWORK: Record<string, (err: FastifyError) => AppError> = {
@@ -34,41 +44,47 @@ const FRAMEWORK: Record<string, (err: FastifyError) => AppError> = {
   FST_PROTO_VIOLATION: () => fail(422, 'form: forbidden field name'),
 };
 
+/** Seconds a client is asked to wait while the database is away: a restart takes a few. */
+export const OUTAGE_RETRY_AFTER_SECONDS = 2;
+
 /**
- * Database refusals a request can provoke (a backstop: services check first). Only the
- * families a client can reach are mapped; anything else stays a 500 and is logged.
+ * The database gone or the disk full: the server's trouble, not the client's and not a bug.
+ * A write refused this way rolled back (its staged files discarded); one whose commit was cut
+ * off may have landed, which a retry with the same Idempotency-Key settles without doubling it.
  */
-function databaseRefusal(err: unknown): AppError | null {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return null;
-  if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
-    return fail(409, 'this conflicts with a record that exists already; nothing was written');
-  if (code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY')
-    return fail(409, 'this refers to a record that does not exist (or no longer does); nothing was written');
-  // 22xxx: a value PostgreSQL cannot take (out of range, bad encoding); 54000: a value too long to index
-  if (/^22[0-9A-Z]{3}$/.test(code) || code === '54000' || code === 'SQLITE_TOOBIG')
-    return fail(
-      422,
-      'a value in this request cannot be stored (out of range or too long); nothing was written',
-    );
-  return null;
+export function storageRefusal(err: unknown): AppError | null {
+  switch (storageFailure(err)) {
+    case 'full':
+      return errors.storageFull(
+        'the server has no room left to store this (its disk is full); nothing was written',
+      );
+    case 'unavailable':
+      return errors.unavailable(
+        'the database is not available right now; retry in a moment (a write retried with the same Idempotency-Key is applied at most once)',
+        OUTAGE_RETRY_AFTER_SECONDS,
+      );
+    default:
+      return null;
+  }
 }
 
 function classify(err: FastifyError): AppError | null {
   if (isAppError(err)) return err;
   if (err.validation) {
-    return fail(
-      422,
-      describeValidation(err.validation as ValidationItem[], err.validationContext ?? 'request'),
+    const { field, detail } = validationFailure(
+      err.validation as ValidationItem[],
+      err.validationContext ?? 'request',
     );
+    return fail(422, detail, 'invalid_field', field);
   }
   const known = err.code ? FRAMEWORK[err.code] : undefined;
   if (known) return known(err);
   if (err instanceof SyntaxError && err.statusCode === 400)
     return fail(400, 'request body is not valid JSON');
   if (isBrokenForm(err)) return fail(400, 'malformed multipart/form-data body');
-  const db = databaseRefusal(err);
-  if (db) return db;
+  // the database refusals a request can provoke arrive as catalogue errors already (db/refusals.ts)
+  const storage = storageRefusal(err);
+  if (storage) return storage;
   const status = err.statusCode ?? 500;
   if (status >= 400 && status < 500) return fail(status, err.message || 'bad request');
   return null;
@@ -104,7 +120,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     const known = classify(err);
     if (known) {
       // the database caught what a service should have: worth a look, though the client is answered
-      if (databaseRefusal(err)) request.log.warn({ err }, 'request refused by the database');
+      if (isDatabaseRefusal(err)) request.log.warn({ err: err.cause }, 'request refused by the database');
+      else if (!isAppError(err) && storageRefusal(err))
+        request.log.warn({ err }, 'request refused: storage unavailable');
       return send(reply, known);
     }
     request.log.error({ err }, 'unhandled error');

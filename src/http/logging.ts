@@ -3,38 +3,130 @@ import type { FastifyRequest } from 'fastify';
 /** What stands in for a secret in a log line. */
 export const REDACTED = '[redacted]';
 
-/** Query parameters that carry a credential: `t`, the media ticket (a bearer for 15 minutes). */
-const SECRET_PARAMS = new Set(['t']);
+/*
+ * A secret is kept out of the logs three ways, each enough on its own for what it covers:
+ * - the request is logged as method, redacted URL and peer: never a header;
+ * - any object logged with a `headers` (or `rawHeaders`) member anywhere inside it (a plugin's
+ *   options, an HTTP client's error) has every header value but a harmless few replaced;
+ * - every line, whatever produced it, is searched for what a secret looks like — an API token,
+ *   a media ticket (its dots percent-encoded or not), a Bearer credential, the value of an
+ *   `authorization` or `cookie` member — and that is replaced, at every level down to `trace`.
+ */
+
+/** An API token (`pgk_` + id + secret, with or without its checksum). */
+const TOKEN = /pgk_[A-Za-z0-9]{8}_[A-Za-z0-9_-]{20,}/g;
+/** A media ticket: `<production>.<key>.<expiry>.<signature>`, the dots perhaps percent-encoded. */
+const TICKET = /\d{1,15}(?:\.|%2e)\d{1,15}(?:\.|%2e)\d{1,15}(?:\.|%2e)[A-Za-z0-9_-]{43}/gi;
+const BEARER = /\b(Bearer|Basic)(\s|%20|\+)+[^\s"\\,;&]+/gi;
+/** A JSON member that holds a credential, whatever the value (a string or an array of strings). */
+const CREDENTIAL_MEMBER =
+  /"(authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token)"\s*:\s*("(?:[^"\\]|\\.)*"|\[(?:[^\]"\\]|"(?:[^"\\]|\\.)*")*\])/gi;
+
+/** Every secret shape in `text` replaced (for a finished log line or any string). */
+export function scrubSecrets(text: string): string {
+  return text
+    .replace(CREDENTIAL_MEMBER, (_m, name: string) => `"${name}":"${REDACTED}"`)
+    .replace(BEARER, (_m, scheme: string) => `${scheme} ${REDACTED}`)
+    .replace(TOKEN, REDACTED)
+    .replace(TICKET, REDACTED);
+}
+
+const holdsSecret = (text: string): boolean => {
+  TOKEN.lastIndex = 0;
+  TICKET.lastIndex = 0;
+  return TOKEN.test(text) || TICKET.test(text);
+};
+
+const decoded = (text: string): string => {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+};
 
 /**
- * The URL as logged: every credential-bearing query parameter's value replaced, whatever its
- * spelling (`?t=`, `?T=`, repeated, percent-encoded name), so a ticket never reaches a log line.
+ * Query parameters that carry a credential: `t`, the media ticket, under any spelling a
+ * client may try (`t`, `T`, `%74`, `t[]`, `t[0]`, `t.x`): only exactly `t` opens a file, but a
+ * ticket sent under a near-miss name is still a ticket.
+ */
+const isTicketName = (name: string): boolean => /^t(?:$|[^a-z0-9_-])/i.test(decoded(name).trim());
+
+function redactPair(pair: string): string {
+  const eq = pair.indexOf('=');
+  const name = eq < 0 ? pair : pair.slice(0, eq);
+  if (isTicketName(name)) return `${name}=${REDACTED}`;
+  if (eq >= 0 && holdsSecret(decoded(pair.slice(eq + 1)))) return `${name}=${REDACTED}`;
+  return holdsSecret(decoded(pair)) ? REDACTED : pair;
+}
+
+/** A path segment, with its `;name=value` parameters (a ticket may hide in either). */
+function redactSegment(segment: string): string {
+  const [head, ...params] = segment.split(';');
+  const first = holdsSecret(decoded(head!)) ? REDACTED : head!;
+  return [first, ...params.map(redactPair)].join(';');
+}
+
+/**
+ * The URL as logged: the value of every credential-bearing query parameter replaced, whatever
+ * its spelling, and any path segment or value that holds a token or a ticket (percent-encoded
+ * or not) replaced too, so a ticket never reaches a log line.
  */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
-  if (q < 0) return url;
-  const query = url
+  const path = (q < 0 ? url : url.slice(0, q)).split('/').map(redactSegment).join('/');
+  if (q < 0) return path;
+  return `${path}?${url
     .slice(q + 1)
     .split('&')
-    .map((pair) => {
-      const eq = pair.indexOf('=');
-      const rawName = eq < 0 ? pair : pair.slice(0, eq);
-      let name: string;
-      try {
-        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
-      } catch {
-        name = rawName;
-      }
-      return SECRET_PARAMS.has(name.toLowerCase()) ? `${rawName}=${REDACTED}` : pair;
-    })
-    .join('&');
-  return `${url.slice(0, q)}?${query}`;
+    .map(redactPair)
+    .join('&')}`;
+}
+
+/** Header values that are kept: they say what a body was, and never carry a credential. */
+const HARMLESS_HEADERS = new Set(['content-type', 'content-length', 'transfer-encoding']);
+
+function redactHeaders(headers: object): unknown {
+  if (Array.isArray(headers)) {
+    // rawHeaders: name, value, name, value, …
+    return headers.map((v, i) =>
+      i % 2 === 1 && !HARMLESS_HEADERS.has(String(headers[i - 1]).toLowerCase()) ? REDACTED : v,
+    );
+  }
+  return Object.fromEntries(
+    Object.entries(headers).map(([k, v]) => [k, HARMLESS_HEADERS.has(k.toLowerCase()) ? v : REDACTED]),
+  );
+}
+
+const isPlain = (v: object): boolean => {
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return proto === Object.prototype || proto === null || Array.isArray(v);
+};
+
+/**
+ * A copy of a logged object with every header collection in it redacted (copying only the
+ * branches that change: the logged object itself may still be in use, e.g. a plugin's options).
+ */
+export function withoutHeaders(value: unknown, depth = 0): unknown {
+  if (depth > 8 || value === null || typeof value !== 'object' || !isPlain(value)) return value;
+  let copy: Record<string, unknown> | unknown[] | null = null;
+  for (const [k, v] of Object.entries(value)) {
+    const next =
+      /^(raw)?headers$/i.test(k) && v !== null && typeof v === 'object'
+        ? redactHeaders(v)
+        : withoutHeaders(v, depth + 1);
+    if (next !== v) {
+      copy ??= Array.isArray(value) ? [...value] : { ...(value as Record<string, unknown>) };
+      (copy as Record<string, unknown>)[k] = next;
+    }
+  }
+  return copy ?? value;
 }
 
 /**
  * Logger options for the service: requests are logged as method, redacted URL and peer (never
- * a header, so never Authorization), and any object that does carry headers has its credentials
- * censored by pino's redaction as a second line of defence.
+ * a header, so never Authorization); header collections inside any logged object are redacted;
+ * and every finished line is scrubbed of anything shaped like a token or a ticket.
  */
 export function loggerOptions(level: string, stream?: { write(line: string): void }) {
   return {
@@ -50,6 +142,10 @@ export function loggerOptions(level: string, stream?: { write(line: string): voi
       ],
       censor: REDACTED,
     },
+    formatters: {
+      log: (object: Record<string, unknown>) => withoutHeaders(object) as Record<string, unknown>,
+    },
+    hooks: { streamWrite: scrubSecrets },
     serializers: {
       req(request: FastifyRequest) {
         return {

@@ -1,7 +1,23 @@
 import contentDisposition from 'content-disposition';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { AppError, errors } from '../errors.js';
 import type { MediaStore } from '../media/store.js';
+
+/** The request headers a media answer honours (sendMedia). */
+export const MediaRequestHeaders = Type.Object({
+  range: Type.Optional(
+    Type.String({
+      description: 'One byte range, `bytes=a-b`, `bytes=a-` or `bytes=-n`: answers 206 (416 outside)',
+    }),
+  ),
+  'if-range': Type.Optional(
+    Type.String({ description: 'The ETag the Range was meant for: a changed file is sent whole instead' }),
+  ),
+  'if-none-match': Type.Optional(
+    Type.String({ description: 'The ETag you hold (or `*`): while it is current the answer is 304' }),
+  ),
+});
 
 export interface ServedMedia {
   storageKey: string;
@@ -29,6 +45,30 @@ export function downloadName(label: string, storageKey: string): string {
   return ext && !base.toLowerCase().endsWith(`.${ext}`) ? `${base}.${ext}` : base;
 }
 
+/**
+ * What a browser may show in place rather than save: raster images, video and PDF. Anything
+ * else a vendor uploaded (HTML, XHTML, XML, SVG: all can carry script that would run with the
+ * API's origin and read the ticket in the URL) is served as a download.
+ */
+const INLINE_TYPES =
+  /^(image\/(jpeg|png|gif|webp|avif|bmp|tiff|heic|heif)|video\/[a-z0-9][a-z0-9.+-]*|application\/pdf)$/;
+
+export const servedInline = (contentType: string): boolean =>
+  INLINE_TYPES.test(contentType.split(';')[0]!.trim().toLowerCase());
+
+/**
+ * The content security policy of a media answer: nothing loads, and the answer is a sandbox (a
+ * unique origin, no script) — but for PDF, whose viewer browsers refuse to run in a sandbox (a
+ * PDF's own script runs in the viewer's isolated process, never with the API's origin).
+ */
+export const MEDIA_CSP = "default-src 'none'; sandbox";
+const PDF_CSP = "default-src 'none'; style-src 'unsafe-inline'";
+
+/** Headers every media route answers with, refusals included (a route's onSend hook). */
+export async function mediaAnswerHeaders(_request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', MEDIA_CSP);
+}
+
 type Range = { start: number; end: number } | 'unsatisfiable' | null;
 
 /** One `bytes=` range (the form video players send); several ranges are answered whole. */
@@ -53,7 +93,8 @@ export function parseRange(header: string | undefined, size: number): Range {
 
 /**
  * Streams a stored file with Content-Type, Content-Length, ETag, Last-Modified and Range
- * (206/416) support; If-None-Match on the strong sha256 tag answers 304.
+ * (206/416) support; If-None-Match on the strong sha256 tag answers 304. Images, video and PDF
+ * are offered inline, anything else as an attachment, always under a content security policy.
  */
 export async function sendMedia(
   request: FastifyRequest,
@@ -72,10 +113,15 @@ export async function sendMedia(
   reply.header('x-content-type-options', 'nosniff');
   // a ticket rides in the URL: never hand it to another site as a Referer
   reply.header('referrer-policy', 'no-referrer');
+  const inline = servedInline(media.contentType);
   reply.header(
     'content-disposition',
-    contentDisposition(downloadName(media.label, media.storageKey), { type: 'inline' }),
+    contentDisposition(downloadName(media.label, media.storageKey), {
+      type: inline ? 'inline' : 'attachment',
+    }),
   );
+  const pdf = inline && media.contentType.startsWith('application/pdf');
+  reply.header('content-security-policy', pdf ? PDF_CSP : MEDIA_CSP);
   const inm = request.headers['if-none-match'];
   if (inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*')) {
     return reply.code(304).send();

@@ -1,7 +1,9 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import { referenceSchema } from './reference.js';
+import { referenceRoute } from './reference.js';
+import { everyOperationRefuses, nameSchemas } from './reference-document.js';
+import { documentHeaders } from './reference-headers.js';
 import { ErrorBody } from './schemas.js';
 
 export const API_PREFIX = '/api/v1';
@@ -14,13 +16,15 @@ trackers and vendor automation.
 **Keys.** Every call carries \`Authorization: Bearer <key>\`. A key belongs to one production.
 Production-wide keys reach every endpoint their scopes allow; engagement-bound (vendor) keys
 reach only the round-trip endpoints (bundles, turnovers, media, purchase orders), clamped to
-their engagement's grants.
+their engagement's grants; \`GET /api/v1/bundles\` lists the scene and character bundles a key
+may fetch.
 
 **Errors.** Every non-2xx answer is \`{"detail": "...", "code": "..."}\`: 401 no/bad/revoked key,
 403 scope or surface, 404 unknown or out-of-reach object (the two are indistinguishable), 422
-validation (the detail starts with the field), 400 malformed JSON, multipart or URL, 413 too
-large, 415 a Content-Type or file type the endpoint does not take. \`detail\` is for people;
-\`code\` is a stable, machine-readable value to branch on (the ErrorBody schema lists them).
+validation (the detail starts with the field, and \`field\` names it too), 400 malformed JSON,
+multipart or URL, 413 too large, 415 a Content-Type or file type the endpoint does not take.
+\`detail\` is for people; \`code\` is a stable, machine-readable value to branch on (the ErrorBody
+schema lists them); on a 422, \`field\` is the field, parameter or header at fault.
 
 **Input is taken as sent.** JSON fields are never coerced (\`"label": 42\` is 422, not the label
 "42") and unknown fields are refused. Path and query parameters are converted strictly: a whole
@@ -47,15 +51,16 @@ sanitised file name) and \`Referrer-Policy: no-referrer\`. No CORS headers unles
 lists origins in \`PRODGRAPH_CORS_ORIGINS\`.
 
 **Lists that page.** \`/assets\`, \`/scenes\`, \`/approvals\`, \`/deliveries\`, \`/turnovers\`,
-\`/activity\` and \`/jobs\` take \`limit\` (rows per page) and answer a plain array; when more
+\`/bundles\`, \`/activity\` and \`/jobs\` take \`limit\` (rows per page) and answer a plain array; when more
 rows follow, \`Link: <…>; rel="next"\` names the next page (an opaque \`cursor\`, valid only with
 the same list, production and filters; anything else is 422). Without \`limit\` the whole list is
 answered (\`/activity\` and \`/jobs\`: 50 by default, at most 200). Pages follow the sort key and
 id, so writes during a walk never skip or repeat a row.
 
-**Staying in sync.** Rows that can change carry \`updated_at\`; the lists that page take
-\`updated_since\` (ISO-8601 with a zone) and answer only rows changed after it, including rows
-retired since, which then carry \`retired_at\` (drop them from a mirror).
+**Staying in sync.** Rows that can change carry \`updated_at\`; the lists that page (all but
+\`/bundles\`, whose bundles each keep their own ETag) take \`updated_since\` (ISO-8601 with a
+zone) and answer only rows changed after it, including rows retired since, which then carry
+\`retired_at\` (drop them from a mirror).
 
 **Media by id.** Every \`media_path\` comes with its \`media_id\`: \`GET /api/v1/media/{id}\` and
 \`/content\` serve it to the same key, a vendor key included (exactly the media its bundles show,
@@ -73,6 +78,14 @@ refused on the very next request. This holds across several server processes on 
 
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   app.addSchema(ErrorBody);
+  /** The last pass, once every route is in the document: named schemas, then every header. */
+  const finish = <T>(document: T): T => {
+    const own = new Map(app.routeTable.map((r) => [r.operationId, r.responseHeaders]));
+    const doc = nameSchemas(document) as Record<string, unknown>;
+    everyOperationRefuses(doc);
+    documentHeaders(doc, (id) => own.get(id));
+    return document;
+  };
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -80,6 +93,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         title: 'prodgraph — Production Graph Service',
         version: '1.0.0',
         description: DESCRIPTION.trim(),
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       servers: [{ url: '/' }],
       components: {
@@ -94,10 +108,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     },
     // the docs page and the document itself are not part of the API
     hideUntagged: false,
-    transform: ({ schema, url }) => ({
-      schema: referenceSchema(schema as Record<string, unknown>) as typeof schema,
-      url,
-    }),
+    transform: ({ schema, url, route }) => {
+      const shown = referenceRoute(schema as Record<string, unknown>, url, route.config?.auth === 'public');
+      return { schema: shown.schema as typeof schema, url: shown.url };
+    },
+    transformObject: (document) => ('openapiObject' in document ? finish(document.openapiObject) : {}),
     refResolver: { buildLocalReference: (json, _base, _frag, i) => String(json.$id ?? `def-${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
@@ -113,6 +128,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         api: API_PREFIX,
         mcp: '/mcp',
         health: '/healthz',
+        console: '/console',
       });
   });
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true }, config: { auth: 'public' } }, async () =>

@@ -52,6 +52,30 @@ export const rateLimitKey = (request: FastifyRequest): string =>
   request.principal ? `key:${request.principal.keyId}` : `ip:${request.ip}`;
 
 /**
+ * The limit of a route that no key authenticates but a credential of a key opens (the media
+ * file route's ticket): counted per that key, in a window of the route's own, so a ticket's
+ * fetches never spend the key's API allowance nor another key's. A request whose credential
+ * names no key (a forged, mangled or missing ticket) is refused before any key is known and is
+ * not counted: refusals never fill a window, so nobody can lock another client out by sending
+ * bad credentials from its address (or, behind a proxy, from everyone's). Empty when limits are off.
+ */
+export function perCredentialKey(
+  config: RateLimitConfig,
+  name: string,
+  keyIdOf: (request: FastifyRequest) => number | null,
+): {
+  rateLimit?: { keyGenerator: (r: FastifyRequest) => string; allowList: (r: FastifyRequest) => boolean };
+} {
+  if (config.max === null) return {};
+  return {
+    rateLimit: {
+      keyGenerator: (request) => `${name}:key:${keyIdOf(request) ?? 'none'}`,
+      allowList: (request) => keyIdOf(request) === null,
+    },
+  };
+}
+
+/**
  * Per-key request limits on every route (beyond the contract). The limit is counted after the
  * key is authenticated (the route's own onRequest hook runs after the auth hook), so nobody can
  * spend another key's allowance; requests refused before that (401, 403) are not counted. On

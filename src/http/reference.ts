@@ -1,15 +1,17 @@
 /*
  * The reference (/docs, /api/v1/openapi.json) is written from the route schemas. Routes declare
  * what they answer; this fills in what every route would otherwise repeat: a description for
- * each status (the success one from the body's schema, refusals from one table), the Link
- * header of the lists that page, and the example each body schema carries. Applied as the
+ * each status (the success one from the body's schema, refusals from one table) and the example
+ * each body schema carries (headers: src/http/reference-headers.ts). Applied as the
  * OpenAPI generator reads each route; the route's own schema is never changed.
  */
+
+import { markNamedSchemas } from './reference-document.js';
 
 type Schema = Record<string, unknown>;
 
 /** What each refusal means, whatever the route (the detail says which case it is). */
-const REFUSALS: Record<string, string> = {
+export const REFUSALS: Record<string, string> = {
   400: 'Malformed request: invalid JSON, a malformed multipart body or URL',
   401: 'No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`)',
   403: 'Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`)',
@@ -23,7 +25,8 @@ const REFUSALS: Record<string, string> = {
   429: 'Too many requests: wait `Retry-After` seconds',
   500: 'Unexpected failure; nothing more is said',
   502: 'A provider this endpoint depends on failed',
-  503: 'Not available (the database, or a provider that is not configured)',
+  503: 'Not available (the database, or a provider that is not configured); `Retry-After` says when to try again',
+  507: 'The server has no room to store this write (its disk is full); nothing was written',
 };
 
 const SUCCESS: Record<string, string> = {
@@ -32,14 +35,6 @@ const SUCCESS: Record<string, string> = {
   204: 'No content',
   206: 'Partial content',
   304: 'Not modified: the copy you hold (If-None-Match) is current; no body',
-};
-
-const LINK = {
-  link: {
-    type: 'string',
-    description:
-      'Present when more rows follow: `</api/v1/…?…&cursor=…>; rel="next"` (RFC 8288), the URL of the next page with the same filters',
-  },
 };
 
 const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -83,7 +78,6 @@ function describeResponse(status: string, entry: unknown, produces: string[], pa
   const media = { schema: entry, ...(example === undefined ? {} : { example }) };
   return {
     description,
-    ...(paged ? { headers: LINK } : {}),
     content: Object.fromEntries((produces.length ? produces : ['application/json']).map((t) => [t, media])),
   };
 }
@@ -101,4 +95,54 @@ export function referenceSchema(schema: Schema | undefined): Schema | undefined 
     ]),
   );
   return { ...schema, response };
+}
+
+/** The file route's wildcard, as the document names it (Fastify calls it `*`). */
+const WILDCARD_NAME = 'path';
+
+const WILDCARD_DESCRIPTION =
+  ' It may hold `/`: send it as returned, unencoded (a client that encodes it as `%2F` is served the same file).';
+
+/**
+ * A wildcard route (`/media/*`) as a real, named path parameter (`/media/{path}`): generators
+ * and linters need the parameter's name to appear in the path. The route itself is unchanged.
+ */
+function namedWildcard(schema: Schema, url: string): { schema: Schema; url: string } {
+  if (!url.endsWith('/*')) return { schema, url };
+  const params = isObject(schema.params) ? schema.params : {};
+  const properties = isObject(params.properties) ? params.properties : {};
+  const star = isObject(properties['*']) ? properties['*'] : {};
+  const description = `${typeof star.description === 'string' ? star.description : 'The rest of the path'}.${WILDCARD_DESCRIPTION}`;
+  return {
+    url: `${url.slice(0, -1)}:${WILDCARD_NAME}`,
+    schema: {
+      ...schema,
+      params: {
+        type: 'object',
+        properties: { [WILDCARD_NAME]: { type: 'string', minLength: 1, description } },
+        required: [WILDCARD_NAME],
+      },
+    },
+  };
+}
+
+/**
+ * One route as the reference shows it: its responses described (referenceSchema), a wildcard
+ * named, and a route that takes no key saying so (`security: []`) rather than leaving readers
+ * and linters to guess.
+ */
+export function referenceRoute(
+  schema: Schema | undefined,
+  url: string,
+  isPublic: boolean,
+): { schema: Schema | undefined; url: string } {
+  if (!schema) return { schema, url };
+  const described = referenceSchema(schema) ?? schema;
+  const marked = {
+    ...described,
+    ...(described.body ? { body: markNamedSchemas(described.body) } : {}),
+    ...(described.response ? { response: markNamedSchemas(described.response) } : {}),
+  };
+  const named = namedWildcard(marked, url);
+  return { url: named.url, schema: isPublic ? { ...named.schema, security: [] } : named.schema };
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { RouteAuth } from '../auth/principal.js';
+import type { RouteResponseHeaders } from './reference-headers.js';
 
 /** One registered route, as the auth and OpenAPI checks see it. */
 export interface RouteEntry {
@@ -9,9 +10,16 @@ export interface RouteEntry {
   auth: RouteAuth | 'public' | undefined;
   /** Left out of the OpenAPI document on purpose (the document itself, the docs UI). */
   hidden: boolean;
+  /** The operation's stable name in the document: a method name in every generated client. */
+  operationId: string | undefined;
+  responseHeaders: RouteResponseHeaders | undefined;
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Headers this route answers of its own (an ETag, a Location), documented in the reference. */
+    responseHeaders?: RouteResponseHeaders;
+  }
   interface FastifyInstance {
     /** Every route Fastify registered, one entry per method (HEAD left out). */
     routeTable: readonly RouteEntry[];
@@ -27,11 +35,18 @@ async function routeTablePlugin(app: FastifyInstance) {
   app.decorate('routeTable', table);
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const schema = (route.schema ?? {}) as { hide?: boolean };
+    const schema = (route.schema ?? {}) as { hide?: boolean; operationId?: string };
     for (const method of methods) {
       // Fastify adds a HEAD twin to every GET route; the service declares no HEAD route of its own
       if (method === 'HEAD') continue;
-      table.push({ method, url: route.url, auth: route.config?.auth, hidden: schema.hide === true });
+      table.push({
+        method,
+        url: route.url,
+        auth: route.config?.auth,
+        hidden: schema.hide === true,
+        operationId: schema.operationId,
+        responseHeaders: route.config?.responseHeaders,
+      });
     }
   });
 }

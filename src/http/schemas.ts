@@ -16,8 +16,18 @@ export const ErrorBody = Type.Object(
       enum: Object.keys(ERROR_CODES),
       description: `Stable and machine-readable, for clients and agents to branch on (codes are only ever added):\n${CODE_TABLE}`,
     }),
+    field: Type.Optional(
+      Type.String({
+        description:
+          'On every 422, and only there: the field, parameter or header the detail starts with (`label`, `limit`, `scenes[3].number`, `Idempotency-Key`; `body`, `querystring` or `request` when the fault is the whole of it), so a client can point at it without parsing the detail',
+      }),
+    ),
   },
-  { $id: 'ErrorBody', title: 'Error', examples: [{ detail: 'limit: must be >= 1', code: 'invalid_field' }] },
+  {
+    $id: 'ErrorBody',
+    title: 'Error',
+    examples: [{ detail: 'limit: must be >= 1', code: 'invalid_field', field: 'limit' }],
+  },
 );
 
 export { StringEnum, Nullable } from '../domain/schema-kit.js';

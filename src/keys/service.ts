@@ -94,8 +94,10 @@ export interface MintById {
  */
 export async function mintKeyById(db: Db, input: MintById): Promise<Omit<MintedKey, 'engagement'>> {
   const scopes = input.scopes ?? [...(input.engagementId === null ? DEFAULT_SCOPES : DEFAULT_VENDOR_SCOPES)];
-  if (input.engagementId !== null && scopes.includes('admin')) {
-    throw new KeyError('an engagement-bound key cannot hold the "admin" scope');
+  for (const operatorOnly of ['admin', 'metrics'] as const) {
+    if (input.engagementId !== null && scopes.includes(operatorOnly)) {
+      throw new KeyError(`an engagement-bound key cannot hold the "${operatorOnly}" scope`);
+    }
   }
   const { token, prefix, hash } = newToken();
   const id = await repo.insertKey(db, {

@@ -3,7 +3,7 @@ import type { ValidateFunction } from 'ajv';
 import type { Prompt, Resource, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { RouteAuth } from '../auth/principal.js';
 import { INSTRUCTIONS } from './instructions.js';
-import { compile, inputSchemaOf, outputSchemaOf } from './json-schema.js';
+import { compile, inputSchemaOf, outputSchemaOf, type JsonSchema } from './json-schema.js';
 import { PROMPTS, type PromptSpec } from './prompts.js';
 import { RESOURCES, type ResourceSpec } from './resources.js';
 import { TOOLS, type ToolSpec } from './tools.js';
@@ -13,6 +13,7 @@ export interface CompiledTool {
   spec: ToolSpec;
   auth: RouteAuth;
   validate: ValidateFunction;
+  inputSchema: JsonSchema;
 }
 
 export interface CompiledPrompt {
@@ -46,7 +47,7 @@ export function buildCatalogue(twins: RestTwins): Catalogue {
   for (const spec of TOOLS) {
     const twin = twins.get(spec.twin);
     const inputSchema = inputSchemaOf(twin, spec.extraInput);
-    tools.set(spec.name, { spec, auth: twin.auth, validate: compile(inputSchema) });
+    tools.set(spec.name, { spec, auth: twin.auth, validate: compile(inputSchema), inputSchema });
     toolList.push({
       name: spec.name,
       title: spec.title,

@@ -3,7 +3,7 @@ import { describeValidation, type ValidationItem } from '../validation.js';
 import { ajv } from './json-schema.js';
 
 /**
- * The thin layer in front of the SDK: what api-v1.md demands of a POST /mcp body and the
+ * The thin layer in front of the SDK: what the contract demands of a POST /mcp body and the
  * SDK's transport answers differently (a batch, a bad envelope and bad JSON are all HTTP 400
  * -32700 there). Exactly one JSON-RPC 2.0 object per request; anything else gets the
  * standard code in an ordinary 200 JSON-RPC response.

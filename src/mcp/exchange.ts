@@ -14,12 +14,14 @@ import {
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Principal } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
+import { isDatabaseRefusal } from '../db/refusals.js';
 import { isAppError } from '../errors.js';
 import type { Page } from '../domain/page.js';
 import { authorize } from '../http/auth.js';
 import { describeValidation, type ValidationItem } from '../validation.js';
 import type { Catalogue } from './catalogue.js';
 import { errorBody, type JsonRpcRequest } from './envelope.js';
+import { restArguments } from './json-schema.js';
 import {
   answersAsHttp,
   INVALID_PARAMS,
@@ -70,6 +72,12 @@ interface Call {
   catalogue: Catalogue;
   /** A refusal that must leave JSON-RPC and answer as HTTP (see answersAsHttp). */
   refusal?: unknown;
+  /** The request's logger: a refusal the database made is worth a look, as on REST. */
+  log?: RefusalLog;
+}
+
+export interface RefusalLog {
+  warn(obj: object, msg: string): void;
 }
 
 /**
@@ -85,6 +93,7 @@ async function guarded<T>(call: Call, work: () => Promise<T>, otherwise: (err: u
       call.refusal = err;
       throw new RpcError(-32603, 'refused');
     }
+    if (isDatabaseRefusal(err)) call.log?.warn({ err: err.cause }, 'request refused by the database');
     return otherwise(err);
   }
 }
@@ -111,7 +120,7 @@ async function callTool(call: Call, name: string, args: Record<string, unknown> 
       if (!tool.validate(input)) {
         return toolError(describeValidation((tool.validate.errors ?? []) as ValidationItem[], 'arguments'));
       }
-      const value = await tool.spec.run(call.ctx, call.principal, input);
+      const value = await tool.spec.run(call.ctx, call.principal, restArguments(tool.inputSchema, input));
       return toolResult(structuredOf(tool.spec.listKey, value));
     },
     (err) => toolError(detailOf(err)),
@@ -188,10 +197,11 @@ export async function exchange(
   principal: Principal,
   message: JsonRpcRequest,
   protocolVersion: string | undefined,
+  log?: RefusalLog,
 ): Promise<Exchange> {
   const problem = paramsProblem(message);
   if (problem) return { status: 200, body: JSON.stringify(errorBody(INVALID_PARAMS, problem, message.id)) };
-  const call: Call = { ctx, principal, catalogue };
+  const call: Call = { ctx, principal, catalogue, ...(log ? { log } : {}) };
   const server = serverFor(call);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,

@@ -26,20 +26,65 @@ const propertiesOf = (schema: TSchema | undefined) =>
 const requiredOf = (schema: TSchema | undefined) =>
   (schema as { required?: string[] } | undefined)?.required ?? [];
 
+/** A query flag REST spells as text (`1`/`true`/`0`/`false`): a tool takes a JSON boolean too. */
+const FLAG_WORDS = ['0', '1', 'false', 'true'];
+const isFlag = (p: Record<string, unknown>): boolean =>
+  p.type === 'string' &&
+  Array.isArray(p.enum) &&
+  [...(p.enum as unknown[])].map(String).sort().join() === FLAG_WORDS.join();
+
+/**
+ * REST's words for the next page in a tool's: a tool result has no headers; the next page is
+ * its `next_cursor`.
+ */
+export const toolWords = (text: string): string =>
+  text
+    .replace(
+      /the `cursor` of the `Link: <…>; rel="next"` header of the previous page/g,
+      'the `next_cursor` of the previous result',
+    )
+    .replace(/the next page named by the Link header/g, "the next page named by the result's `next_cursor`")
+    .replace(/the Link header names the next/g, "the result's `next_cursor` names the next")
+    .replace(/\bthe Link header\b/g, "the result's `next_cursor`");
+
+/** A property of a tool's arguments: the REST schema, in JSON types and the tool's words. */
+function toolProperty(schema: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...schema };
+  if (typeof out.description === 'string') out.description = toolWords(out.description);
+  if (isFlag(schema)) {
+    out.type = ['boolean', 'string'];
+    out.enum = [true, false, ...(schema.enum as string[])];
+  }
+  return out;
+}
+
 /**
  * A tool's arguments: the twin's path parameters and query string merged into one object,
- * each property the REST route's own schema. Closed, unlike a query string: an agent that
- * misspells a filter is told so instead of silently getting everything.
+ * each property the REST route's own schema, taken in JSON types (`released: true`,
+ * `limit: 100`; the strings REST takes are accepted too). Closed, unlike a query string: an
+ * agent that misspells a filter is told so instead of silently getting everything.
  */
 export function inputSchemaOf(twin: RestTwin, extra: TSchema | undefined): JsonSchema {
   const parts = [twin.params, twin.querystring, extra];
   const required = parts.flatMap(requiredOf);
-  return plainSchema({
+  const schema = plainSchema({
     type: 'object',
     properties: Object.assign({}, ...parts.map(propertiesOf)),
     ...(required.length ? { required } : {}),
     additionalProperties: false,
-  } as unknown as TSchema) as JsonSchema;
+  } as unknown as TSchema) as JsonSchema & { properties: Record<string, Record<string, unknown>> };
+  for (const [name, p] of Object.entries(schema.properties)) schema.properties[name] = toolProperty(p);
+  return schema;
+}
+
+/** The arguments a tool's REST twin reads: a JSON boolean given for a text flag becomes its text. */
+export function restArguments(schema: JsonSchema, args: Record<string, unknown>): Record<string, unknown> {
+  const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  const out: Record<string, unknown> = { ...args };
+  for (const [name, value] of Object.entries(args)) {
+    if (typeof value === 'boolean' && Array.isArray(properties[name]?.type)) out[name] = String(value);
+  }
+  return out;
 }
 
 /**

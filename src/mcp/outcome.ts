@@ -22,7 +22,7 @@ export class RpcError extends Error {
 
 /**
  * Whether a failure leaves JSON-RPC and answers as HTTP, the way REST would: refusals of the
- * key (401, 403, as api-v1.md says) and anything unexpected (a 500 with no internals, logged by
+ * key (401, 403: the REST status and body, unwrapped) and anything unexpected (a 500 with no internals, logged by
  * the one error handler). Everything else (404, 409, 413, 422) is the tool's own answer.
  */
 export const answersAsHttp = (err: unknown): boolean =>

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Type } from 'typebox';
-import { errors } from '../errors.js';
+import { errors, isAppError } from '../errors.js';
+import { jsonParser } from '../http/json-body.js';
 import { principalOf } from '../http/auth.js';
 import { errorResponses } from '../http/schemas.js';
 import { buildCatalogue, type Catalogue } from './catalogue.js';
@@ -56,10 +57,13 @@ const NOT_ALLOWED = 'this endpoint takes POST only: one JSON-RPC request per POS
 
 async function mcpRoutes(app: FastifyInstance, opts: { catalogue: () => Catalogue }): Promise<void> {
   // JSON only (anything else is 415), and bytes that are not JSON a JSON-RPC -32700, not the REST 400.
-  const json = app.getDefaultJsonParser('error', 'error');
+  // A body nested too deep is the HTTP 400 every JSON route answers, before anything is parsed.
+  const json = jsonParser(app);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
-    json(request, body as string, (err, value) => done(null, err ? UNPARSEABLE : value)),
+    json(request, body as string, (err, value) =>
+      isAppError(err) ? done(err) : done(null, err ? UNPARSEABLE : value),
+    ),
   );
 
   app.post(
@@ -70,6 +74,7 @@ async function mcpRoutes(app: FastifyInstance, opts: { catalogue: () => Catalogu
       // the envelope is checked by the JSON-RPC layer, whose refusals are JSON-RPC errors
       validatorCompiler: () => () => true,
       schema: {
+        operationId: 'callMcp',
         summary: 'MCP: tools, resources and prompts over the production, for AI agents',
         description: `${DESCRIPTION.trim()}\n\n${CATALOGUE}`,
         tags: ['mcp'],
@@ -99,6 +104,7 @@ async function mcpRoutes(app: FastifyInstance, opts: { catalogue: () => Catalogu
         principal,
         envelope.message,
         typeof header === 'string' ? header : undefined,
+        request.log,
       );
       if ('refusal' in answer) throw answer.refusal;
       return reply
@@ -114,6 +120,7 @@ async function mcpRoutes(app: FastifyInstance, opts: { catalogue: () => Catalogu
       url: '/mcp',
       config: { auth: 'public' },
       schema: {
+        operationId: method === 'GET' ? 'openMcpStream' : 'endMcpSession',
         summary: `Not offered: ${method === 'GET' ? 'no SSE stream' : 'no session to end'}`,
         tags: ['mcp'],
         response: errorResponses(405),

@@ -37,7 +37,11 @@ export interface ToolSpec {
 const VENDOR_404 =
   'An engagement-bound (vendor) key needs a live grant on it; without one the answer is "not found", exactly as for a wrong id.';
 
-/** Exactly the fifteen tools of api-v1.md "Extension: POST /mcp"; everything else is REST only. */
+/**
+ * Exactly fifteen tools: the read endpoints an agent needs, both bundles, turnovers and turnover
+ * submissions. Everything else (script changes, people, jobs, media, vision, storage and the other
+ * writes) is REST only.
+ */
 export const TOOLS: readonly ToolSpec[] = [
   {
     name: 'get_production',

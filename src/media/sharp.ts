@@ -9,7 +9,13 @@ import type Sharp from 'sharp';
 
 let loading: Promise<typeof Sharp> | undefined;
 
-export const loadSharp = (): Promise<typeof Sharp> => (loading ??= import('sharp').then((m) => m.default));
+export const loadSharp = (): Promise<typeof Sharp> =>
+  (loading ??= import('sharp').then((m) => {
+    // libvips' operation cache would keep decoded images alive after their request (an image
+    // is decoded once per request here: nothing to gain from it)
+    m.default.cache(false);
+    return m.default;
+  }));
 
 /** sharp's version, read from its package without loading the library. */
 export const SHARP_VERSION: string = (

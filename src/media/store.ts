@@ -6,6 +6,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileTypeFromBuffer } from 'file-type';
+import type { MediaKind } from '../domain/vocabulary.js';
 import { errors } from '../errors.js';
 
 /**
@@ -58,7 +59,7 @@ const extOf = (contentType: string, filename?: string): string => {
 };
 
 /** Media kind shown in the API, from the sniffed content type. */
-export const mediaKindOf = (contentType: string): string => {
+export const mediaKindOf = (contentType: string): MediaKind => {
   const top = contentType.split('/')[0];
   if (top === 'image' || top === 'video' || top === 'audio') return top;
   if (contentType === 'application/pdf') return 'document';

@@ -50,6 +50,8 @@ export interface EnvOptions {
   wrapStore?: (store: FileMediaStore) => MediaStore;
   /** Receives the app's log lines (at PRODGRAPH_LOG_LEVEL) instead of silencing them. */
   logStream?: { write(line: string): void };
+  /** An empty folder to hold the database file and media folder instead of a new temporary one (removed on close). */
+  dir?: string;
 }
 
 export async function createEnv(
@@ -57,7 +59,7 @@ export async function createEnv(
   env: NodeJS.ProcessEnv = {},
   options: EnvOptions = {},
 ): Promise<TestEnv> {
-  const dir = await mkdtemp(join(tmpdir(), 'prodgraph-test-'));
+  const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'prodgraph-test-')));
   const queries = { count: 0, sql: [] as string[], parameters: [] as Array<readonly unknown[]> };
   const onQuery = (e: { query: { sql: string; parameters: readonly unknown[] } }) => {
     queries.count++;

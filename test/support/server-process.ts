@@ -37,6 +37,7 @@ export function dbArgOf(env: TestEnv): string {
 export async function startServer(
   env: TestEnv,
   extraEnv: Record<string, string> = {},
+  options: { db?: string } = {},
 ): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(
@@ -47,7 +48,7 @@ export async function startServer(
       CLI,
       'serve',
       '--db',
-      dbArgOf(env),
+      options.db ?? dbArgOf(env),
       '--media',
       env.config.mediaDir,
       '--port',

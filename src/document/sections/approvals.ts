@@ -1,6 +1,7 @@
+import type { ApprovalStepsTable } from '../../db/schema.js';
 import { idOf, same, type Id } from '../sync/cells.js';
 import { occurrenceKeys, type SyncContext } from '../sync/context.js';
-import { diffKeyed, type KeyedDiff } from '../sync/keyed.js';
+import { diffKeyed, madeUpKeys, type KeyedDiff } from '../sync/keyed.js';
 import { insertRows } from '../sync/write.js';
 import { stepPerson } from '../schema.js';
 
@@ -17,7 +18,7 @@ const API_OWNED = ['mode', 'status', 'current_step', 'subject_node_id', 'subject
 
 interface Step {
   person_id: Id;
-  decision: string | null;
+  decision: ApprovalStepsTable['decision'];
   decided_by: string | null;
   note: string | null;
   decided_at: string | null;
@@ -84,7 +85,13 @@ export class ApprovalsSection {
     const names = new Map((ctx.doc.people ?? []).map((x) => [x.ref, x.name]));
     const doc = ctx.doc.approvals ?? [];
     const storedKeys = occurrenceKeys(stored, (a) => a.ref ?? `approval "${a.title}"`);
-    const wantedKeys = occurrenceKeys(doc, (a) => a.ref ?? `approval "${a.title}"`);
+    const storedRows = stored.map((a, i) => ({ id: a.id, key: storedKeys[i]!, values: a }));
+    const wantedKeys = madeUpKeys(
+      'approval',
+      storedRows,
+      doc.map((a) => a.ref),
+      occurrenceKeys(doc, (a) => a.ref ?? `approval "${a.title}"`),
+    );
     doc.forEach((a, i) => {
       const current = a.current_step ?? 0;
       this.stepsWanted.set(
@@ -125,7 +132,7 @@ export class ApprovalsSection {
         subject_version_id: 'integer',
         current_step: 'integer',
       },
-      stored: stored.map((a, i) => ({ id: a.id, key: storedKeys[i]!, values: a })),
+      stored: storedRows,
       wanted: doc.map((a, i) => {
         const created = iso(a.created_at) ?? ctx.now;
         return {
@@ -168,12 +175,18 @@ export class ApprovalsSection {
             .execute();
     const docNotes = ctx.doc.department_notes ?? [];
     const storedNoteKeys = occurrenceKeys(notes, (n) => n.ref ?? `note "${n.summary}"`);
-    const wantedNoteKeys = occurrenceKeys(docNotes, (n) => n.ref ?? `note "${n.summary}"`);
+    const storedNotes = notes.map((n, i) => ({ id: n.id, key: storedNoteKeys[i]!, values: n }));
+    const wantedNoteKeys = madeUpKeys(
+      'note',
+      storedNotes,
+      docNotes.map((n) => n.ref),
+      occurrenceKeys(docNotes, (n) => n.ref ?? `note "${n.summary}"`),
+    );
     this.notes = diffKeyed(ctx, {
       kind: 'department_notes',
       table: 'department_notes',
       columns: { department_id: 'integer', node_id: 'integer', summary: 'text', created_at: 'text' },
-      stored: notes.map((n, i) => ({ id: n.id, key: storedNoteKeys[i]!, values: n })),
+      stored: storedNotes,
       wanted: docNotes.map((n, i) => ({
         key: wantedNoteKeys[i]!,
         ref: n.ref ?? null,

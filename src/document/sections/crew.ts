@@ -1,4 +1,14 @@
-import { fromBool } from '../../db/values.js';
+import {
+  accountsOf,
+  departmentRow,
+  DEPARTMENT_COLUMNS,
+  EPISODE_COLUMNS,
+  episodeRow,
+  ORGANISATION_COLUMNS,
+  organisationRow,
+  PERSON_COLUMNS,
+  personRow,
+} from '../tables/crew.js';
 import { idOf, type Id } from '../sync/cells.js';
 import type { SyncContext } from '../sync/context.js';
 import { diffKeyed, type KeyedDiff } from '../sync/keyed.js';
@@ -32,11 +42,16 @@ export class CrewSection {
   private accountsWanted = new Map<string, string[]>();
 
   async diff(ctx: SyncContext): Promise<void> {
+    await this.diffEpisodes(ctx);
+    await this.diffOrganisations(ctx);
+    await this.diffDepartments(ctx);
+    await this.diffPeople(ctx);
+  }
+
+  private async diffEpisodes(ctx: SyncContext): Promise<void> {
     const pid = ctx.existingProductionId;
     const doc = ctx.doc;
-    const p = ctx.productionId;
     const read = pid !== null;
-
     const episodes = read
       ? await ctx.db
           .selectFrom('episodes')
@@ -51,21 +66,20 @@ export class CrewSection {
     this.episodes = diffKeyed(ctx, {
       kind: 'episodes',
       table: 'episodes',
-      columns: { code: 'text', title: 'text', position: 'integer' },
+      columns: EPISODE_COLUMNS,
       stored: stored(episodes, (r) => r.ref),
       wanted: (doc.episodes ?? []).map((e, i) => ({
         key: e.ref,
         ref: e.ref,
-        row: {
-          production_id: p,
-          ref: e.ref,
-          code: e.code,
-          title: e.title ?? '',
-          position: episodePositions[i]!,
-        },
+        row: episodeRow(e, episodePositions[i]!, ctx),
       })),
     });
+  }
 
+  private async diffOrganisations(ctx: SyncContext): Promise<void> {
+    const pid = ctx.existingProductionId;
+    const doc = ctx.doc;
+    const read = pid !== null;
     const orgs = read
       ? await ctx.db
           .selectFrom('organisations')
@@ -76,15 +90,20 @@ export class CrewSection {
     this.organisations = diffKeyed(ctx, {
       kind: 'organisations',
       table: 'organisations',
-      columns: { name: 'text' },
+      columns: ORGANISATION_COLUMNS,
       stored: stored(orgs, (r) => r.ref),
       wanted: (doc.organisations ?? []).map((o) => ({
         key: o.ref,
         ref: o.ref,
-        row: { production_id: p, ref: o.ref, name: o.name },
+        row: organisationRow(o, ctx),
       })),
     });
+  }
 
+  private async diffDepartments(ctx: SyncContext): Promise<void> {
+    const pid = ctx.existingProductionId;
+    const doc = ctx.doc;
+    const read = pid !== null;
     const depts = read
       ? await ctx.db
           .selectFrom('departments')
@@ -111,13 +130,13 @@ export class CrewSection {
           .select(['department_id', 'account'])
           .execute()
       : [];
-    const accountsOf = new Map<number, string[]>();
+    const storedAccounts = new Map<number, string[]>();
     for (const a of accounts) {
-      const list = accountsOf.get(a.department_id);
+      const list = storedAccounts.get(a.department_id);
       if (list) list.push(a.account);
-      else accountsOf.set(a.department_id, [a.account]);
+      else storedAccounts.set(a.department_id, [a.account]);
     }
-    for (const d of doc.departments ?? []) this.accountsWanted.set(d.slug, [...new Set(d.accounts ?? [])]);
+    for (const d of doc.departments ?? []) this.accountsWanted.set(d.slug, accountsOf(d));
     const canon = (list: readonly string[]) => json([...list].sort());
     const departmentPositions = orderPositions(
       (doc.departments ?? []).map((d) => d.slug),
@@ -126,39 +145,24 @@ export class CrewSection {
     this.departments = diffKeyed(ctx, {
       kind: 'departments',
       table: 'departments',
-      columns: {
-        name: 'text',
-        cluster: 'text',
-        phases: 'text',
-        mission: 'text',
-        key_roles: 'text',
-        privacy: 'text',
-        unveiled: 'integer',
-        registry: 'text',
-        position: 'integer',
-      },
+      columns: DEPARTMENT_COLUMNS,
       stored: stored(depts, (r) => r.slug),
       wanted: (doc.departments ?? []).map((d, i) => ({
         key: d.slug,
         ref: d.slug,
-        row: {
-          production_id: p,
-          slug: d.slug,
-          name: d.name,
-          cluster: d.cluster ?? '',
-          phases: json(d.phases ?? []),
-          mission: d.mission ?? '',
-          key_roles: json(d.key_roles ?? []),
-          privacy: d.privacy ?? 'open',
-          unveiled: fromBool(d.unveiled ?? true),
-          registry: json(d.registry ?? {}),
-          position: departmentPositions[i]!,
-        },
+        row: departmentRow(d, departmentPositions[i]!, ctx),
       })),
       children: (s, w) =>
-        canon(accountsOf.get(s.id) ?? []) === canon(this.accountsWanted.get(w.key) ?? []) ? [] : ['accounts'],
+        canon(storedAccounts.get(s.id) ?? []) === canon(this.accountsWanted.get(w.key) ?? [])
+          ? []
+          : ['accounts'],
     });
+  }
 
+  private async diffPeople(ctx: SyncContext): Promise<void> {
+    const pid = ctx.existingProductionId;
+    const doc = ctx.doc;
+    const read = pid !== null;
     const people = read
       ? await ctx.db
           .selectFrom('people')
@@ -184,32 +188,12 @@ export class CrewSection {
     this.people = diffKeyed(ctx, {
       kind: 'people',
       table: 'people',
-      columns: {
-        name: 'text',
-        role: 'text',
-        department_id: 'integer',
-        is_hod: 'integer',
-        is_admin: 'integer',
-        email: 'text',
-        phone: 'text',
-        position: 'integer',
-      },
+      columns: PERSON_COLUMNS,
       stored: stored(people, (r) => r.ref),
       wanted: (doc.people ?? []).map((x, i) => ({
         key: x.ref,
         ref: x.ref,
-        row: {
-          production_id: p,
-          ref: x.ref,
-          name: x.name,
-          role: x.role ?? '',
-          department_id: ctx.id(x.department),
-          is_hod: fromBool(x.is_hod),
-          is_admin: fromBool(x.is_admin),
-          email: x.email ?? null,
-          phone: x.phone ?? null,
-          position: peoplePositions[i]!,
-        },
+        row: personRow(x, peoplePositions[i]!, ctx),
       })),
     });
   }

@@ -2,7 +2,8 @@ import type { Insertable } from 'kysely';
 import type { ActivityTable, LibraryFilesTable } from '../../db/schema.js';
 import { idOf, resolved, type Wanted } from '../sync/cells.js';
 import { occurrenceKeys, type SyncContext } from '../sync/context.js';
-import { diffKeyed, type KeyedDiff } from '../sync/keyed.js';
+import { diffKeyed, madeUpKeys, type KeyedDiff } from '../sync/keyed.js';
+import { madeUpRef } from '../sync/made-up-refs.js';
 import { insertRows } from '../sync/write.js';
 
 /*
@@ -51,10 +52,16 @@ export class FeedSection {
     const natural = (scene: string | null, c: { change: string; detected_at: string }) =>
       `${c.change} ${scene ?? '?'} at ${c.detected_at}`;
     const storedKeys = occurrenceKeys(changes, (c) => c.ref ?? natural(c.scene_ref, c));
+    const storedChanges = changes.map((c, i) => ({ id: c.id, key: storedKeys[i]!, values: c }));
     const docChanges = doc.script_changes ?? [];
-    const wantedKeys = occurrenceKeys(
-      docChanges,
-      (c) => c.ref ?? natural(c.scene, { ...c, detected_at: iso(c.detected_at)! }),
+    const wantedKeys = madeUpKeys(
+      'change',
+      storedChanges,
+      docChanges.map((c) => c.ref),
+      occurrenceKeys(
+        docChanges,
+        (c) => c.ref ?? natural(c.scene, { ...c, detected_at: iso(c.detected_at)! }),
+      ),
     );
     const sceneEpisode = new Map((doc.scenes ?? []).map((s) => [s.ref, s.episode ?? null]));
     this.scriptChanges = diffKeyed(ctx, {
@@ -68,7 +75,7 @@ export class FeedSection {
         status: 'text',
         detected_at: 'text',
       },
-      stored: changes.map((c, i) => ({ id: c.id, key: storedKeys[i]!, values: c })),
+      stored: storedChanges,
       wanted: docChanges.map((c, i) => ({
         key: wantedKeys[i]!,
         ref: c.ref ?? null,
@@ -97,10 +104,16 @@ export class FeedSection {
     const jobKey = (j: { kind: string; created_at: string; prompt: string }) =>
       `${j.kind} job at ${j.created_at} "${j.prompt}"`;
     const storedJobKeys = occurrenceKeys(jobs, (j) => j.ref ?? jobKey(j));
+    const storedJobs = jobs.map((j, i) => ({ id: j.id, key: storedJobKeys[i]!, values: j }));
     const docJobs = doc.jobs ?? [];
-    const wantedJobKeys = occurrenceKeys(
-      docJobs,
-      (j) => j.ref ?? jobKey({ kind: j.kind, created_at: iso(j.created_at)!, prompt: j.prompt ?? '' }),
+    const wantedJobKeys = madeUpKeys(
+      'job',
+      storedJobs,
+      docJobs.map((j) => j.ref),
+      occurrenceKeys(
+        docJobs,
+        (j) => j.ref ?? jobKey({ kind: j.kind, created_at: iso(j.created_at)!, prompt: j.prompt ?? '' }),
+      ),
     );
     this.jobs = diffKeyed(ctx, {
       kind: 'jobs',
@@ -113,7 +126,7 @@ export class FeedSection {
         created_at: 'text',
         finished_at: 'text',
       },
-      stored: jobs.map((j, i) => ({ id: j.id, key: storedJobKeys[i]!, values: j })),
+      stored: storedJobs,
       wanted: docJobs.map((j, i) => ({
         key: wantedJobKeys[i]!,
         ref: j.ref ?? null,
@@ -121,7 +134,8 @@ export class FeedSection {
           production_id: p,
           ref: j.ref ?? null,
           kind: j.kind,
-          model: j.model,
+          // the format marks no model required: a job from a system that did not name one has none
+          model: j.model ?? '',
           prompt: j.prompt ?? '',
           status: j.status ?? 'queued',
           media_id: null,
@@ -145,16 +159,19 @@ export class FeedSection {
         .selectFrom('activity as a')
         .leftJoin('nodes as n', 'n.id', 'a.node_id')
         .where('a.production_id', '=', pid)
-        .select(['a.at', 'a.actor', 'a.verb', 'a.summary', 'n.ref'])
+        .select(['a.at', 'a.actor', 'a.verb', 'a.summary', 'a.node_id', 'n.ref', 'n.retired_at'])
         .execute()) {
-        const k = key(a.at, a.actor, a.verb, a.summary, a.ref ?? null);
+        // the node as an export names it: none for a retired one, a made-up ref for one the API made
+        const node =
+          a.node_id === null || a.retired_at !== null ? null : (a.ref ?? madeUpRef('asset', a.node_id));
+        const k = key(a.at, a.actor, a.verb, a.summary, node);
         have.set(k, (have.get(k) ?? 0) + 1);
       }
     }
     let present = 0;
     for (const a of ctx.doc.activity ?? []) {
       const at = iso(a.at)!;
-      const k = key(at, a.actor, a.verb, a.summary ?? '', a.node ?? null);
+      const k = key(at, a.actor, a.verb, a.summary ?? '', a.node ? ctx.canonical(a.node) : null);
       const n = have.get(k) ?? 0;
       if (n > 0) {
         have.set(k, n - 1);

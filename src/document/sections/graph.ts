@@ -4,7 +4,9 @@ import type { SyncContext } from '../sync/context.js';
 import { assignRefs, diffKeyed, type KeyedDiff } from '../sync/keyed.js';
 import { referencedByAny } from '../sync/references.js';
 import { orderPositions } from '../sync/order.js';
+import { apiKey, madeUpId, madeUpRef } from '../sync/made-up-refs.js';
 import { insertRows } from '../sync/write.js';
+import { assetRow, NODE_COLUMNS, sceneRow } from '../tables/graph.js';
 import type { ApprovalsSection } from './approvals.js';
 
 /*
@@ -14,9 +16,6 @@ import type { ApprovalsSection } from './approvals.js';
  * (versions, media, activity, grants, a decided approval) — a scene also becomes omitted —
  * and deleted when nothing does.
  */
-
-const iso = (ts: string | null | undefined): string | null => (ts ? new Date(ts).toISOString() : null);
-const json = (v: unknown): string => JSON.stringify(v);
 
 type EdgeKind = typeof EDGE_USES | typeof EDGE_WEARS;
 
@@ -36,14 +35,14 @@ export class GraphSection {
   async diff(ctx: SyncContext): Promise<void> {
     const pid = ctx.existingProductionId;
     const doc = ctx.doc;
-    const p = ctx.productionId;
+    // assets the API created (no ref) are read too: an edited export names them by made-up refs
     const rows =
       pid === null
         ? []
         : await ctx.db
             .selectFrom('nodes')
             .where('production_id', '=', pid)
-            .where('ref', 'is not', null)
+            .where((eb) => eb.or([eb('ref', 'is not', null), eb('retired_at', 'is', null)]))
             .select([
               'id',
               'ref',
@@ -80,98 +79,61 @@ export class GraphSection {
     }
     const scenes = doc.scenes ?? [];
     const assets = doc.assets ?? [];
-    const storedPositions = new Map(rows.map((r) => [r.ref!, r.position]));
+    const apiMade = new Set(rows.filter((r) => r.ref === null).map((r) => r.id));
+    const keyOf = (ref: string) => {
+      const id = madeUpId('asset', ref);
+      if (id === null || !apiMade.has(id)) return ref;
+      ctx.apiMade.set(ref, madeUpRef('asset', id));
+      return apiKey(id);
+    };
+    const assetKeys = assets.map((a) => keyOf(a.ref));
+    const storedPositions = new Map(rows.map((r) => [r.ref ?? apiKey(r.id), r.position]));
     const scenePositions = orderPositions(
       scenes.map((s) => s.ref),
       storedPositions,
     );
-    const assetPositions = orderPositions(
-      assets.map((a) => a.ref),
-      storedPositions,
-    );
+    const assetPositions = orderPositions(assetKeys, storedPositions);
     // every ref gets its id before any edge names one
     const wantedScenes = scenes.map((s, i) => ({
       key: s.ref,
       ref: s.ref,
-      row: {
-        production_id: p,
-        ref: s.ref,
-        kind: 'scene',
-        label: `${s.number} ${s.slugline}`,
-        status: s.status ?? 'planned',
-        department_id: null,
-        position: scenePositions[i]!,
-        number: s.number,
-        slugline: s.slugline,
-        synopsis: s.synopsis ?? '',
-        revision_color: s.revision_color ?? 'white',
-        elements: json(s.elements ?? {}),
-        episode_id: ctx.id(s.episode),
-        retired_at: null,
-        created_at: ctx.now,
-        updated_at: ctx.now,
-      },
+      row: sceneRow(s, scenePositions[i]!, ctx),
     }));
-    const wantedAssets = assets.map((a, i) => {
-      const created = iso(a.created_at) ?? ctx.now;
-      return {
-        key: a.ref,
-        ref: a.ref,
-        row: {
-          production_id: p,
-          ref: a.ref,
-          kind: a.kind ?? 'asset',
-          label: a.label,
-          status: a.status ?? 'planned',
-          department_id: ctx.id(a.department),
-          position: assetPositions[i]!,
-          number: null,
-          slugline: null,
-          synopsis: null,
-          revision_color: null,
-          elements: null,
-          episode_id: null,
-          retired_at: null,
-          created_at: created,
-          updated_at: iso(a.updated_at) ?? created,
-        },
-      };
-    });
-    const stored = rows.map((r) => ({ id: r.id, key: r.ref!, values: r }));
+    const wantedAssets = assets.map((a, i) => ({
+      key: assetKeys[i]!,
+      ref: a.ref,
+      row: assetRow(a, assetPositions[i]!, ctx),
+    }));
+    const stored = rows.map((r) => ({ id: r.id, key: r.ref ?? apiKey(r.id), values: r }));
     const wanted = [...wantedScenes, ...wantedAssets];
     // edges name nodes of this very section, so every node gets its id before any is compared
     assignRefs(ctx, stored, wanted);
     for (const s of scenes) {
       this.edgesWanted.set(s.ref, { kind: EDGE_USES, to: (s.assets ?? []).map((r) => ctx.need(r)) });
     }
-    for (const a of assets) {
+    for (const [i, a] of assets.entries()) {
       if ((a.costumes ?? []).length) {
-        this.edgesWanted.set(a.ref, { kind: EDGE_WEARS, to: (a.costumes ?? []).map((r) => ctx.need(r)) });
+        this.edgesWanted.set(wantedAssets[i]!.key, {
+          kind: EDGE_WEARS,
+          to: (a.costumes ?? []).map((r) => ctx.need(r)),
+        });
       }
     }
     this.nodes = diffKeyed(ctx, {
       kind: (w) => ((w.row as { kind: string }).kind === 'scene' ? 'scenes' : 'assets'),
       table: 'nodes',
-      columns: {
-        kind: 'text',
-        label: 'text',
-        status: 'text',
-        department_id: 'integer',
-        position: 'integer',
-        number: 'text',
-        slugline: 'text',
-        synopsis: 'text',
-        revision_color: 'text',
-        elements: 'text',
-        episode_id: 'integer',
-        retired_at: 'text',
-      },
+      columns: NODE_COLUMNS,
       stored,
       wanted,
       children: (s, w) =>
         this.edgesDiffer(s.id, w.key) ? [w.row.kind === 'scene' ? 'assets' : 'costumes'] : [],
+      // what the API created, the API owns: the document may name it, never change it
+      stands: (s) => (s.values.ref === null ? [...Object.keys(NODE_COLUMNS), 'assets', 'costumes'] : []),
+      keptReason: (s) => (s.values.ref === null ? 'created through the API' : 'changed through the API'),
       onUpdate: () => ({ updated_at: ctx.now }),
     });
+    // an API-made asset the document does not name is simply not the document's
+    this.nodes.removed = this.nodes.removed.filter((r) => r.values.ref !== null);
     for (const r of this.nodes.removed) this.removedIds.add(r.id);
   }
 

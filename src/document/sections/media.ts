@@ -30,7 +30,7 @@ export interface DocumentFile {
   size: number;
 }
 
-async function sha256Of(full: string): Promise<string> {
+export async function sha256Of(full: string): Promise<string> {
   const hash = createHash('sha256');
   await pipeline(createReadStream(full), hash);
   return hash.digest('hex');
@@ -61,7 +61,10 @@ export async function readDocumentFiles(
   return files;
 }
 
-/** Media the document's versions and ingredients show, by content. */
+/**
+ * Media the versions and ingredients show, by content: the document's, and the landed
+ * versions' (an export carries their files; a sync of it finds them here, copying nothing).
+ */
 function documentMedia(db: Db, productionId: number) {
   return db
     .selectFrom('media as m')
@@ -74,7 +77,6 @@ function documentMedia(db: Db, productionId: number) {
           eb
             .selectFrom('versions as v')
             .where('v.production_id', '=', productionId)
-            .where('v.source', '=', 'document')
             .where('v.media_id', 'is not', null)
             .select('v.media_id'),
         ),

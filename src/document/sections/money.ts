@@ -1,7 +1,7 @@
 import { fromBool } from '../../db/values.js';
 import { idOf, type Id } from '../sync/cells.js';
 import { occurrenceKeys, type SyncContext } from '../sync/context.js';
-import { diffKeyed, type KeyedDiff } from '../sync/keyed.js';
+import { diffKeyed, madeUpKeys, type KeyedDiff } from '../sync/keyed.js';
 import { insertRows } from '../sync/write.js';
 
 /*
@@ -54,10 +54,13 @@ export class MoneySection {
     const natural = (vendor: string | null, o: { account: string; date: string; description: string }) =>
       `po ${vendor ?? '?'} ${o.account} ${o.date} "${o.description}"`;
     const storedKeys = occurrenceKeys(orders, (o) => o.ref ?? natural(o.vendor_ref, o));
+    const storedOrders = orders.map((o, i) => ({ id: o.id, key: storedKeys[i]!, values: o }));
     const doc = ctx.doc.purchase_orders ?? [];
-    const wantedKeys = occurrenceKeys(
-      doc,
-      (o) => o.ref ?? natural(o.vendor, { ...o, description: o.description ?? '' }),
+    const wantedKeys = madeUpKeys(
+      'po',
+      storedOrders,
+      doc.map((o) => o.ref),
+      occurrenceKeys(doc, (o) => o.ref ?? natural(o.vendor, { ...o, description: o.description ?? '' })),
     );
     this.orders = diffKeyed(ctx, {
       kind: 'purchase_orders',
@@ -71,7 +74,7 @@ export class MoneySection {
         status: 'text',
         date: 'text',
       },
-      stored: orders.map((o, i) => ({ id: o.id, key: storedKeys[i]!, values: o })),
+      stored: storedOrders,
       wanted: doc.map((o, i) => ({
         key: wantedKeys[i]!,
         ref: o.ref ?? null,

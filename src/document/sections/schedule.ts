@@ -1,6 +1,6 @@
 import { idOf, same, type Id } from '../sync/cells.js';
 import { occurrenceKeys, type SyncContext } from '../sync/context.js';
-import { diffKeyed, type KeyedDiff } from '../sync/keyed.js';
+import { diffKeyed, madeUpKeys, type KeyedDiff } from '../sync/keyed.js';
 import { insertRows } from '../sync/write.js';
 
 /*
@@ -42,8 +42,14 @@ export class ScheduleSection {
     }
     const natural = (d: { day_number: number; date: string }) => `day ${d.day_number} ${d.date}`;
     const storedKeys = occurrenceKeys(stored, (d) => d.ref ?? natural(d));
+    const storedRows = stored.map((d, i) => ({ id: d.id, key: storedKeys[i]!, values: d }));
     const days = ctx.doc.shoot_days ?? [];
-    const wantedKeys = occurrenceKeys(days, (d) => d.ref ?? natural(d));
+    const wantedKeys = madeUpKeys(
+      'day',
+      storedRows,
+      days.map((d) => d.ref),
+      occurrenceKeys(days, (d) => d.ref ?? natural(d)),
+    );
     days.forEach((d, i) =>
       this.stripsWanted.set(
         wantedKeys[i]!,
@@ -54,7 +60,7 @@ export class ScheduleSection {
       kind: 'shoot_days',
       table: 'shoot_days',
       columns: { day_number: 'integer', date: 'text', general_call: 'text', status: 'text' },
-      stored: stored.map((d, i) => ({ id: d.id, key: storedKeys[i]!, values: d })),
+      stored: storedRows,
       wanted: days.map((d, i) => ({
         key: wantedKeys[i]!,
         ref: d.ref ?? null,

@@ -3,7 +3,17 @@ import { occurrenceKeys, type SyncContext } from '../sync/context.js';
 import { diffKeyed, type KeyedDiff, type StoredRow } from '../sync/keyed.js';
 import { referencedByAny } from '../sync/references.js';
 import { orderPositions } from '../sync/order.js';
+import { madeUpRef } from '../sync/made-up-refs.js';
 import { insertRows } from '../sync/write.js';
+import {
+  DELIVERY_COLUMNS,
+  deliveryRow,
+  ENGAGEMENT_COLUMNS,
+  engagementRow,
+  GRANT_COLUMNS,
+  grantKey,
+  grantRow,
+} from '../tables/vendors.js';
 
 /*
  * Deliveries, engagements and their grants: what vendors reach.
@@ -18,12 +28,7 @@ import { insertRows } from '../sync/write.js';
  *   engagement is deleted with it.
  */
 
-const iso = (ts: string | null | undefined): string | null => (ts ? new Date(ts).toISOString() : null);
-const json = (v: unknown): string => JSON.stringify(v);
 const isLiveRow = (r: StoredRow<'deliveries'> | StoredRow<'engagements'>) => !r.values.retired_at;
-
-const grantKey = (g: { engagement: string; kind: string; target: string | null; access: string | null }) =>
-  `${g.engagement}/${g.kind}${g.target ? `:${g.target}` : ''}${g.access ? `/${g.access}` : ''}`;
 
 export class VendorsSection {
   deliveries!: KeyedDiff<'deliveries'>;
@@ -37,10 +42,14 @@ export class VendorsSection {
   private storedEngagementIds: number[] = [];
 
   async diff(ctx: SyncContext): Promise<void> {
-    const pid = ctx.existingProductionId;
-    const p = ctx.productionId;
-    const doc = ctx.doc;
+    await this.diffDeliveries(ctx);
+    await this.diffEngagements(ctx);
+    await this.diffGrants(ctx);
+  }
 
+  private async diffDeliveries(ctx: SyncContext): Promise<void> {
+    const pid = ctx.existingProductionId;
+    const doc = ctx.doc;
     const deliveries =
       pid === null
         ? []
@@ -72,43 +81,19 @@ export class VendorsSection {
     this.deliveries = diffKeyed(ctx, {
       kind: 'deliveries',
       table: 'deliveries',
-      columns: {
-        title: 'text',
-        kind: 'text',
-        status: 'text',
-        due: 'text',
-        from_department_id: 'integer',
-        to_department_id: 'integer',
-        external_to: 'text',
-        spec: 'text',
-        sent_at: 'text',
-        gating_approval_id: 'integer',
-        position: 'integer',
-        retired_at: 'text',
-      },
+      columns: DELIVERY_COLUMNS,
       stored: deliveries.map((d) => ({ id: d.id, key: d.ref!, values: d })),
       wanted: (doc.deliveries ?? []).map((d, i) => ({
         key: d.ref,
         ref: d.ref,
-        row: {
-          production_id: p,
-          ref: d.ref,
-          title: d.title,
-          kind: d.kind,
-          status: d.status ?? 'draft',
-          due: d.due ?? null,
-          from_department_id: ctx.id(d.from_department),
-          to_department_id: ctx.id(d.to_department),
-          external_to: d.external_to ?? null,
-          spec: json(d.spec ?? []),
-          sent_at: iso(d.sent_at),
-          gating_approval_id: ctx.id(d.gating_approval),
-          position: deliveryPositions[i]!,
-          retired_at: null,
-        },
+        row: deliveryRow(d, deliveryPositions[i]!, ctx),
       })),
     });
+  }
 
+  private async diffEngagements(ctx: SyncContext): Promise<void> {
+    const pid = ctx.existingProductionId;
+    const doc = ctx.doc;
     const engagements =
       pid === null
         ? []
@@ -143,21 +128,9 @@ export class VendorsSection {
     this.engagements = diffKeyed(ctx, {
       kind: 'engagements',
       table: 'engagements',
-      columns: { organisation_id: 'integer', retired_at: 'text', retired_by: 'text', source: 'text' },
+      columns: ENGAGEMENT_COLUMNS,
       stored: engagements.flatMap((e) => (e.ref === null ? [] : [{ id: e.id, key: e.ref, values: e }])),
-      wanted: (doc.engagements ?? []).map((e) => ({
-        key: e.ref,
-        ref: e.ref,
-        row: {
-          production_id: p,
-          ref: e.ref,
-          organisation_id: ctx.need(e.organisation),
-          created_at: ctx.now,
-          source: 'document',
-          retired_at: null,
-          retired_by: null,
-        },
-      })),
+      wanted: (doc.engagements ?? []).map((e) => ({ key: e.ref, ref: e.ref, row: engagementRow(e, ctx) })),
       stands: (s) =>
         s.values.retired_at && s.values.retired_by !== 'document' ? ['retired_at', 'retired_by'] : [],
       keptReason: 'archived by an administrator',
@@ -172,7 +145,11 @@ export class VendorsSection {
           : ['departments'];
       },
     });
+  }
 
+  private async diffGrants(ctx: SyncContext): Promise<void> {
+    const pid = ctx.existingProductionId;
+    const doc = ctx.doc;
     const grants =
       pid === null
         ? []
@@ -200,17 +177,16 @@ export class VendorsSection {
     // the document's own grants pair first; an administrator's grant the document also lists pairs after
     grants.sort((a, b) => (a.source === b.source ? a.id - b.id : a.source === 'document' ? -1 : 1));
     const storedKeys = occurrenceKeys(grants, (g) => {
-      const unnamed =
-        g.engagement_ref === null ||
-        (g.node_id !== null && g.node_ref === null) ||
-        (g.delivery_id !== null && g.delivery_ref === null);
+      // a node the API created is named by the ref an export makes up for it
+      const node = g.node_id === null ? null : (g.node_ref ?? madeUpRef('asset', g.node_id));
+      const unnamed = g.engagement_ref === null || (g.delivery_id !== null && g.delivery_ref === null);
       // a grant on something the document cannot name never pairs with the document's
       return unnamed
         ? `#${g.id}`
         : grantKey({
             engagement: g.engagement_ref!,
             kind: g.kind,
-            target: g.node_ref ?? g.delivery_ref ?? null,
+            target: node ?? g.delivery_ref ?? null,
             access: g.access,
           });
     });
@@ -220,38 +196,21 @@ export class VendorsSection {
       grantKey({
         engagement: e.ref,
         kind: g.kind,
-        target: g.node ?? g.delivery ?? null,
+        target: (g.node ? ctx.canonical(g.node) : null) ?? g.delivery ?? null,
         access: g.access ?? null,
       }),
     );
     this.grants = diffKeyed(ctx, {
       kind: 'grants',
       table: 'grants',
-      columns: { expires_at: 'text', revoked_at: 'text', revoked_by: 'text' },
+      columns: GRANT_COLUMNS,
       stored: grants.map((g, i) => ({ id: g.id, key: storedKeys[i]!, values: g })),
-      wanted: docGrants.map(({ e, g }, i) => {
-        const key = wantedKeys[i]!;
-        const had = storedByKey.get(key);
-        const revoked = g.revoked ?? false;
-        return {
-          key,
-          ref: null,
-          row: {
-            production_id: p,
-            engagement_id: ctx.need(e.ref),
-            kind: g.kind,
-            node_id: ctx.id(g.node),
-            delivery_id: ctx.id(g.delivery),
-            access: g.access ?? null,
-            expires_at: iso(g.expires_at),
-            // a grant the document already revoked keeps the time it was revoked
-            revoked_at: revoked ? (had?.revoked_at ?? ctx.now) : null,
-            revoked_by: revoked ? (had?.revoked_at ? had.revoked_by : 'document') : null,
-            source: 'document',
-            created_at: ctx.now,
-          },
-        };
-      }),
+      // a grant the document already revoked keeps the time it was revoked
+      wanted: docGrants.map(({ e, g }, i) => ({
+        key: wantedKeys[i]!,
+        ref: null,
+        row: grantRow(e, g, storedByKey.get(wantedKeys[i]!), ctx),
+      })),
       stands: (s) =>
         s.values.revoked_at && s.values.revoked_by !== 'document' ? ['revoked_at', 'revoked_by'] : [],
       keptReason: 'revoked by an administrator',

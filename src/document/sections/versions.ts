@@ -1,12 +1,20 @@
 import { sql } from 'kysely';
-import { fromBool } from '../../db/values.js';
 import { DocumentError } from '../parse.js';
 import { pathOf } from '../../validation.js';
 import { idOf, Pending, type Id } from '../sync/cells.js';
 import { occurrenceKeys, type SyncContext } from '../sync/context.js';
 import { diffKeyed, type KeyedDiff, type WantedRow } from '../sync/keyed.js';
 import { referencedByAny } from '../sync/references.js';
+import { apiKey, madeUpId } from '../sync/made-up-refs.js';
 import { insertRows } from '../sync/write.js';
+import {
+  INGREDIENT_COLUMNS,
+  ingredientRow,
+  notesOf,
+  VERSION_COLUMNS,
+  versionRow,
+  type WantedNote,
+} from '../tables/versions.js';
 import type { ApprovalsSection } from './approvals.js';
 import type { GraphSection } from './graph.js';
 import type { MediaSection } from './media.js';
@@ -20,15 +28,8 @@ import type { MediaSection } from './media.js';
  * (then it is kept); the versions of a retired asset stay with it.
  */
 
-const iso = (ts: string | null | undefined): string | null => (ts ? new Date(ts).toISOString() : null);
 const noteKey = (n: { text: string; author: string | null; created_at: string | null }) =>
   JSON.stringify([n.text, n.author, n.created_at]);
-
-interface WantedNote {
-  text: string;
-  author: string | null;
-  created_at: string;
-}
 
 export class VersionsSection {
   versions!: KeyedDiff<'versions'>;
@@ -41,11 +42,31 @@ export class VersionsSection {
   private apiReleased = new Set<number>();
   /** Stored versions that left the document but stay (kept, or part of a retired asset). */
   private readonly untouched = new Set<number>();
-  private occupied = new Map<string, 'api'>();
+  /** Stored versions landed through the API, by "node:number". */
+  private readonly occupied = new Map<string, number>();
+  /** Their keys (see made-up-refs): the document may name them, never change them. */
+  private readonly landed = new Set<string>();
+
+  /**
+   * A version is known by its ref, or by `<asset ref>#v<number>` without one; a version landed
+   * through the API by `api:<id>`. A made-up ref an export gave a stored version without a ref
+   * (see made-up-refs) names that version, when it is one of the same asset.
+   */
+  private keyOf(assetRef: string, v: { ref?: string; version: number }, node: Id): string {
+    const id = madeUpId('version', v.ref);
+    const named = id === null ? undefined : this.refless.get(id);
+    if (named && named.node === node) {
+      if (named.landed) this.landed.add(named.key);
+      return named.key;
+    }
+    return v.ref ?? `${assetRef}#v${v.version}`;
+  }
+
+  /** Stored versions without a ref: their node, key and whether they were landed through the API. */
+  private readonly refless = new Map<number, { node: number; key: string; landed: boolean }>();
 
   async diff(ctx: SyncContext, media: MediaSection): Promise<void> {
     const pid = ctx.existingProductionId;
-    const p = ctx.productionId;
     const stored =
       pid === null
         ? []
@@ -53,7 +74,6 @@ export class VersionsSection {
             .selectFrom('versions as v')
             .innerJoin('nodes as n', 'n.id', 'v.node_id')
             .where('v.production_id', '=', pid)
-            .where('v.source', '=', 'document')
             .select([
               'v.id',
               'v.ref',
@@ -68,19 +88,13 @@ export class VersionsSection {
               'v.created_by',
               'v.created_by_person_id',
               'v.created_at',
+              'v.source',
               'n.ref as node_ref',
             ])
             .orderBy('v.id')
             .execute();
+    for (const v of stored) if (v.source !== 'document') this.occupied.set(`${v.node_id}:${v.version}`, v.id);
     if (pid !== null) {
-      for (const v of await ctx.db
-        .selectFrom('versions')
-        .where('production_id', '=', pid)
-        .where('source', '<>', 'document')
-        .select(['node_id', 'version'])
-        .execute()) {
-        this.occupied.set(`${v.node_id}:${v.version}`, 'api');
-      }
       this.apiReleased = new Set(
         (
           await ctx.db
@@ -104,53 +118,14 @@ export class VersionsSection {
     }
     const versionKeyOf = new Map<number, string>();
     const storedRows = stored.map((v) => {
-      const key = v.ref ?? `${v.node_ref}#v${v.version}`;
+      const key = v.source === 'document' ? (v.ref ?? `${v.node_ref}#v${v.version}`) : apiKey(v.id);
+      if (v.ref === null) this.refless.set(v.id, { node: v.node_id, key, landed: v.source !== 'document' });
       versionKeyOf.set(v.id, key);
       this.storedVersionMedia.set(v.id, v.media_id);
       return { id: v.id, key, values: v };
     });
 
-    const people = new Map((ctx.doc.people ?? []).map((x) => [x.ref, x.name]));
-    const wanted: WantedRow<'versions'>[] = [];
-    for (const [i, a] of (ctx.doc.assets ?? []).entries()) {
-      const node = ctx.need(a.ref);
-      for (const [j, v] of (a.versions ?? []).entries()) {
-        const key = v.ref ?? `${a.ref}#v${v.version}`;
-        const path = ['assets', i, 'versions', j];
-        if (typeof node === 'number' && this.occupied.has(`${node}:${v.version}`)) {
-          throw new DocumentError(
-            `${pathOf([...path, 'version'])}: version ${v.version} of "${a.ref}" was landed through the API; number the document's versions past the asset's highest.`,
-          );
-        }
-        const byPerson = v.created_by ? people.has(v.created_by) : false;
-        if (v.notes?.length) {
-          this.notesWanted.set(
-            key,
-            v.notes.map((n) => ({ text: n.text, author: n.author ?? null, created_at: iso(n.created_at)! })),
-          );
-        }
-        wanted.push({
-          key,
-          ref: v.ref ?? null,
-          row: {
-            production_id: p,
-            ref: v.ref ?? null,
-            node_id: node,
-            version: v.version,
-            variant: v.variant ?? 'Main',
-            status: v.status ?? (v.released ? 'approved' : 'wip'),
-            released: fromBool(v.released),
-            archived: fromBool(v.archived),
-            note: v.note ?? null,
-            media_id: media.of(v.media),
-            created_by: byPerson ? people.get(v.created_by!)! : (v.created_by ?? null),
-            created_by_person_id: byPerson ? ctx.need(v.created_by!) : null,
-            created_at: iso(v.created_at),
-            source: 'document',
-          },
-        });
-      }
-    }
+    const wanted = this.wantedVersions(ctx, media);
 
     const notesStored = new Map<number, Set<string>>();
     if (pid !== null && this.notesWanted.size > 0) {
@@ -168,30 +143,30 @@ export class VersionsSection {
     this.versions = diffKeyed(ctx, {
       kind: 'versions',
       table: 'versions',
-      columns: {
-        node_id: 'integer',
-        version: 'integer',
-        variant: 'text',
-        status: 'text',
-        released: 'integer',
-        archived: 'integer',
-        note: 'text',
-        media_id: 'integer',
-        created_by: 'text',
-        created_by_person_id: 'integer',
-        created_at: 'text',
-      },
+      columns: VERSION_COLUMNS,
       stored: storedRows,
       wanted,
-      stands: (s) => (this.apiReleased.has(s.id) ? ['status', 'released'] : []),
-      keptReason: 'an approval decided through the API released it',
+      stands: (s) =>
+        s.values.source !== 'document'
+          ? [...Object.keys(VERSION_COLUMNS), 'notes']
+          : this.apiReleased.has(s.id)
+            ? ['status', 'released']
+            : [],
+      keptReason: (s) =>
+        s.values.source !== 'document'
+          ? 'landed through the API'
+          : 'an approval decided through the API released it',
       children: (s, w) => {
+        // a landed version's notes are the API's: those an export carries are there already
+        if (s.values.source !== 'document') return [];
         const have = notesStored.get(s.id) ?? new Set<string>();
         const add = (this.notesWanted.get(w.key) ?? []).filter((n) => !have.has(noteKey(n)));
         if (add.length) this.notesToAdd.set(w.key, add);
         return add.length ? ['notes'] : [];
       },
     });
+    // a landed version the document names is the API's alone: never a sync's to delete either
+    this.versions.removed = this.versions.removed.filter((r) => r.values.source === 'document');
     for (const [key, id] of this.versions.matched) this.versionIds.set(key, id);
     for (const c of this.versions.creates) {
       this.versionIds.set(c.key, c.pending);
@@ -199,7 +174,40 @@ export class VersionsSection {
       if (notes.length) this.notesToAdd.set(c.key, notes);
     }
 
-    // ingredients
+    await this.diffIngredients(ctx, media, versionKeyOf);
+  }
+
+  /** The document's versions as rows; a version that takes a landed version's number is refused. */
+  private wantedVersions(ctx: SyncContext, media: MediaSection): WantedRow<'versions'>[] {
+    const people = new Map((ctx.doc.people ?? []).map((x) => [x.ref, x.name]));
+    const wanted: WantedRow<'versions'>[] = [];
+    for (const [i, a] of (ctx.doc.assets ?? []).entries()) {
+      const node = ctx.need(a.ref);
+      for (const [j, v] of (a.versions ?? []).entries()) {
+        const key = this.keyOf(a.ref, v, node);
+        const path = ['assets', i, 'versions', j];
+        if (!this.landed.has(key) && typeof node === 'number' && this.occupied.has(`${node}:${v.version}`)) {
+          throw new DocumentError(
+            `${pathOf([...path, 'version'])}: version ${v.version} of "${a.ref}" was landed through the API; number the document's versions past the asset's highest.`,
+          );
+        }
+        if (v.notes?.length) this.notesWanted.set(key, notesOf(v));
+        wanted.push({
+          key,
+          ref: v.ref ?? null,
+          row: versionRow(v, node, media.of(v.media), (ref) => people.get(ref), ctx),
+        });
+      }
+    }
+    return wanted;
+  }
+
+  private async diffIngredients(
+    ctx: SyncContext,
+    media: MediaSection,
+    versionKeyOf: ReadonlyMap<number, string>,
+  ): Promise<void> {
+    const pid = ctx.existingProductionId;
     const storedIngredients =
       pid === null
         ? []
@@ -211,23 +219,17 @@ export class VersionsSection {
             .execute();
     const wantedIngredients: WantedRow<'ingredients'>[] = [];
     for (const a of ctx.doc.assets ?? []) {
+      const node = ctx.need(a.ref);
       for (const v of a.versions ?? []) {
-        const vkey = v.ref ?? `${a.ref}#v${v.version}`;
+        const vkey = this.keyOf(a.ref, v, node);
+        // the ingredients of a landed version are the API's
+        if (this.landed.has(vkey)) continue;
         const version = this.versionIds.get(vkey)!;
         (v.ingredients ?? []).forEach((g, k) =>
           wantedIngredients.push({
             key: g.ref ?? `${vkey}#i${k}`,
             ref: g.ref ?? null,
-            row: {
-              production_id: p,
-              ref: g.ref ?? null,
-              version_id: version,
-              kind: g.kind,
-              label: g.label,
-              relation: g.relation ?? null,
-              media_id: media.of(g.media),
-              position: k,
-            },
+            row: ingredientRow(g, k, version, media.of(g.media), ctx),
           }),
         );
       }
@@ -235,14 +237,7 @@ export class VersionsSection {
     this.ingredients = diffKeyed(ctx, {
       kind: 'ingredients',
       table: 'ingredients',
-      columns: {
-        version_id: 'integer',
-        kind: 'text',
-        label: 'text',
-        relation: 'text',
-        media_id: 'integer',
-        position: 'integer',
-      },
+      columns: INGREDIENT_COLUMNS,
       stored: storedIngredients.map((g) => {
         this.storedIngredientMedia.set(g.id, { version: g.version_id, media: g.media_id });
         return {
@@ -325,7 +320,8 @@ export class VersionsSection {
 
   /** Stored versions whose people and media columns this sync rewrites or deletes. */
   rewrittenOrGone(): Set<number> {
-    return new Set([...this.versions.matched.values(), ...this.versions.deletes]);
+    const rewritten = [...this.versions.matched].filter(([key]) => !this.landed.has(key)).map(([, id]) => id);
+    return new Set([...rewritten, ...this.versions.deletes]);
   }
 
   /** The document media rows still show once this sync is done. */

@@ -1,4 +1,4 @@
-import { ChangeLog, type ChangeKind } from '../../db/change-log.js';
+import type { ChangeKind, ChangeLog } from '../../db/change-log.js';
 import type { Plan, PlanKind } from './plan.js';
 
 /** The plan's kinds as the change log names them; the feed and history have their own readers. */
@@ -32,13 +32,11 @@ const KIND: Partial<Record<PlanKind, ChangeKind>> = {
  * a new production from its lists, not from a log of its every row.
  */
 export function changesOfPlan(
+  log: ChangeLog,
   plan: Plan,
   productionId: number,
   refs: Record<string, number>,
-  at: string,
 ): ChangeLog {
-  // the sync stamps its rows with its own start time: its changes happened then
-  const log = new ChangeLog(at);
   if (plan.production.created) return log.created('production', productionId);
   for (const c of plan.changes) {
     const kind = KIND[c.kind];

@@ -21,6 +21,11 @@ export class SyncContext {
   /** Set by the production section: the existing production's id, or a Pending for a new one. */
   productionId: Id = new Pending('production');
   productionExists = false;
+  /**
+   * Refs by which the document names objects the API made (an edited export does): the ref as
+   * written → its canonical made-up form, so keys built from refs pair whichever form is used.
+   */
+  readonly apiMade = new Map<string, string>();
 
   constructor(
     readonly db: Db,
@@ -39,6 +44,11 @@ export class SyncContext {
     const id = this.refs.get(ref);
     if (id === undefined) throw new Error(`internal: ref "${ref}" used before its section ran`);
     return id;
+  }
+
+  /** The ref as stored rows are keyed by: the canonical form of a ref naming an API-made object. */
+  canonical(ref: string): string {
+    return this.apiMade.get(ref) ?? ref;
   }
 
   id(ref: string | null | undefined): Id | null {

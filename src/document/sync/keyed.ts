@@ -2,6 +2,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { changedColumns, Pending, resolved, type Wanted } from './cells.js';
 import { matchByKey, type SyncContext } from './context.js';
+import { madeUpId } from './made-up-refs.js';
 import type { PlanKind } from './plan.js';
 import { deleteIds, insertReturningIds, updateRows, type ColumnTypes, type Table } from './write.js';
 
@@ -40,7 +41,7 @@ export interface KeyedSpec<T extends Table> {
   /** Extra values written with every update (e.g. `updated_at`). */
   onUpdate?: () => Updateable<Database[T]>;
   /** Why a kept object's values stand, for the plan. */
-  keptReason?: string;
+  keptReason?: string | ((stored: StoredRow<T>) => string);
 }
 
 export interface Created<T extends Table> {
@@ -137,7 +138,9 @@ export function diffKeyed<T extends Table>(ctx: SyncContext, spec: KeyedSpec<T>)
     if (kept.length) {
       ctx.record(kind, 'kept', wanted.key, current.id, {
         fields: kept,
-        reason: spec.keptReason ?? 'changed through the API',
+        reason:
+          (typeof spec.keptReason === 'function' ? spec.keptReason(current) : spec.keptReason) ??
+          'changed through the API',
         ...(applied.length ? { applied } : {}),
       });
     } else if (applied.length) ctx.record(kind, 'updated', wanted.key, current.id, { fields: applied });
@@ -154,6 +157,24 @@ export function diffKeyed<T extends Table>(ctx: SyncContext, spec: KeyedSpec<T>)
   }
   diff.removed = removed;
   return diff;
+}
+
+/**
+ * The keys of wanted objects, where a ref an export made up (`<prefix>-<id>`, see
+ * made-up-refs) names a stored row without a ref: that row's key, so the two pair.
+ */
+export function madeUpKeys(
+  prefix: string,
+  stored: ReadonlyArray<{ id: number; key: string; values: { ref?: string | null } }>,
+  refs: ReadonlyArray<string | null | undefined>,
+  keys: readonly string[],
+): string[] {
+  const refless = new Map<number, string>();
+  for (const s of stored) if (s.values.ref === null) refless.set(s.id, s.key);
+  return keys.map((key, i) => {
+    const id = refless.size ? madeUpId(prefix, refs[i]) : null;
+    return (id === null ? undefined : refless.get(id)) ?? key;
+  });
 }
 
 /**

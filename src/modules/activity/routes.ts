@@ -14,6 +14,7 @@ export async function activityRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: { auth: { scopes: ['read'], surface: 'production' } },
       schema: {
+        operationId: 'listActivity',
         summary: "The production's activity feed, newest first",
         tags: ['activity'],
         querystring: FeedQuery('entries', 'written'),

@@ -1,12 +1,8 @@
-import type { Principal } from '../../auth/principal.js';
+import { keyActor, type Principal } from '../../auth/principal.js';
 import type { ActivityEntry } from './repository.js';
 
-/**
- * How the feed names whoever made a write through the API: the key's person and the key
- * (`Ana Ruiz via Nuke publish`) when the key is bound to a person, else the key's label.
- */
-export const activityActor = (p: Principal): string =>
-  p.personName ? `${p.personName} via ${p.label}` : p.label;
+/** How the feed names whoever made a write through the API (the change feed names them alike). */
+export const activityActor = keyActor;
 
 /** The activity entry of a write made by `principal`. */
 export const entryFor = (

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
 import { respondToWrite } from '../../http/idempotency.js';
+import { NOT_KEPT } from '../../http/reference-headers.js';
 import { errorResponses } from '../../http/schemas.js';
 import {
   ApiKey,
@@ -34,6 +35,7 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: read,
       schema: {
+        operationId: 'listEngagements',
         summary: "The production's vendor engagements",
         description:
           'Each with its organisation, departments, number of live grants and of unrevoked keys, and whether it came from the production document or an administrator.',
@@ -53,6 +55,7 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: write,
       schema: {
+        operationId: 'createEngagement',
         summary: 'Engage a vendor organisation',
         description:
           'Creates an engagement (source `admin`: a document sync never archives it). 409 when the ref already names anything in the production; 422 for an unknown organisation or department. ' +
@@ -75,6 +78,7 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: write,
       schema: {
+        operationId: 'archiveEngagement',
         summary: 'Archive an engagement',
         description:
           'The engagement reaches nothing from the next request on (its keys stay, reaching nothing, until revoked); it leaves every vendor answer. Archiving an archived engagement answers it unchanged. A document sync that still lists it leaves it archived. ' +
@@ -97,6 +101,7 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: read,
       schema: {
+        operationId: 'listGrants',
         summary: 'Grants: what each engagement reaches',
         description: 'Live grants by default (not revoked, not expired, target not retired).',
         tags: ['admin'],
@@ -116,6 +121,7 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: write,
       schema: {
+        operationId: 'createGrant',
         summary:
           'Grant an engagement a scene, a character, a delivery (read or submit) or its own purchase orders',
         description:
@@ -139,6 +145,7 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: write,
       schema: {
+        operationId: 'revokeGrant',
         summary: 'Revoke a grant',
         description:
           'Effective on the very next request. Revoking a revoked grant answers it unchanged. A document sync that still lists the grant leaves it revoked. ' +
@@ -161,6 +168,7 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: read,
       schema: {
+        operationId: 'listKeys',
         summary: "The production's API keys",
         description: 'By prefix, never the token (which is not stored).',
         tags: ['admin'],
@@ -173,8 +181,9 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
   app.post(
     '/admin/keys',
     {
-      config: write,
+      config: { ...write, responseHeaders: NOT_KEPT(201) },
       schema: {
+        operationId: 'createKey',
         summary: 'Mint an API key',
         description:
           'The token is in this answer once and never stored: keep it now. With an Idempotency-Key, a replay answers the same key with `token: null` (revoke it and mint another if the first answer was lost). A key bound to an engagement (a vendor key) defaults to `read` and can never hold `admin`. ' +
@@ -205,6 +214,7 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: write,
       schema: {
+        operationId: 'revokeKey',
         summary: 'Revoke an API key',
         description:
           'The key is refused (401) from the very next request, its media tickets with it. Revoking a revoked key answers it unchanged. ' +

@@ -153,7 +153,7 @@ export const NewKey = Type.Object(
         maxItems: SCOPES.length,
         uniqueItems: true,
         description:
-          'Default `read` + `write` (`read` alone for an engagement-bound key). `admin` only on a production-wide key.',
+          'Default `read` + `write` (`read` alone for an engagement-bound key). `admin` only on a production-wide key. `metrics` is refused here (422): it reads the whole server, so only its operator mints it, with the CLI.',
       }),
     ),
     engagement_id: Type.Optional(Nullable(Id('Binds the key to this (live) engagement: a vendor key'))),

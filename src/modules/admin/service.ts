@@ -180,12 +180,12 @@ const toGrant = (g: repo.GrantRow, now: Date): Grant => ({
   id: g.id,
   engagement_id: g.engagement_id,
   engagement_ref: g.engagement_ref,
-  kind: g.kind as Grant['kind'],
+  kind: g.kind,
   node_id: g.node_id,
   node_label: g.node_label ?? null,
   delivery_id: g.delivery_id,
   delivery_title: g.delivery_title ?? null,
-  access: (g.access as Grant['access']) ?? null,
+  access: g.access ?? null,
   expires_at: g.expires_at,
   revoked_at: g.revoked_at,
   live: grantIsLive(g, now),
@@ -397,6 +397,12 @@ export async function mintKey(
         .executeTakeFirst();
       if (!p) throw errors.invalid('person_id', `no person ${personId} in this production`);
     }
+    // the server's metrics span every production: a production's admin cannot hand them out
+    if (input.scopes?.includes('metrics'))
+      throw errors.invalid(
+        'scopes',
+        '"metrics" reads the whole server’s metrics; only its operator mints such a key (prodgraph keys mint --scopes metrics)',
+      );
     let minted;
     try {
       minted = await mintKeyById(trx, { productionId, label, scopes: input.scopes, engagementId, personId });

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/index.js';
+import type { ApprovalStepsTable, ApprovalsTable } from '../../db/schema.js';
 
 export function findApproval(db: Db, productionId: number, approvalId: number) {
   return db
@@ -50,7 +51,7 @@ export async function moveApproval(
   productionId: number,
   approvalId: number,
   from: { step: number },
-  to: { status: string; step: number; at: string },
+  to: { status: ApprovalsTable['status']; step: number; at: string },
 ): Promise<boolean> {
   const result = await db
     .updateTable('approvals')
@@ -67,7 +68,12 @@ export function recordStep(
   db: Db,
   approvalId: number,
   position: number,
-  step: { decision: string; decidedBy: string; note: string | null; at: string },
+  step: {
+    decision: NonNullable<ApprovalStepsTable['decision']>;
+    decidedBy: string;
+    note: string | null;
+    at: string;
+  },
 ) {
   return db
     .updateTable('approval_steps')

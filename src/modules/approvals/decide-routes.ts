@@ -14,17 +14,21 @@ export async function approvalDecideRoutes(fastify: FastifyInstance): Promise<vo
     {
       config: { auth: { scopes: ['write'], surface: 'production' }, idempotent: true },
       schema: {
+        operationId: 'decideApproval',
         summary: 'Decide the current step of an approval',
         description:
           'Acts on the current step only. `approved` on the last step → status `approved` (and, when the ' +
           'subject is a version, that version is released: status `approved`, `released: true`, so it ' +
           'appears in bundles); on an earlier step → stays `pending` and `current_step` moves to the next ' +
           'step. `changes` → `changes_requested`. Refusals record nothing: 403 when `decided_by` is not the ' +
-          "current step's person; 422 when a `decision`-mode approval gets no `decided_by`; 409 when the " +
+          "current step's person, and when a key bound to a person names anyone but that person or decides a " +
+          "step that is not its person's (such a key decides as its person; no `decided_by` means its person); " +
+          '422 when a `decision`-mode approval gets no `decided_by` from a key bound to no one; 409 when the ' +
           'approval is not pending, or another decision on the same step won (or `step` no longer matches). ' +
           'Order of checks: 404, 409 (settled), 409 (`step`), 422, 403. Answers 200 with the approval chain ' +
-          "after the decision. Appends an activity entry and bumps the subject node's updated_at, in the " +
-          'same transaction.',
+          'after the decision. Appends an activity entry and a change that name the key the decision came ' +
+          "through (`Ana Ruiz via Nuke publish`, or an integration key's label) and bumps the subject node's " +
+          'updated_at, in the same transaction.',
         tags: ['approvals'],
         params: ApprovalParams,
         body: DecideBody,

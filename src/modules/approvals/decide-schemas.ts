@@ -17,7 +17,9 @@ export const DecideBody = Type.Object(
         Type.String({
           maxLength: 200,
           description:
-            "The person whose step it is, by name (case-insensitive) or by person id. Anyone else: 403, nothing recorded. The step records that person's name. Omitted, null or blank: refused (422) on a `decision`-mode approval; on a `chain` the step is recorded under the calling key's label.",
+            "The person whose step it is, by name (case-insensitive) or by person id; the step records that person's name. " +
+            "A key bound to a person decides as that person only: any other name is 403 (the step's person's included) and nothing is recorded; omitted, null or blank means the key's own person. " +
+            "A key bound to no one (an integration): anyone but the step's person is 403, nothing recorded; omitted, null or blank is refused (422) on a `decision`-mode approval, and on a `chain` the step is recorded under the key's label.",
         }),
       ),
     ),

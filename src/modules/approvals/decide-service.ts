@@ -10,14 +10,58 @@ import type { DecideBody, Decision } from './decide-schemas.js';
 import type { ApprovalChain } from './schemas.js';
 import { approvalChains } from './service.js';
 
-/** `decided_by` names the step's person by name (any case) or by id. */
-function isStepPerson(step: repo.StepRow, decidedBy: string): boolean {
-  if (step.person_id !== null && /^\d+$/.test(decidedBy) && Number(decidedBy) === step.person_id) return true;
-  return step.person !== null && step.person.trim().toLowerCase() === decidedBy.toLowerCase();
+/** `name` names the person by name (any case) or by id. */
+function names(name: string, person: { id: number | null; name: string | null }): boolean {
+  if (person.id !== null && /^\d+$/.test(name) && Number(name) === person.id) return true;
+  return person.name !== null && person.name.trim().toLowerCase() === name.toLowerCase();
+}
+
+const stepPerson = (step: repo.StepRow) => ({ id: step.person_id, name: step.person });
+
+/** Whether a key bound to a person holds this step: the step names that person (by id, or by name when it names no id). */
+const holdsStep = (step: repo.StepRow, principal: Principal): boolean =>
+  step.person_id !== null
+    ? step.person_id === principal.personId
+    : principal.personName !== null && names(principal.personName, stepPerson(step));
+
+const notTheirStep = (named: string, step: repo.StepRow) => {
+  const owner = step.person ? ` (it is ${step.person}'s)` : '';
+  return errors.forbidden(
+    `decided_by "${named}" is not the person whose step it is${owner}; nothing was recorded`,
+  );
+};
+
+/**
+ * Who a decision is recorded under, or the refusal. A key bound to a person decides as that
+ * person only: naming anyone else is refused (403) even when the name is the step's person,
+ * and naming no one means its person. A key bound to no one (an integration) names the step's
+ * person, or on a chain may name no one and is recorded under its label; a decision-mode
+ * approval refuses an anonymous decision (422). Either way the activity entry and the change
+ * feed record the key the decision came through.
+ */
+function decider(principal: Principal, step: repo.StepRow, mode: string, named: string | null): string {
+  if (principal.personId !== null) {
+    const self = { id: principal.personId, name: principal.personName };
+    if (named !== null && !names(named, self)) {
+      throw errors.forbidden(
+        `this key decides as ${principal.personName ?? 'its own person'} only; decided_by "${named}" names someone else; nothing was recorded`,
+      );
+    }
+    if (!holdsStep(step, principal)) throw notTheirStep(named ?? principal.personName ?? '', step);
+    return step.person ?? principal.personName ?? principal.label;
+  }
+  if (named === null) {
+    if (mode === 'decision') {
+      throw errors.invalid('decided_by', 'is required on a decision-mode approval (no anonymous decisions)');
+    }
+    return principal.label;
+  }
+  if (!names(named, stepPerson(step))) throw notTheirStep(named, step);
+  return step.person ?? named;
 }
 
 /**
- * Decides the current step of an approval (decisions.md, "Domain rules"): `approved` on the
+ * Decides the current step of an approval: `approved` on the
  * last step approves it (and releases a version subject), on an earlier step hands over to
  * the next one; `changes` sends it back. Refusals record nothing.
  */
@@ -49,24 +93,7 @@ export async function decideApproval(
         `step ${input.step} is no longer the current step (step ${position} is); nothing was recorded`,
       );
     }
-    let decidedBy: string;
-    if (named === null) {
-      if (approval.mode === 'decision') {
-        throw errors.invalid(
-          'decided_by',
-          'is required on a decision-mode approval (no anonymous decisions)',
-        );
-      }
-      decidedBy = principal.label;
-    } else {
-      if (!isStepPerson(step, named)) {
-        const owner = step.person ? ` (it is ${step.person}'s)` : '';
-        throw errors.forbidden(
-          `decided_by "${named}" is not the person whose step it is${owner}; nothing was recorded`,
-        );
-      }
-      decidedBy = step.person ?? named;
-    }
+    const decidedBy = decider(principal, step, approval.mode, named);
 
     const last = steps[steps.length - 1]!.position;
     const next = steps.find((s) => s.position > position);

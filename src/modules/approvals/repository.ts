@@ -1,9 +1,10 @@
 import type { Db } from '../../db/index.js';
+import type { ApprovalsTable } from '../../db/schema.js';
 import { changedSince, keysetPage } from '../../db/keyset.js';
 import type { PageWindow } from '../../domain/page.js';
 
 export interface ApprovalFilter {
-  status?: string;
+  status?: ApprovalsTable['status'];
   ids?: readonly number[];
   /** Steps only: of approvals changed after this instant / after this id. */
   since?: string;

@@ -14,6 +14,7 @@ export async function approvalRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: { auth: { scopes: ['read'], surface: 'production' } },
       schema: {
+        operationId: 'listApprovals',
         summary: 'Approval chains with their steps, current step and subject, oldest first',
         tags: ['approvals'],
         querystring: ApprovalListQuery,

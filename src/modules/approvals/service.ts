@@ -34,8 +34,8 @@ function chainOf(steps: StepRow[]): (a: ApprovalRow) => ApprovalChain {
     return {
       id: a.id,
       title: a.title,
-      mode: a.mode as ApprovalChain['mode'],
-      status: a.status as ApprovalChain['status'],
+      mode: a.mode,
+      status: a.status,
       due: a.due,
       department: a.department ?? null,
       subject:

@@ -3,15 +3,18 @@ import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../../db/index.js';
 import { changedSince, keysetPage } from '../../db/keyset.js';
 import type { PageWindow } from '../../domain/page.js';
-import type { Database } from '../../db/schema.js';
-import { EDGE_USES, EDGE_WEARS } from '../../domain/vocabulary.js';
+import type { Database, NodesTable } from '../../db/schema.js';
+import { EDGE_USES, EDGE_WEARS, NODE_STATUSES, type OneOf } from '../../domain/vocabulary.js';
 
 export interface AssetFilter {
   departmentId?: number;
   kind?: string;
-  status?: string;
+  status?: NodesTable['status'];
   released?: boolean;
 }
+
+/** Only scenes are ever omitted: an asset's status is one of the node statuses. */
+type AssetStatus = { status: OneOf<typeof NODE_STATUSES> };
 
 const versionCount = (eb: ExpressionBuilder<Database, 'nodes'>) =>
   eb
@@ -54,7 +57,7 @@ export function listAssets(db: Db, productionId: number, filter: AssetFilter, wi
     );
   }
   q = keysetPage(q, ['nodes.position', 'nodes.id'], 'asc', window);
-  return q.orderBy('nodes.position').orderBy('nodes.id').execute();
+  return q.orderBy('nodes.position').orderBy('nodes.id').$narrowType<AssetStatus>().execute();
 }
 
 export type AssetRowData = Awaited<ReturnType<typeof listAssets>>[number];
@@ -88,6 +91,7 @@ export function findAsset(db: Db, productionId: number, nodeId: number) {
       'nodes.updated_at',
       'p.format',
     ])
+    .$narrowType<AssetStatus>()
     .executeTakeFirst();
 }
 
@@ -104,15 +108,16 @@ export function versionsOfNode(db: Db, nodeId: number) {
 }
 
 /**
- * Notes of the node's released versions. `nodeId` must be the production's own (getAsset found
- * it first): see releasedVersionsOf for why `versions` is not filtered on its production.
+ * Notes of every version of the node, released or not: the full asset record is read by
+ * production-wide keys only, who may read a note landed on an unreleased version (their own
+ * included). `nodeId` must be the production's own (getAsset found it first): see
+ * releasedVersionsOf for why `versions` is not filtered on its production.
  */
-export function releasedNotesOfNode(db: Db, nodeId: number) {
+export function notesOfNode(db: Db, nodeId: number) {
   return db
     .selectFrom('version_notes as vn')
     .innerJoin('versions as v', 'v.id', 'vn.version_id')
     .where('v.node_id', '=', nodeId)
-    .where('v.released', '=', 1)
     .select(['vn.id', 'vn.version_id', 'vn.text', 'vn.author', 'vn.created_at'])
     .orderBy('vn.created_at')
     .orderBy('vn.id')
@@ -180,5 +185,6 @@ export function wearsEdgesOf(db: Db, productionId: number, nodeId: number) {
     .orderBy('edges.position')
     .orderBy('nodes.position')
     .orderBy('nodes.id')
+    .$narrowType<AssetStatus>()
     .execute();
 }

@@ -17,6 +17,7 @@ export async function assetRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: read,
       schema: {
+        operationId: 'listAssets',
         summary: 'Asset rows (every graph node but scenes), in the order the production lists them',
         description:
           'Filters combine (AND). Any value a filter does not accept, an unknown department slug included, is 422 naming the filter.',
@@ -46,6 +47,7 @@ export async function assetRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: read,
       schema: {
+        operationId: 'getAsset',
         summary: 'One asset in full: versions, linked scenes and, for a character, its costumes',
         description:
           'Released versions carry media, notes and ingredients; a version not yet released is a locked stub. ' +

@@ -115,11 +115,17 @@ export const LockedVersion = Type.Object(
     status: Type.String({ description: 'Open set: wip, review, approved, rejected, …' }),
     released: Type.Literal(false),
     locked: Type.Literal(true),
+    // the same fields as VersionNote; one schema may carry its $id only once in an answer
+    notes: Type.Array(Type.Object(VersionNote.properties), {
+      description:
+        'Notes landed on this version, oldest first (a note sent while it is the newest version, or aimed at it with `version_id`): readable before release',
+    }),
   },
   {
     $id: 'LockedVersion',
     title: 'Locked version stub',
-    description: 'A version not yet released: no media, note or ingredients until it is released',
+    description:
+      'A version not yet released: its notes, but no media, upload note or ingredients until it is released',
   },
 );
 

@@ -1,11 +1,12 @@
 import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
+import type { NodesTable } from '../../db/schema.js';
 import { toBool, toInt } from '../../db/values.js';
 import { errors } from '../../errors.js';
 import { MAX_PAGE, openPage, type Page, type PagedList, type PageQuery } from '../../domain/page.js';
 import { groupBy } from '../../util/group-by.js';
 import { mediaPathOf } from '../../media/paths.js';
-import { episodeFields } from '../scenes/episode.js';
+import { sceneRefOf } from '../scenes/scene-row.js';
 import { toVersionSummary, type VersionRow } from '../versions/summary.js';
 import * as repo from './repository.js';
 import type { AssetRecord, AssetRow, AssetVersion } from './schemas.js';
@@ -13,7 +14,7 @@ import type { AssetRecord, AssetRow, AssetVersion } from './schemas.js';
 export interface AssetListQuery extends PageQuery {
   department?: string;
   kind?: string;
-  status?: string;
+  status?: NodesTable['status'];
   released?: '1' | 'true' | '0' | 'false';
 }
 
@@ -26,7 +27,7 @@ const toRow = (r: RowData): AssetRow => ({
   node_id: r.id,
   label: r.label,
   kind: r.kind,
-  status: r.status as AssetRow['status'],
+  status: r.status,
   department: r.department ?? null,
   versions: toInt(r.version_count),
   updated_at: r.updated_at,
@@ -62,7 +63,7 @@ export async function listAssets(
 
 /**
  * The full asset record: the row's fields, every version (released ones in full with their
- * notes and ingredients, the others as locked stubs), the scenes that use it, and the
+ * notes and ingredients, the others as locked stubs with their notes), the scenes that use it, and the
  * costumes of a character (or the characters wearing a costume). Writes return it too.
  */
 export async function getAsset(ctx: AppContext, principal: Principal, nodeId: number): Promise<AssetRecord> {
@@ -71,19 +72,26 @@ export async function getAsset(ctx: AppContext, principal: Principal, nodeId: nu
   if (!node) throw errors.notFound('asset');
   const [versions, notes, ingredients, scenes, wears] = await Promise.all([
     repo.versionsOfNode(ctx.db, nodeId),
-    repo.releasedNotesOfNode(ctx.db, nodeId),
+    repo.notesOfNode(ctx.db, nodeId),
     repo.releasedIngredientsOfNode(ctx.db, nodeId),
     repo.scenesUsing(ctx.db, pid, nodeId),
     repo.wearsEdgesOf(ctx.db, pid, nodeId),
   ]);
   const notesOf = groupBy(notes, (n) => n.version_id);
+  const notesOn = (versionId: number) =>
+    (notesOf.get(versionId) ?? []).map((n) => ({
+      id: n.id,
+      text: n.text,
+      author: n.author,
+      created_at: n.created_at,
+    }));
   const ingredientsOf = groupBy(ingredients, (g) => g.version_id);
 
   const record: AssetRecord = {
     node_id: node.id,
     label: node.label,
     kind: node.kind,
-    status: node.status as AssetRecord['status'],
+    status: node.status,
     department: node.department ?? null,
     versions: versions.map((v): AssetVersion => {
       if (!toBool(v.released)) {
@@ -94,18 +102,14 @@ export async function getAsset(ctx: AppContext, principal: Principal, nodeId: nu
           status: v.status,
           released: false,
           locked: true,
+          notes: notesOn(v.id),
         };
       }
       return {
         ...toVersionSummary(v as VersionRow),
         released: true,
         locked: false,
-        notes: (notesOf.get(v.id) ?? []).map((n) => ({
-          id: n.id,
-          text: n.text,
-          author: n.author,
-          created_at: n.created_at,
-        })),
+        notes: notesOn(v.id),
         ingredients: (ingredientsOf.get(v.id) ?? []).map((g) => ({
           id: g.id,
           kind: g.kind,
@@ -118,13 +122,7 @@ export async function getAsset(ctx: AppContext, principal: Principal, nodeId: nu
     }),
     created_at: node.created_at,
     updated_at: node.updated_at,
-    scenes: scenes.map((s) => ({
-      node_id: s.id,
-      number: s.number ?? '',
-      slugline: s.slugline ?? '',
-      status: s.status,
-      ...episodeFields(node.format, s.episode_id, s.episode_code),
-    })),
+    scenes: scenes.map((s) => ({ ...sceneRefOf(s, node.format), status: s.status })),
   };
   if (node.kind === 'character') {
     record.costumes = wears.filter((w) => w.from_node_id === node.id).map(toRow);

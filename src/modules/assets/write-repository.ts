@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.js';
+import type { NodesTable } from '../../db/schema.js';
 
 export function findDepartmentId(db: Db, productionId: number, slug: string) {
   return db
@@ -27,7 +28,7 @@ export function insertAsset(
     productionId: number;
     label: string;
     kind: string;
-    status: string;
+    status: NodesTable['status'];
     departmentId: number | null;
     position: number;
     at: string;
@@ -80,6 +81,16 @@ export function findAsset(db: Db, productionId: number, nodeId: number) {
     .executeTakeFirst();
 }
 
+/** A version of the node by id (the node is the production's own: touchAsset found it first). */
+export function versionOfNode(db: Db, nodeId: number, versionId: number) {
+  return db
+    .selectFrom('versions')
+    .where('node_id', '=', nodeId)
+    .where('id', '=', versionId)
+    .select(['id', 'version'])
+    .executeTakeFirst();
+}
+
 export function newestVersion(db: Db, nodeId: number) {
   return db
     .selectFrom('versions')
@@ -110,43 +121,6 @@ export function insertVersionNote(
       version_id: row.versionId,
       text: row.text,
       author: row.author,
-      created_at: row.at,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-}
-
-export function insertMedia(
-  db: Db,
-  row: {
-    productionId: number;
-    storageKey: string;
-    kind: string;
-    label: string;
-    contentType: string;
-    size: number;
-    sha256: string;
-    nodeId: number;
-    createdBy: string;
-    at: string;
-  },
-) {
-  return db
-    .insertInto('media')
-    .values({
-      production_id: row.productionId,
-      ref: null,
-      storage_key: row.storageKey,
-      kind: row.kind,
-      label: row.label,
-      content_type: row.contentType,
-      size: row.size,
-      sha256: row.sha256,
-      node_id: row.nodeId,
-      delivery_id: null,
-      work_item_id: null,
-      uploader_engagement_id: null,
-      created_by: row.createdBy,
       created_at: row.at,
     })
     .returning('id')

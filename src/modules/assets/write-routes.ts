@@ -20,6 +20,8 @@ import {
 import { addNote, assertAsset, createAsset, landVersion, stageUpload } from './write-service.js';
 
 const write = { auth: { scopes: ['write'], surface: 'production' }, idempotent: true } as const;
+/** The created asset's or version's record is at Location. */
+const located = { ...write, responseHeaders: { 201: ['Location'] } } as const;
 const assetUrl = (nodeId: number) => `${API_PREFIX}/assets/${nodeId}`;
 
 const ACTIVITY_NOTE =
@@ -32,8 +34,9 @@ export async function assetWriteRoutes(fastify: FastifyInstance): Promise<void> 
   app.post(
     '/assets',
     {
-      config: write,
+      config: located,
       schema: {
+        operationId: 'createAsset',
         summary: 'Create an asset',
         description:
           'Creates a graph node other than a scene. Answers 201 with the new asset row and a `Location` ' +
@@ -61,10 +64,12 @@ export async function assetWriteRoutes(fastify: FastifyInstance): Promise<void> 
     {
       config: write,
       schema: {
+        operationId: 'addAssetNote',
         summary: 'Attach a note to an asset',
         description:
-          'The note lands on the newest version of the asset (highest number, released or not) and ' +
-          'shows in its full record; when the asset has no version yet it lands as an activity entry ' +
+          'The note lands on the version `version_id` names (a version of this asset, released or not; ' +
+          'anything else 422), else on the newest version (highest number, released or not), and shows ' +
+          'in its full record, on a locked stub too; when the asset has no version yet it lands as an activity entry ' +
           '(`landed_on: "activity"`, summary `<author>: <text>` when an author was given). `author` is free ' +
           "text; when omitted the note is attributed to the key's person, else the key's label. " +
           "A scene, an unknown node or another production's node: 404. No `Location` (a note has no URL). " +
@@ -86,8 +91,9 @@ export async function assetWriteRoutes(fastify: FastifyInstance): Promise<void> 
   app.post(
     '/assets/:node_id/versions',
     {
-      config: write,
+      config: located,
       schema: {
+        operationId: 'landAssetVersion',
         summary: 'Land a version (an on-set still) on an asset',
         description:
           'multipart/form-data: `file` (required, exactly one), `note`, `variant` (default `On-Set`); ' +
@@ -96,7 +102,9 @@ export async function assetWriteRoutes(fastify: FastifyInstance): Promise<void> 
           'locked stub in the full asset record and never in a bundle until a final approval releases it. ' +
           'The bytes are streamed to the media store and kept only if the write commits; the content ' +
           "type is sniffed from the bytes. `created_by` is the key's person, else the key's label. " +
-          'Answers 201 with the version and a `Location` header naming the asset. 413 beyond the ' +
+          'Answers 201 with the version, its stored file (`media_id` for GET /media/{id}/content, `media_path` ' +
+          'for the off-plane file route: the uploader can fetch what it landed before release) and a ' +
+          '`Location` header naming the asset. 413 beyond the ' +
           'configured upload limit; 415 when the request is not multipart or the bytes are not an image or ' +
           'a video (the type is sniffed from the bytes); 422 for an empty file. ' +
           ACTIVITY_NOTE,

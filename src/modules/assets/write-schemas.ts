@@ -73,6 +73,14 @@ export const NewNote = Type.Object(
         }),
       ),
     ),
+    version_id: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 2_147_483_647,
+        description:
+          'The version of this asset the note is about (released or not; additive). Omitted: the newest version, or the activity feed when the asset has none. Not a version of this asset: 422.',
+      }),
+    ),
   },
   { $id: 'NewNote', title: 'New note', additionalProperties: false },
 );
@@ -85,7 +93,8 @@ export const CreatedNote = Type.Object(
     }),
     node_id: Type.Integer(),
     landed_on: StringEnum(['version', 'activity'] as const, {
-      description: '`version`: attached to the newest version; `activity`: the asset has no version yet',
+      description:
+        '`version`: attached to the version `version_id` named, else the newest; `activity`: the asset has no version yet',
     }),
     version_id: Nullable(Type.Integer()),
     version: Nullable(Type.Integer({ description: 'Number of the version the note landed on' })),
@@ -132,7 +141,15 @@ export const CreatedVersion = Type.Object(
       description: 'True: unreleased, so the full asset record shows it as a locked stub and bundles omit it',
     }),
     note: Nullable(Type.String()),
-    media_path: Nullable(Type.String({ description: 'Always null until the version is released' })),
+    media_id: Type.Integer({
+      description:
+        'The stored file, for GET /media/{id}/content (additive): the uploader can fetch what it landed before the version is released',
+    }),
+    media_path: Nullable(
+      Type.String({
+        description: 'The stored file on the off-plane file route (`{base_url}{media_path}?t={ticket}`)',
+      }),
+    ),
     content_type: Type.String({
       description: 'Sniffed from the bytes; application/octet-stream when unknown',
     }),

@@ -4,9 +4,11 @@ import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/values.js';
 import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
 import { errors } from '../../errors.js';
+import { mediaPathOf } from '../../media/paths.js';
 import { commitStaged, mediaKindOf, type StagedObject } from '../../media/store.js';
 import { appendActivity } from '../activity/repository.js';
 import { clip, entryFor } from '../activity/write-entry.js';
+import { insertMedia } from '../media/repository.js';
 import * as repo from './write-repository.js';
 import type { CreatedAsset, CreatedNote, CreatedVersion, NewAsset, NewNote } from './write-schemas.js';
 
@@ -88,8 +90,14 @@ export async function addNote(
     const asset = await repo.touchAsset(trx, pid, nodeId, at);
     if (!asset) throw errors.notFound('asset');
     changes.updated('asset', nodeId);
-    const newest = await repo.newestVersion(trx, nodeId);
-    if (!newest) {
+    const target =
+      input.version_id === undefined
+        ? await repo.newestVersion(trx, nodeId)
+        : await repo.versionOfNode(trx, nodeId, input.version_id);
+    if (!target && input.version_id !== undefined) {
+      throw errors.invalid('version_id', `is not a version of asset ${nodeId}; nothing was recorded`);
+    }
+    if (!target) {
       // No version to hold it: the note is the activity entry itself.
       const summary = givenAuthor ? `${givenAuthor}: ${text}` : text;
       const id = await appendActivity(trx, entryFor(principal, 'noted', summary, nodeId, at));
@@ -106,7 +114,7 @@ export async function addNote(
     }
     const { id } = await repo.insertVersionNote(trx, {
       productionId: pid,
-      versionId: newest.id,
+      versionId: target.id,
       text,
       author,
       at,
@@ -114,14 +122,14 @@ export async function addNote(
     changes.created('note', id);
     await appendActivity(
       trx,
-      entryFor(principal, 'noted', `"${asset.label}" v${newest.version}: ${clip(text)}`, nodeId, at),
+      entryFor(principal, 'noted', `"${asset.label}" v${target.version}: ${clip(text)}`, nodeId, at),
     );
     return {
       id,
       node_id: nodeId,
       landed_on: 'version',
-      version_id: newest.id,
-      version: newest.version,
+      version_id: target.id,
+      version: target.version,
       text,
       author,
       created_at: at,
@@ -187,30 +195,28 @@ export async function landVersion(
         const asset = await repo.touchAsset(trx, pid, nodeId, at);
         if (!asset) throw errors.notFound('asset');
         const number = await repo.nextVersionNumber(trx, nodeId);
-        const media = await repo.insertMedia(trx, {
-          productionId: pid,
-          storageKey: file.key,
-          kind: mediaKindOf(file.contentType),
-          label: `${asset.label} v${number}`,
-          contentType: file.contentType,
-          size: file.size,
-          sha256: file.sha256,
-          nodeId,
-          createdBy,
-          at,
-        });
+        const [mediaId] = await insertMedia(trx, [
+          {
+            productionId: pid,
+            object: file,
+            label: `${asset.label} v${number}`,
+            owner: { nodeId },
+            createdBy,
+            at,
+          },
+        ]);
         const { id } = await repo.insertVersion(trx, {
           productionId: pid,
           nodeId,
           version: number,
           variant,
           note,
-          mediaId: media.id,
+          mediaId: mediaId!,
           createdBy,
           createdByPersonId: principal.personId,
           at,
         });
-        changes.updated('asset', nodeId).created('version', id).created('media', media.id);
+        changes.updated('asset', nodeId).created('version', id).created('media', mediaId!);
         await appendActivity(
           trx,
           entryFor(principal, 'uploaded', `"${asset.label}" v${number} (${variant}), wip`, nodeId, at),
@@ -224,7 +230,8 @@ export async function landVersion(
           released: false,
           locked: true,
           note,
-          media_path: null,
+          media_id: mediaId!,
+          media_path: mediaPathOf(file.key),
           content_type: file.contentType,
           size: file.size,
           sha256: file.sha256,

@@ -1,5 +1,7 @@
 import type { Db } from '../../db/index.js';
+import { keysetPage } from '../../db/keyset.js';
 import { EDGE_USES, EDGE_WEARS } from '../../domain/vocabulary.js';
+import { SCENE_COLUMNS } from '../scenes/scene-row.js';
 
 /** Each function is one query, whatever the number of rows, so a bundle costs a fixed number. */
 
@@ -10,23 +12,12 @@ export function findScene(db: Db, productionId: number, nodeId: number) {
   return db
     .selectFrom('nodes as n')
     .innerJoin('productions as p', 'p.id', 'n.production_id')
-    .leftJoin('episodes as ep', 'ep.id', 'n.episode_id')
+    .leftJoin('episodes as e', 'e.id', 'n.episode_id')
     .where('n.production_id', '=', productionId)
     .where('n.id', '=', nodeId)
     .where('n.kind', '=', 'scene')
     .where('n.retired_at', 'is', null)
-    .select([
-      'n.id',
-      'n.number',
-      'n.slugline',
-      'n.synopsis',
-      'n.status',
-      'n.revision_color',
-      'n.elements',
-      'n.episode_id',
-      'ep.code as episode_code',
-      'p.format',
-    ])
+    .select(SCENE_COLUMNS)
     .executeTakeFirst();
 }
 
@@ -111,4 +102,44 @@ export function ingredientsOfVersions(db: Db, productionId: number, versionIds: 
     .orderBy('i.position')
     .orderBy('i.id')
     .execute();
+}
+
+/**
+ * One kind of bundle node (live scenes or characters) in list order, `(position, id)` after
+ * `after`, at most `take` rows; only `nodeIds` when given (an engagement's granted nodes).
+ */
+export function bundleNodes(
+  db: Db,
+  productionId: number,
+  kind: 'scene' | 'character',
+  nodeIds: readonly number[] | null,
+  after: readonly number[] | undefined,
+  take: number | undefined,
+) {
+  let q = db
+    .selectFrom('nodes as n')
+    .innerJoin('productions as p', 'p.id', 'n.production_id')
+    .leftJoin('episodes as ep', 'ep.id', 'n.episode_id')
+    .where('n.production_id', '=', productionId)
+    .where('n.kind', '=', kind)
+    .where('n.retired_at', 'is', null)
+    .select([
+      'n.id',
+      'n.label',
+      'n.number',
+      'n.slugline',
+      'n.status',
+      'n.position',
+      'n.episode_id',
+      'ep.code as episode_code',
+      'p.format',
+    ]);
+  if (nodeIds !== null) q = q.where('n.id', 'in', ids(nodeIds));
+  q = keysetPage(q, ['n.position', 'n.id'], 'asc', {
+    limit: undefined,
+    after: after ? [...after] : undefined,
+    since: undefined,
+  });
+  if (take !== undefined) q = q.limit(take);
+  return q.orderBy('n.position').orderBy('n.id').execute();
 }

@@ -4,8 +4,12 @@ import { Type } from 'typebox';
 import type { NodeGrantKind } from '../../auth/clamp.js';
 import { AnswerCache, sendAnswer } from '../../http/answer-cache.js';
 import { principalOf } from '../../http/auth.js';
+import { sendPage } from '../../http/paging.js';
+import { CONDITIONAL_ANSWER } from '../../http/reference-headers.js';
 import { errorResponses } from '../../http/schemas.js';
 import { ifNoneMatchHits } from './etag.js';
+import { BundleEntry, BundleListQuery } from './list-schemas.js';
+import { listBundles } from './list-service.js';
 import { BundleHeaders, BundleParams, CharacterBundle, SceneBundle } from './schemas.js';
 import { characterBundle, reachesBundle, sceneBundle } from './service.js';
 
@@ -59,10 +63,29 @@ async function sendBundle(
 export async function bundleRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
-    '/bundles/scene/:node_id',
+    '/bundles',
     {
       config: read,
       schema: {
+        operationId: 'listBundles',
+        summary: 'The scene and character bundles this key may fetch',
+        description:
+          "For an engagement-bound key, the scenes and characters its live grants name, each with the grant's expiry; for a production-wide key, every live scene and character of the production (`expires_at` null). Scenes first in script order, then characters. Judged on every request: a revoked or expired grant leaves the list on the very next one, exactly as its bundle then answers 404. Pages with `limit` and the `Link` header like the other lists (no `updated_since`: a bundle changes with everything it shows, so keep each one fresh with its ETag).",
+        tags: ['round-trip'],
+        querystring: BundleListQuery,
+        response: { 200: Type.Array(BundleEntry), ...errorResponses(422) },
+      },
+    },
+    async (request, reply) =>
+      sendPage(request, reply, await listBundles(app.ctx, principalOf(request), request.query)),
+  );
+
+  app.get(
+    '/bundles/scene/:node_id',
+    {
+      config: { ...read, responseHeaders: CONDITIONAL_ANSWER },
+      schema: {
+        operationId: 'getSceneBundle',
         summary: 'Everything about one scene in one call, clamped to the caller',
         description: `The scene, every asset it uses with its released versions, its shoot days, and the approvals and department notes on the scene or its assets. An engagement-bound key needs a live scene grant (otherwise 404, exactly as for an unknown id) and sees only the approvals and notes of its engagement's departments.\n${CONDITIONAL}`,
         tags: ['round-trip'],
@@ -80,8 +103,9 @@ export async function bundleRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/bundles/character/:node_id',
     {
-      config: read,
+      config: { ...read, responseHeaders: CONDITIONAL_ANSWER },
       schema: {
+        operationId: 'getCharacterBundle',
         summary: 'One character with its costumes, their released versions and ingredients',
         description: `An engagement-bound key needs a live character grant (otherwise 404, exactly as for an unknown id). Costume ingredients are the de-duplicated union over the costume's released versions.\n${CONDITIONAL}`,
         tags: ['round-trip'],

@@ -2,7 +2,11 @@ import { Type, type Static } from 'typebox';
 import { CalendarDate, Id, MediaId, Nullable, Timestamp } from '../../http/schemas.js';
 import { VERSION_EXAMPLE, VersionSummary } from '../versions/summary.js';
 
-/** Shape version of the bundle documents (api-v1.md Versioning rule 5); bump on a breaking change. */
+/**
+ * Shape version of the bundle documents, carried in every bundle so a client can tell which shape
+ * it holds. Additive changes keep it; bump it only with a breaking change (which ships under a new
+ * API version).
+ */
 export const BUNDLE_VERSION = 1;
 
 const EtagField = Type.String({

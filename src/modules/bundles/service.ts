@@ -1,11 +1,11 @@
 import { Clamp, type NodeGrantKind } from '../../auth/clamp.js';
 import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
-import { parseJson } from '../../db/values.js';
 import { EDGE_USES, EDGE_WEARS } from '../../domain/vocabulary.js';
 import { errors } from '../../errors.js';
 import { mediaPathOf } from '../../media/paths.js';
 import { groupBy } from '../../util/group-by.js';
+import { sceneRowToScene } from '../scenes/scene-row.js';
 import { releasedVersionsOf, toVersionSummary, type VersionRow } from '../versions/summary.js';
 import { etagOf } from './etag.js';
 import * as repo from './repository.js';
@@ -42,20 +42,10 @@ export async function sceneBundle(
     repo.notesOnNodes(ctx.db, pid, subjects),
   ]);
   const released = versionsByNode(versions);
-  const episodic = scene.format === 'episodic' && scene.episode_id !== null;
 
   const doc: Omit<SceneBundle, 'etag'> = {
     version: BUNDLE_VERSION,
-    scene: {
-      node_id: scene.id,
-      number: scene.number ?? '',
-      slugline: scene.slugline ?? '',
-      synopsis: scene.synopsis ?? '',
-      status: scene.status,
-      revision_color: scene.revision_color ?? 'white',
-      elements: parseJson<Record<string, string[]>>(scene.elements, {}),
-      ...(episodic ? { episode_id: scene.episode_id!, episode_code: scene.episode_code ?? '' } : {}),
-    },
+    scene: sceneRowToScene(scene),
     assets: assets.map((a) => ({
       node_id: a.id,
       label: a.label,

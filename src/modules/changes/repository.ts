@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import type { ChangeKind } from '../../db/change-log.js';
 import type { Db } from '../../db/index.js';
 
 /** The production's changes after `afterId`, oldest first (commit order, see src/db/change-log.ts). */
@@ -6,7 +8,7 @@ export function changesAfter(
   productionId: number,
   afterId: number,
   limit: number,
-  kinds?: readonly string[] | null,
+  kinds?: readonly ChangeKind[] | null,
 ) {
   let q = db
     .selectFrom('changes')
@@ -15,7 +17,8 @@ export function changesAfter(
     .select(['id', 'at', 'kind', 'object_id', 'op', 'actor'])
     .orderBy('id')
     .limit(limit);
-  if (kinds) q = q.where('kind', 'in', kinds.length ? [...kinds] : ['']);
+  // an empty list of kinds matches nothing (null: every kind)
+  if (kinds) q = kinds.length ? q.where('kind', 'in', [...kinds]) : q.where(sql<boolean>`false`);
   return q.execute();
 }
 

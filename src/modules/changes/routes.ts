@@ -12,6 +12,7 @@ export async function changeRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: { auth: { scopes: ['read'], surface: 'production' } },
       schema: {
+        operationId: 'listChanges',
         summary: 'The change feed: every change to the production, in commit order',
         description:
           'Every object a write created, updated or retired — from the API, the storage agent, the CLI or a re-import of the production document — one entry per object and write, oldest first. ' +

@@ -9,9 +9,9 @@ type ChangeRow = Awaited<ReturnType<typeof changesAfter>>[number];
 export const toChange = (r: ChangeRow): Change => ({
   cursor: encodeCursor(Number(r.id)),
   at: r.at,
-  kind: r.kind as Change['kind'],
+  kind: r.kind,
   id: r.object_id,
-  op: r.op as Change['op'],
+  op: r.op,
   actor: r.actor,
 });
 

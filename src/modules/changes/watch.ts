@@ -59,6 +59,11 @@ export class ChangeWatch {
     });
   }
 
+  /** How many readers wait right now (the metrics' change-feed waiters). */
+  get waiting(): number {
+    return this.waiters.size;
+  }
+
   /** Releases every waiter; later calls to next() answer at once. */
   close(): void {
     this.closed = true;

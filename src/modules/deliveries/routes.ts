@@ -14,6 +14,7 @@ export async function deliveryRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: { auth: { scopes: ['read'], surface: 'production' } },
       schema: {
+        operationId: 'listDeliveries',
         summary: 'Every delivery, inter-department and external, each with its gating approval or null',
         tags: ['deliveries'],
         querystring: DeliveryListQuery,

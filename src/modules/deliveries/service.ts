@@ -6,8 +6,6 @@ import { MAX_PAGE, openPage, type Page, type PagedList, type PageQuery } from '.
 import * as repo from './repository.js';
 import type { Delivery } from './schemas.js';
 
-type GatingStatus = NonNullable<Delivery['gating_approval']>['status'];
-
 const DELIVERIES: PagedList = { name: 'deliveries', key: ['int', 'int'], maxLimit: MAX_PAGE };
 
 export async function listDeliveries(
@@ -23,8 +21,8 @@ export async function listDeliveries(
     (d): Delivery => ({
       id: d.id,
       title: d.title,
-      kind: d.kind as Delivery['kind'],
-      status: d.status as Delivery['status'],
+      kind: d.kind,
+      status: d.status,
       due: d.due,
       from_department: d.from_department ?? null,
       to_department: d.to_department ?? null,
@@ -34,7 +32,7 @@ export async function listDeliveries(
       gating_approval:
         d.approval_id === null || d.approval_id === undefined
           ? null
-          : { id: d.approval_id, title: d.approval_title!, status: d.approval_status as GatingStatus },
+          : { id: d.approval_id, title: d.approval_title!, status: d.approval_status! },
       updated_at: laterStamp(d.updated_at, d.approval_updated_at),
       ...(d.retired_at ? { retired_at: d.retired_at } : {}),
     }),

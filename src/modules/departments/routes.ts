@@ -15,6 +15,7 @@ export async function departmentRoutes(fastify: FastifyInstance): Promise<void> 
     {
       config: read,
       schema: {
+        operationId: 'listDepartments',
         summary: 'Every department of the production, in the order the production lists them',
         tags: ['departments'],
         response: { 200: Type.Array(DepartmentRow) },
@@ -27,6 +28,7 @@ export async function departmentRoutes(fastify: FastifyInstance): Promise<void> 
     {
       config: read,
       schema: {
+        operationId: 'getDepartment',
         summary: 'One department with its people and asset count',
         tags: ['departments'],
         params: DepartmentParams,

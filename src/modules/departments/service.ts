@@ -16,7 +16,7 @@ export async function listDepartments(ctx: AppContext, principal: Principal): Pr
     phases: parseJson<string[]>(d.phases, []),
     mission: d.mission,
     key_roles: parseJson<string[]>(d.key_roles, []),
-    privacy: d.privacy as DepartmentRow['privacy'],
+    privacy: d.privacy,
     unveiled: toBool(d.unveiled),
     updated_at: stampOf(d.updated_at, EPOCH),
   }));

@@ -15,6 +15,7 @@ export async function jobRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: { auth: { scopes: ['read'], surface: 'production' } },
       schema: {
+        operationId: 'listJobs',
         summary: 'Recent image and video generation jobs, newest first',
         tags: ['jobs'],
         querystring: FeedQuery('jobs', 'changed'),

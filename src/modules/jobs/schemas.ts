@@ -6,7 +6,10 @@ export const GenerationJob = Type.Object(
   {
     id: Type.Integer(),
     kind: StringEnum(JOB_KINDS),
-    model: Type.String({ description: 'Open set: image-standard, video-standard, …' }),
+    model: Type.String({
+      description:
+        'Open set: image-standard, video-standard, …; empty for a job imported from a system that named none',
+    }),
     prompt: Type.String(),
     status: Type.String({ description: 'Open set: queued, running, succeeded, failed, …' }),
     media_path: Nullable(

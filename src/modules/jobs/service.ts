@@ -50,7 +50,7 @@ export async function recentJobs(
     (j) => [j.created_at, j.id],
     (j): GenerationJob => ({
       id: j.id,
-      kind: j.kind as GenerationJob['kind'],
+      kind: j.kind,
       model: j.model,
       prompt: j.prompt,
       status: j.status,

@@ -1,18 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
-import { sendMedia } from '../../http/media-response.js';
+import { mediaAnswerHeaders, MediaRequestHeaders, sendMedia } from '../../http/media-response.js';
+import { MEDIA_BYTES, NOT_KEPT } from '../../http/reference-headers.js';
 import { errorResponses } from '../../http/schemas.js';
 import { MediaTicket } from './schemas.js';
-import { mediaFileNotFound, mediaTicket, resolveTicketedMedia } from './service.js';
+import { mediaFileNotFound, mediaTicket, resolveTicketedMedia, ticketKeyOf } from './service.js';
+import { perCredentialKey } from '../../http/rate-limit.js';
 
 /** GET /api/v1/media-ticket (mounted under the API prefix). */
 export async function mediaTicketRoutes(app: FastifyInstance): Promise<void> {
   app.get(
     '/media-ticket',
     {
-      config: { auth: { scopes: ['read'], surface: 'production' } },
+      config: { auth: { scopes: ['read'], surface: 'production' }, responseHeaders: NOT_KEPT(200) },
       schema: {
+        operationId: 'getMediaTicket',
         summary: 'A 15-minute ticket for the off-plane file route GET /media/{path}?t=<ticket>',
         description:
           "The ticket opens the key's production's media only and dies when the key is revoked. " +
@@ -33,8 +36,17 @@ export async function mediaFileRoutes(app: FastifyInstance): Promise<void> {
   app.get(
     '/media/*',
     {
-      config: { auth: 'public' },
+      onSend: mediaAnswerHeaders,
+      config: {
+        auth: 'public',
+        responseHeaders: MEDIA_BYTES,
+        // counted per the ticket's key; a ticket that does not verify is never counted
+        ...perCredentialKey(app.ctx.config.rateLimit, 'media-file', (request) =>
+          ticketKeyOf(app.ctx, request),
+        ),
+      },
       schema: {
+        operationId: 'getMediaFileByTicket',
         summary: 'Off-plane file route: stream a media file by its `media_path` and a media ticket',
         description:
           'Outside /api/v1. Query `t`: a ticket from GET /api/v1/media-ticket; any Authorization header is ignored. ' +
@@ -43,14 +55,17 @@ export async function mediaFileRoutes(app: FastifyInstance): Promise<void> {
           'Last-Modified; honours Range (206, 416) and If-None-Match (304).',
         tags: ['media'],
         security: [],
+        headers: MediaRequestHeaders,
         querystring: Type.Object({
-          // opaque on purpose: whatever it holds, a ticket that does not stand is 401 (decisions.md)
+          // opaque on purpose: a missing, forged or expired ticket is 401 whatever it holds, never a
+          // 422 about its shape
           t: Type.Optional(
             Type.Unknown({ description: 'A media ticket (a string) from GET /api/v1/media-ticket' }),
           ),
         }),
         params: Type.Object({
-          // unchecked here on purpose: any path the store does not hold is the one 404 (decisions.md)
+          // unchecked here on purpose: any path outside the production's media or with no file is
+          // the one 404, never a 422 about its shape
           '*': Type.Unknown({
             description:
               'The rest of a `media_path` after `/media/` (e.g. `86/86b006ee-….jpg`), exactly as the API returned it',

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { errors } from '../../errors.js';
@@ -6,7 +7,21 @@ import { storageKeyOf } from '../../media/paths.js';
 import { mediaRestOf } from './media-path.js';
 import * as repo from './repository.js';
 import type { MediaTicket } from './schemas.js';
-import { issueTicket, readTicket } from './ticket.js';
+import { issueTicket, readTicket, type TicketClaims } from './ticket.js';
+
+const claimsSeen = new WeakMap<object, TicketClaims | null>();
+
+/**
+ * The key a request's ticket (`?t=`) was issued to, when the ticket verifies (signature and
+ * expiry; no query): what the file route's rate limit counts under. Null for anything else.
+ */
+export function ticketKeyOf(ctx: AppContext, request: FastifyRequest): number | null {
+  if (!claimsSeen.has(request)) {
+    const t = (request.query as Record<string, unknown> | undefined)?.t;
+    claimsSeen.set(request, readTicket(ctx.config, t));
+  }
+  return claimsSeen.get(request)?.keyId ?? null;
+}
 
 export function mediaTicket(ctx: AppContext, principal: Principal): MediaTicket {
   return issueTicket(ctx, principal);

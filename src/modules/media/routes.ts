@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../http/auth.js';
-import { sendMedia } from '../../http/media-response.js';
+import { mediaAnswerHeaders, MediaRequestHeaders, sendMedia } from '../../http/media-response.js';
+import { MEDIA_BYTES } from '../../http/reference-headers.js';
 import { errorResponses } from '../../http/schemas.js';
 import { MediaDetail, MediaParams } from './schemas.js';
 import { getMedia, mediaContent, mediaNotFound } from './service.js';
@@ -20,6 +21,7 @@ export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: read,
       schema: {
+        operationId: 'getMedia',
         summary: 'Metadata of one media object',
         description: VISIBILITY,
         tags: ['round-trip'],
@@ -33,16 +35,20 @@ export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/media/:id/content',
     {
-      config: read,
+      onSend: mediaAnswerHeaders,
+      config: { ...read, responseHeaders: MEDIA_BYTES },
       schema: {
+        operationId: 'getMediaContent',
         summary: 'The bytes of one media object, streamed',
         description: `${VISIBILITY}\n\nContent-Type is the type sniffed from the bytes at upload; Content-Length, Last-Modified and a strong ETag (the SHA-256) are sent. A single \`Range: bytes=a-b\` answers 206 (416 when unsatisfiable); If-None-Match on the ETag answers 304.`,
         tags: ['round-trip'],
         params: MediaParams,
+        headers: MediaRequestHeaders,
         produces: ['application/octet-stream'],
         response: {
           200: Type.String({ format: 'binary', description: 'The raw bytes' }),
           206: Type.String({ format: 'binary', description: 'The requested byte range' }),
+          304: Type.Null({ description: 'Not modified: If-None-Match matched the ETag; no body' }),
           ...errorResponses(404, 416, 422),
         },
       },

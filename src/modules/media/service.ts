@@ -1,4 +1,4 @@
-import { canSeeMedia, Clamp } from '../../auth/clamp.js';
+import { Clamp, grantsReachMedia, seesMedia } from '../../auth/clamp.js';
 import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { stampOf } from '../../db/updated-at.js';
@@ -9,11 +9,22 @@ import type { MediaDetail } from './schemas.js';
 
 export const mediaNotFound = () => errors.notFound('media');
 
-/** The media row if this principal may see it (rule 6); otherwise the one 404 for all cases. */
+/**
+ * The media row if this principal may see it; otherwise the one 404 for all cases. For
+ * an engagement-bound key a missing id and one out of reach take the same statements (the
+ * grants are asked about the id either way), so the time of the 404 says nothing either.
+ */
 async function visibleMedia(ctx: AppContext, principal: Principal, id: number) {
   const clamp = await Clamp.load(ctx.db, principal, { kinds: ['scene', 'character'], departments: false });
-  const media = await repo.findMedia(ctx.db, principal.productionId, id);
-  if (!media || !(await canSeeMedia(ctx.db, clamp, media))) throw mediaNotFound();
+  if (clamp.productionWide) {
+    const media = await repo.findMedia(ctx.db, principal.productionId, id);
+    if (!media) throw mediaNotFound();
+    return media;
+  }
+  const { media, reached } = await repo.findMediaWithReach(ctx.db, principal.productionId, id, (eb) =>
+    grantsReachMedia(eb, clamp, id),
+  );
+  if (!media || !seesMedia(clamp, media, reached)) throw mediaNotFound();
   return media;
 }
 

@@ -10,6 +10,7 @@ export async function peopleRoutes(app: FastifyInstance): Promise<void> {
     {
       config: { auth: { scopes: ['read'], surface: 'production' } },
       schema: {
+        operationId: 'listPeople',
         summary: 'The crew directory, in the order the production lists it; no contact details',
         tags: ['people'],
         response: { 200: Type.Array(Person) },

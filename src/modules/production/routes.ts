@@ -10,6 +10,7 @@ export async function productionRoutes(app: FastifyInstance): Promise<void> {
     {
       config: { auth: { scopes: ['read'], surface: 'production' } },
       schema: {
+        operationId: 'getProduction',
         summary: "The key's production, with counts computed from the graph",
         tags: ['production'],
         response: { 200: Production },

@@ -15,8 +15,8 @@ export async function getProduction(ctx: AppContext, principal: Principal): Prom
     logline: row.logline,
     status: row.status,
     phase: row.phase,
-    accent: row.accent as Production['accent'],
-    format: row.format as Production['format'],
+    accent: row.accent,
+    format: row.format,
     ...(episodic && row.season_number !== null ? { season_number: row.season_number } : {}),
     stats: {
       departments: toInt(row.departments),

@@ -12,6 +12,7 @@ export async function purchaseOrderRoutes(fastify: FastifyInstance): Promise<voi
     {
       config: { auth: { scopes: ['read:money'], surface: 'round-trip' } },
       schema: {
+        operationId: 'getPurchaseOrders',
         summary: "A vendor's own purchase orders and its departments' cost-report lines",
         description:
           "Needs the `read:money` scope (403 without) AND a live `own_po` grant on the key's engagement. A production-wide key, or an engagement without a live money grant, gets 200 with empty arrays and `week_of` null. Only purchase orders whose vendor is the engagement's organisation and that carry a department are returned; `line` holds the active weekly cost report's lines whose account is one of the accounts of the engagement's departments. Money values are JSON numbers.",

@@ -8,7 +8,7 @@ import type { PurchaseOrders } from './schemas.js';
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
 
 /**
- * The door of rule 7 alone: whether this key holds a live own_po grant now (no query for a
+ * The money door alone: whether this key holds a live own_po grant now (no query for a
  * production-wide key, which never does; one for an engagement).
  */
 export async function holdsOwnPo(ctx: AppContext, principal: Principal): Promise<boolean> {
@@ -43,7 +43,7 @@ export async function purchaseOrders(ctx: AppContext, principal: Principal): Pro
       vendor: o.vendor,
       description: o.description,
       amount: Number(o.amount),
-      status: o.status as PurchaseOrders['purchase_orders'][number]['status'],
+      status: o.status,
       date: o.date,
       updated_at: stampOf(o.updated_at, EPOCH),
     })),

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/index.js';
 import { changedSince, keysetPage } from '../../db/keyset.js';
 import type { PageWindow } from '../../domain/page.js';
+import { SCENE_COLUMNS } from './scene-row.js';
 
 /** Scenes in script order, with their episode and the production's format, in one query; one page of them. */
 export function listScenes(db: Db, productionId: number, window: PageWindow) {
@@ -10,21 +11,7 @@ export function listScenes(db: Db, productionId: number, window: PageWindow) {
     .leftJoin('episodes as e', 'e.id', 'n.episode_id')
     .where('n.production_id', '=', productionId)
     .where('n.kind', '=', 'scene')
-    .select([
-      'n.id',
-      'n.number',
-      'n.slugline',
-      'n.synopsis',
-      'n.status',
-      'n.revision_color',
-      'n.elements',
-      'n.episode_id',
-      'e.code as episode_code',
-      'p.format',
-      'n.position',
-      'n.updated_at',
-      'n.retired_at',
-    ]);
+    .select([...SCENE_COLUMNS, 'n.position', 'n.updated_at', 'n.retired_at']);
   q = changedSince(q, 'n.updated_at', 'n.retired_at', window.since);
   q = keysetPage(q, ['n.position', 'n.id'], 'asc', window);
   return q.orderBy('n.position').orderBy('n.id').execute();

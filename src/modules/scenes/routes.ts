@@ -15,6 +15,7 @@ export async function sceneRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: { auth: { scopes: ['read'], surface: 'production' } },
       schema: {
+        operationId: 'listScenes',
         summary: 'Every scene of the production, in script order (omitted scenes included)',
         tags: ['scenes'],
         querystring: SceneListQuery,

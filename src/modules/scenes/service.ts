@@ -1,8 +1,7 @@
 import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
-import { parseJson } from '../../db/values.js';
 import { MAX_PAGE, openPage, type Page, type PagedList, type PageQuery } from '../../domain/page.js';
-import { episodeFields } from './episode.js';
+import { sceneRowToScene } from './scene-row.js';
 import * as repo from './repository.js';
 import type { Scene } from './schemas.js';
 
@@ -20,14 +19,7 @@ export async function listScenes(
     rows,
     (s) => [s.position, s.id],
     (s) => ({
-      node_id: s.id,
-      number: s.number ?? '',
-      slugline: s.slugline ?? '',
-      synopsis: s.synopsis ?? '',
-      status: s.status as Scene['status'],
-      revision_color: s.revision_color ?? 'white',
-      elements: parseJson<Record<string, string[]>>(s.elements, {}),
-      ...episodeFields(s.format, s.episode_id, s.episode_code),
+      ...sceneRowToScene(s),
       updated_at: s.updated_at,
       ...(s.retired_at ? { retired_at: s.retired_at } : {}),
     }),

@@ -13,6 +13,7 @@ export async function scheduleRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: { auth: { scopes: ['read'], surface: 'production' } },
       schema: {
+        operationId: 'listShootDays',
         summary: 'The shooting schedule: every shoot day with its scene strips, by day number',
         tags: ['schedule'],
         querystring: ScheduleQuery,

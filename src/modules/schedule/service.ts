@@ -3,7 +3,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { errors } from '../../errors.js';
 import { groupBy } from '../../util/group-by.js';
-import { episodeFields } from '../scenes/episode.js';
+import { sceneRefOf } from '../scenes/scene-row.js';
 import { formatAndEpisodes } from '../scenes/repository.js';
 import * as repo from './repository.js';
 import type { ShootDay } from './schemas.js';
@@ -29,10 +29,7 @@ export async function listSchedule(
   const stripsOf = groupBy(strips, (s) => s.shoot_day_id);
   return days.map((d) => {
     const scenes = (stripsOf.get(d.id) ?? []).map((s) => ({
-      node_id: s.id,
-      number: s.number ?? '',
-      slugline: s.slugline ?? '',
-      ...episodeFields(production.format, s.episode_id, s.episode_code),
+      ...sceneRefOf(s, production.format),
       ...(marking ? { marked: s.episode_id !== null && wanted.has(s.episode_id) } : {}),
     }));
     return {

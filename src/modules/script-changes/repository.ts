@@ -1,7 +1,8 @@
 import type { Db } from '../../db/index.js';
+import type { ScriptChangesTable } from '../../db/schema.js';
 
 export interface ScriptChangeFilter {
-  status?: string;
+  status?: ScriptChangesTable['status'];
   episodeId?: number;
 }
 

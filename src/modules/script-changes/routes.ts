@@ -13,6 +13,7 @@ export async function scriptChangeRoutes(fastify: FastifyInstance): Promise<void
     {
       config: { auth: { scopes: ['read'], surface: 'production' } },
       schema: {
+        operationId: 'listScriptChanges',
         summary: 'Detected script-draft differences, newest first',
         description:
           'Status defaults to `pending`. On an episodic production the default scope is the current episode; ' +

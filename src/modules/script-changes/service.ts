@@ -3,6 +3,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { errors } from '../../errors.js';
 import { episodeFields } from '../scenes/episode.js';
+import { sceneRefOf } from '../scenes/scene-row.js';
 import { formatAndEpisodes } from '../scenes/repository.js';
 import * as repo from './repository.js';
 import type { ScriptChange } from './schemas.js';
@@ -45,18 +46,24 @@ export async function listScriptChanges(
     id: c.id,
     change: c.change,
     summary: c.summary,
-    status: c.status as ScriptChange['status'],
+    status: c.status,
     detected_at: c.detected_at,
     updated_at: stampOf(c.updated_at, c.detected_at),
     scene:
       c.scene_id === null || c.scene_id === undefined
         ? null
         : {
-            node_id: c.scene_id,
-            number: c.scene_number ?? '',
-            slugline: c.scene_slugline ?? '',
+            ...sceneRefOf(
+              {
+                id: c.scene_id,
+                number: c.scene_number,
+                slugline: c.scene_slugline,
+                episode_id: c.scene_episode_id ?? null,
+                episode_code: c.scene_episode_code ?? null,
+              },
+              production.format,
+            ),
             status: c.scene_status ?? 'planned',
-            ...episodeFields(production.format, c.scene_episode_id ?? null, c.scene_episode_code ?? null),
           },
     ...episodeFields(production.format, c.episode_id, c.episode_code ?? null),
   }));

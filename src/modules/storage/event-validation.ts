@@ -1,14 +1,14 @@
-import { STORAGE_EVENT_TYPES, STORAGE_SOURCES } from '../../domain/vocabulary.js';
+import { isOneOf, STORAGE_EVENT_TYPES, STORAGE_SOURCES, type OneOf } from '../../domain/vocabulary.js';
 import { textProblem } from '../../domain/text.js';
 import { normaliseLibraryPath } from './paths.js';
 
-export type StorageEventType = (typeof STORAGE_EVENT_TYPES)[number];
+export type StorageEventType = OneOf<typeof STORAGE_EVENT_TYPES>;
 
 /** One storage event as it is applied: paths normalised, time in UTC. */
 export interface ValidEvent {
   index: number;
   eventType: StorageEventType;
-  source: string;
+  source: OneOf<typeof STORAGE_SOURCES>;
   path: string;
   toPath: string | null;
   dedupeKey: string;
@@ -64,11 +64,11 @@ export function validateEvent(raw: unknown, index: number): ValidEvent | Refused
   if (keyText !== null) return refuse(`dedupe_key: ${keyText}`);
 
   const eventType = raw.event_type;
-  if (typeof eventType !== 'string' || !(STORAGE_EVENT_TYPES as readonly string[]).includes(eventType))
+  if (!isOneOf(STORAGE_EVENT_TYPES, eventType))
     return refuse(`event_type: must be one of ${STORAGE_EVENT_TYPES.join(', ')}`);
 
   const source = raw.source;
-  if (typeof source !== 'string' || !(STORAGE_SOURCES as readonly string[]).includes(source))
+  if (!isOneOf(STORAGE_SOURCES, source))
     return refuse(`source: must be one of ${STORAGE_SOURCES.join(', ')}`);
 
   const path = normaliseLibraryPath(raw.path);
@@ -98,7 +98,7 @@ export function validateEvent(raw: unknown, index: number): ValidEvent | Refused
 
   return {
     index,
-    eventType: eventType as StorageEventType,
+    eventType,
     source,
     path: path.path,
     toPath,

@@ -17,6 +17,7 @@ export async function storageEventRoutes(fastify: FastifyInstance): Promise<void
       config: { auth: { scopes: ['write'], surface: 'production' }, idempotent: true },
       bodyLimit: app.ctx.config.limits.eventBatch * BYTES_PER_EVENT + 64 * 1024,
       schema: {
+        operationId: 'postStorageEvents',
         summary: "The storage agent's filespace events: record them once, keep the library in step",
         description: [
           'Each event is validated on its own; bad ones are listed in `refused` ({index, dedupe_key, reason}) and the rest are applied, in order, in one transaction.',

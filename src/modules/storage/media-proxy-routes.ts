@@ -64,11 +64,13 @@ export async function mediaProxyRoutes(fastify: FastifyInstance): Promise<void> 
       config: { auth: { scopes: ['write'], surface: 'production' }, idempotent: true },
       bodyLimit: JSON_BODY_LIMIT,
       schema: {
+        operationId: 'uploadMediaProxy',
         summary: "Replace a library file's stand-in image with a bounded JPEG",
         description: [
           'Send either JSON `{filespace, path, bytes}` (bytes base64) or `multipart/form-data` with the fields `filespace`, `path` and the file part `file`.',
           'The bytes must be a JPEG (checked on the bytes, 415 otherwise) of at most 8 MiB (8,388,608 bytes; 413 otherwise, refused while reading, and a JSON body over about 11.2 MB is refused before it is read whole).',
           'The image is decoded and re-encoded to a JPEG whose long edge is at most 2048 px, with its metadata stripped (EXIF orientation applied first), and replaces the previous stand-in image of that file, whose stored bytes are removed. The library row itself does not change.',
+          'Decoding is bounded: a JPEG whose decode would take more memory than one decode may (PRODGRAPH_MAX_DECODE_MB, 128 by default) is refused with 413 before any pixel is decoded. A baseline (sequential) JPEG is shrunk while it decodes and fits whatever its size; a progressive one keeps 2 bytes per pixel and component for the whole image (about 3 bytes a pixel with 4:2:0 chroma, so ~44 megapixels fit in 128 MB). Two images are decoded at once per server process; up to 16 requests wait their turn, more are refused with 503 and `Retry-After`.',
           '`path` must name a live library row (404 otherwise); `filespace` must be the production’s active install (403 otherwise). `media_path` is served by the off-plane file route `/media/{path}?t=<ticket>` (ticket from GET /media-ticket); `bytes` is the size of the stored JPEG.',
         ].join('\n\n'),
         tags: ['storage'],

@@ -6,14 +6,17 @@ import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
 import { errors } from '../../errors.js';
 import { mediaPathOf } from '../../media/paths.js';
 import { commitStaged } from '../../media/store.js';
+import { decodes, overBudget } from '../../media/decode.js';
 import { loadSharp } from '../../media/sharp.js';
+import { MAX_INPUT_PIXELS } from '../vision/look/analyse.js';
 import { assertActiveFilespace } from './filespace.js';
 import { normaliseLibraryPath } from './paths.js';
-import { deleteMedia, insertMedia, liveFileByPath, setProxy } from './proxy-repository.js';
+import { deleteMedia, insertMedia } from '../media/repository.js';
+import { liveFileByPath, setProxy } from './proxy-repository.js';
 import { lockLibrary } from './repository.js';
 import type { MediaProxyResult } from './schemas.js';
 
-/** Largest JPEG accepted (decisions.md: 8 MiB of JPEG). */
+/** Largest JPEG accepted: 8 MiB (a stand-in image, never a full-resolution frame). */
 export const MAX_PROXY_BYTES = 8 * 1024 * 1024;
 /** Long edge of the stored stand-in image. */
 export const PROXY_EDGE = 2048;
@@ -27,21 +30,36 @@ export interface ProxyUpload {
 export const isJpeg = (b: Buffer): boolean =>
   b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff;
 
-/** Decoded and re-encoded, so whatever the agent sent, what we serve is a bounded, metadata-free JPEG. */
-async function boundedJpeg(bytes: Buffer): Promise<Buffer> {
+/**
+ * Decoded and re-encoded, so whatever the agent sent, what we serve is a bounded, metadata-free
+ * JPEG. The header is read first: a JPEG whose decode would take more memory than a decode may
+ * (a large progressive one) is refused before any pixel is decoded (413), and decodes take
+ * their turn (src/media/decode.ts).
+ */
+async function boundedJpeg(bytes: Buffer, maxDecodeBytes: number): Promise<Buffer> {
   const sharp = await loadSharp();
+  const input = () =>
+    sharp(bytes, { failOn: 'error', sequentialRead: true, limitInputPixels: MAX_INPUT_PIXELS });
+  let meta;
   try {
-    const image = sharp(bytes, { failOn: 'error' });
-    const { format } = await image.metadata();
-    if (format !== 'jpeg') throw new Error(`not a JPEG (${format})`);
-    return await image
-      .rotate() // bake the EXIF orientation in before the metadata goes
-      .resize({ width: PROXY_EDGE, height: PROXY_EDGE, fit: 'inside', withoutEnlargement: true })
-      .jpeg({ quality: 85, mozjpeg: true })
-      .toBuffer();
+    meta = await input().metadata();
   } catch {
     throw errors.unsupportedMedia('bytes: could not be decoded as a JPEG');
   }
+  if (meta.format !== 'jpeg') throw errors.unsupportedMedia(`bytes: not a JPEG (${meta.format})`);
+  const over = overBudget(meta, maxDecodeBytes);
+  if (over) throw errors.tooLarge(`bytes: the JPEG ${over}`);
+  return decodes.run(async () => {
+    try {
+      return await input()
+        .rotate() // bake the EXIF orientation in before the metadata goes
+        .resize({ width: PROXY_EDGE, height: PROXY_EDGE, fit: 'inside', withoutEnlargement: true })
+        .jpeg({ quality: 85, mozjpeg: true })
+        .toBuffer();
+    } catch {
+      throw errors.unsupportedMedia('bytes: could not be decoded as a JPEG');
+    }
+  });
 }
 
 /**
@@ -63,7 +81,7 @@ export async function storeProxy(
   if (!isJpeg(upload.bytes)) throw errors.unsupportedMedia('bytes: must be a JPEG image');
   if (!(await liveFileByPath(ctx.db, pid, normal.path))) throw errors.notFound('library file');
 
-  const jpeg = await boundedJpeg(upload.bytes);
+  const jpeg = await boundedJpeg(upload.bytes, ctx.config.limits.decodeBytes);
   const staged = await ctx.store.stage(pid, Readable.from([jpeg]), { filename: 'proxy.jpg' });
   let previousKey: string | null = null;
   const result = await commitStaged(
@@ -73,26 +91,21 @@ export async function storeProxy(
         await lockLibrary(trx, ctx.dialect, pid);
         const file = await liveFileByPath(trx, pid, normal.path);
         if (!file) throw errors.notFound('library file');
-        const mediaId = await insertMedia(trx, {
-          production_id: pid,
-          ref: null,
-          storage_key: staged.key,
-          kind: 'image',
-          label: `Proxy of ${normal.path}`,
-          content_type: staged.contentType,
-          size: staged.size,
-          sha256: staged.sha256,
-          node_id: null,
-          delivery_id: null,
-          work_item_id: null,
-          uploader_engagement_id: null,
-          created_by: actorName(principal),
-          created_at: nowIso(),
-        });
-        await setProxy(trx, file.id, mediaId);
-        changes.created('media', mediaId);
+        // the proxy belongs to the library row alone: a newer one replaces it
+        const [mediaId] = await insertMedia(trx, [
+          {
+            productionId: pid,
+            object: staged,
+            label: `Proxy of ${normal.path}`,
+            owner: null,
+            createdBy: actorName(principal),
+            at: nowIso(),
+          },
+        ]);
+        await setProxy(trx, file.id, mediaId!);
+        changes.created('media', mediaId!);
         if (file.proxy_media_id !== null) {
-          await deleteMedia(trx, pid, file.proxy_media_id);
+          await deleteMedia(trx, pid, [file.proxy_media_id]);
           changes.retired('media', file.proxy_media_id);
         }
         previousKey = file.proxy_key ?? null;

@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
+import type { StorageEventsTable } from '../../db/schema.js';
 import type { Db, Dialect } from '../../db/index.js';
 import { chunks } from '../../util/chunks.js';
 
@@ -24,16 +25,7 @@ export async function lockLibrary(trx: Db, dialect: Dialect, productionId: numbe
 /** First key of the two-key advisory lock: "SL" (storage library). */
 const LIBRARY_LOCK_CLASS = 0x534c;
 
-export interface EventRow {
-  production_id: number;
-  dedupe_key: string;
-  event_type: string;
-  source: string;
-  path: string;
-  to_path: string | null;
-  detected_at: string;
-  received_at: string;
-}
+export type EventRow = Omit<Insertable<StorageEventsTable>, 'id'>;
 
 /**
  * Inserts the events whose dedupe key is new and answers their ids by key. The unique

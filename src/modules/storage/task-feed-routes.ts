@@ -14,6 +14,7 @@ export async function storageTaskRoutes(fastify: FastifyInstance): Promise<void>
     {
       config: { auth: { scopes: ['read', 'write'], surface: 'production' } },
       schema: {
+        operationId: 'listStorageTasks',
         summary: 'Admin-approved file moves waiting for the storage agent, oldest first',
         description:
           'Every task not yet acknowledged (`status` is `pending`), oldest approval first. Tasks are queued by an admin with `prodgraph storage task`; the agent makes the move on the filespace and reports it with POST /storage/tasks/ack.',
@@ -28,6 +29,7 @@ export async function storageTaskRoutes(fastify: FastifyInstance): Promise<void>
     {
       config: { auth: { scopes: ['write'], surface: 'production' }, idempotent: true },
       schema: {
+        operationId: 'ackStorageTask',
         summary: 'Report a move task done or failed',
         description: [
           '`ok: true` settles the task as `done` and renames the library row from `from_path` to `to_path` in the same transaction (replacing a live row already at `to_path`); `ok: false` settles it as `failed`. The note is kept with the task. Both append an activity entry.',

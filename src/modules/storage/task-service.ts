@@ -11,12 +11,12 @@ import { findTask, pendingTasks, settleTask, type TaskRow } from './task-reposit
 
 const toTask = (row: TaskRow): StorageTask => ({
   id: row.id,
-  op: row.op as StorageTask['op'],
+  op: row.op,
   from_path: row.from_path,
   to_path: row.to_path,
   approved_by: row.approved_by,
   approved_at: row.approved_at,
-  status: row.status as StorageTask['status'],
+  status: row.status,
   note: row.note,
   settled_at: row.settled_at,
 });

@@ -2,6 +2,7 @@ import type { Db } from '../../db/index.js';
 import { sql } from 'kysely';
 import { changedSince, keysetPage } from '../../db/keyset.js';
 import type { PageWindow } from '../../domain/page.js';
+import type { WorkItemsTable } from '../../db/schema.js';
 
 const NONE = [-1];
 
@@ -59,7 +60,7 @@ export interface NewWorkItem {
   engagement_id: number;
   title: string;
   note: string;
-  status: string;
+  status: WorkItemsTable['status'];
   created_by: string;
   created_at: string;
 }
@@ -68,30 +69,3 @@ export async function insertWorkItem(db: Db, row: NewWorkItem): Promise<number> 
   const out = await db.insertInto('work_items').values(row).returning('id').executeTakeFirstOrThrow();
   return out.id;
 }
-
-export interface NewMedia {
-  production_id: number;
-  storage_key: string;
-  kind: string;
-  label: string;
-  content_type: string;
-  size: number;
-  sha256: string;
-  delivery_id: number;
-  work_item_id: number;
-  uploader_engagement_id: number;
-  created_by: string;
-  created_at: string;
-}
-
-/** One multi-row insert; ids come back keyed by storage key (unique), not by row order. */
-export async function insertMedia(db: Db, rows: readonly NewMedia[]): Promise<Map<string, number>> {
-  const out = await db
-    .insertInto('media')
-    .values(rows.map((r) => ({ ...r, ref: null, node_id: null })))
-    .returning(['id', 'storage_key'])
-    .execute();
-  return new Map(out.map((r) => [r.storage_key, r.id]));
-}
-
-/** Compensation when stored bytes could not be made permanent after the commit. */

@@ -31,6 +31,7 @@ export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: { auth: { scopes: ['read'], surface: 'round-trip' } },
       schema: {
+        operationId: 'listTurnovers',
         summary: "Deliveries this key's engagement holds a live read or submit grant on",
         description:
           'An empty array (never an error) for a production-wide key or an engagement with no live delivery grant. A revoked or expired grant counts as no grant.',
@@ -69,6 +70,7 @@ export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: { auth: { scopes: ['submit:turnover'], surface: 'round-trip' }, idempotent: true },
       schema: {
+        operationId: 'submitTurnover',
         summary: 'Submit work on a turnover: every uploaded file becomes its own media object',
         description: [
           'multipart/form-data with `files` (one or more file parts, required), `title` (text, at most',

@@ -9,6 +9,7 @@ import { MAX_PAGE, openPage, type Page, type PagedList, type PageQuery } from '.
 import { AppError, errors } from '../../errors.js';
 import { commitStaged, mediaKindOf, type StagedObject } from '../../media/store.js';
 import { appendActivity } from '../activity/repository.js';
+import { insertMedia } from '../media/repository.js';
 import * as repo from './repository.js';
 import type { TurnoverRow, TurnoverSubmission } from './schemas.js';
 
@@ -51,7 +52,7 @@ export async function listTurnovers(
     (d): TurnoverRow => ({
       id: d.id,
       title: d.title,
-      status: d.status as TurnoverRow['status'],
+      status: d.status,
       due: d.due,
       external_to: d.external_to,
       spec: parseJson<Record<string, unknown>[]>(d.spec, []),
@@ -182,25 +183,20 @@ export async function submitTurnover(
           created_by: actor,
           created_at: now,
         });
-        const mediaIds = await repo.insertMedia(
+        const owner = { deliveryId: delivery.id, workItemId, uploaderEngagementId: engagementId };
+        const mediaIds = await insertMedia(
           trx,
           staged.map(({ label, object }) => ({
-            production_id: pid,
-            storage_key: object.key,
-            kind: mediaKindOf(object.contentType),
+            productionId: pid,
+            object,
             label,
-            content_type: object.contentType,
-            size: object.size,
-            sha256: object.sha256,
-            delivery_id: delivery.id,
-            work_item_id: workItemId,
-            uploader_engagement_id: engagementId,
-            created_by: actor,
-            created_at: now,
+            owner,
+            createdBy: actor,
+            at: now,
           })),
         );
         changes.created('submission', workItemId);
-        for (const id of mediaIds.values()) changes.created('media', id);
+        for (const id of mediaIds) changes.created('media', id);
         await appendActivity(trx, {
           productionId: pid,
           actor,
@@ -216,8 +212,8 @@ export async function submitTurnover(
           status: 'submitted' as const,
           title: finalTitle,
           note: finalNote,
-          media: staged.map(({ label, object }) => ({
-            id: mediaIds.get(object.key)!,
+          media: staged.map(({ label, object }, i) => ({
+            id: mediaIds[i]!,
             label,
             kind: mediaKindOf(object.contentType),
           })),

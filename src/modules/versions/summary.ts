@@ -22,7 +22,7 @@ export const VERSION_EXAMPLE = {
   updated_at: '2026-11-23T19:02:11.483Z',
 };
 
-/** "Asset version summary" of api-v1.md: the released version as bundles and records show it. */
+/** The asset version summary: a released version as bundles and asset records show it. */
 export const VersionSummary = Type.Object(
   {
     id: Type.Integer(),

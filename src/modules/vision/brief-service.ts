@@ -62,7 +62,7 @@ export async function lookBrief(
   }
   let look;
   try {
-    look = await analyseStill(path);
+    look = await analyseStill(path, ctx.config.limits.decodeBytes);
   } catch (err) {
     if (err instanceof NotAStill)
       throw errors.invalid('version_id', `the media of ${subject} ${err.message}`);

@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../http/auth.js';
+import { NOT_KEPT } from '../../http/reference-headers.js';
 import { errorResponses } from '../../http/schemas.js';
 import { errors } from '../../errors.js';
+import { jsonParser } from '../../http/json-body.js';
 import { lookBrief } from './brief-service.js';
 import { LookBrief, LookParams, SessionToken, sessionTokenRequest } from './schemas.js';
 import { HttpTokenProvider, type ProviderFailure } from './token-provider.js';
@@ -28,7 +30,7 @@ export async function visionRoutes(fastify: FastifyInstance): Promise<void> {
 
   // Both bodies are optional here: `Content-Type: application/json` with nothing after it is
   // "no body", as browsers and curl send it, not a malformed document.
-  const json = app.getDefaultJsonParser('error', 'error');
+  const json = jsonParser(app);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = String(body);
@@ -46,6 +48,7 @@ export async function visionRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: {
         auth: read,
+        responseHeaders: NOT_KEPT(200),
         rateLimit: {
           max: vision.mintsPerMinute,
           timeWindow: 60_000,
@@ -66,6 +69,7 @@ export async function visionRoutes(fastify: FastifyInstance): Promise<void> {
         if (request.body === undefined) request.body = {};
       },
       schema: {
+        operationId: 'createVisionSessionToken',
         summary: 'Mint a short-lived client token for the generation provider',
         description:
           "Exchanges the production's server-held provider credential for a short-lived client token " +
@@ -95,6 +99,7 @@ export async function visionRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: { auth: read },
       schema: {
+        operationId: 'createLookBrief',
         summary: 'Look brief of a released still',
         description:
           "A structured look brief distilled from the pixels of a released version's still: size, a " +
@@ -103,8 +108,10 @@ export async function visionRoutes(fastify: FastifyInstance): Promise<void> {
           'Deterministic and computed here (no provider, no network); stored per version and source ' +
           "file, and served from the store until the version's media changes. No request body. An " +
           "unknown version, another production's, or one not released: 404, alike. A released version " +
-          'without media, or whose media is not a still image (video, animated, undecodable): 422 naming ' +
-          'why.',
+          'without media, or whose media is not a still image (video, animated, undecodable) or would take ' +
+          'more memory to decode than one decode may (PRODGRAPH_MAX_DECODE_MB: a large progressive JPEG, ' +
+          'WebP or AVIF, which cannot be shrunk while decoding): 422 naming why. Two decodes run at once per ' +
+          'process; up to 16 requests wait their turn, more are refused with 503 and `Retry-After`.',
         tags: ['vision'],
         params: LookParams,
         response: { 200: LookBrief, ...errorResponses(404, 422) },

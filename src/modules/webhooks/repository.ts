@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import type { ChangeKind } from '../../db/change-log.js';
 import type { Db } from '../../db/index.js';
 
 const COLUMNS = [
@@ -181,4 +183,49 @@ export function deliveryRows(db: Db, webhookId: number, limit: number) {
     .orderBy('d.id', 'desc')
     .limit(limit)
     .execute();
+}
+
+/** A subscription's undelivered changes, for the metrics. */
+export interface Backlog {
+  webhookId: number;
+  /** Changes after its cursor it will deliver, counted up to the cap. */
+  pending: number;
+  /** When the oldest of them was made; null when there is none. */
+  oldestAt: string | null;
+}
+
+/**
+ * Each active subscription's backlog (the first `maxSubscriptions` by id), two indexed queries
+ * each, every count stopping at `cap`: a scrape's work stays bounded however far a receiver is
+ * behind.
+ */
+export async function deliveryBacklogs(db: Db, cap: number, maxSubscriptions: number): Promise<Backlog[]> {
+  const subs = await db
+    .selectFrom('webhooks')
+    .where('active', '=', 1)
+    .select(['id', 'production_id', 'cursor', 'kinds'])
+    .orderBy('id')
+    .limit(maxSubscriptions)
+    .execute();
+  const out: Backlog[] = [];
+  for (const s of subs) {
+    const kinds = s.kinds ? (JSON.parse(s.kinds) as ChangeKind[]) : null;
+    // an empty list of kinds matches nothing (null: every kind)
+    const after = db
+      .selectFrom('changes')
+      .where('production_id', '=', s.production_id)
+      .where('id', '>', Number(s.cursor))
+      .$if(kinds !== null, (q) =>
+        kinds!.length ? q.where('kind', 'in', kinds!) : q.where(sql<boolean>`false`),
+      );
+    const [count, oldest] = await Promise.all([
+      db
+        .selectFrom(after.select('id').orderBy('id').limit(cap).as('pending'))
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirst(),
+      after.select('at').orderBy('id').limit(1).executeTakeFirst(),
+    ]);
+    out.push({ webhookId: s.id, pending: Number(count?.n ?? 0), oldestAt: oldest?.at ?? null });
+  }
+  return out;
 }

@@ -24,6 +24,7 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: read,
       schema: {
+        operationId: 'listWebhooks',
         summary: "The production's webhook subscriptions",
         description: 'Never with their secrets. ' + DELIVERY,
         tags: ['admin'],
@@ -38,6 +39,7 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: write,
       schema: {
+        operationId: 'createWebhook',
         summary: 'Subscribe a URL to the production’s changes',
         description:
           'The answer carries the signing `secret` this once: keep it now. Delivery starts with the next change (or after `after`, a change feed cursor, to replay history). Recorded in the activity feed. ' +
@@ -67,6 +69,7 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
       {
         config: write,
         schema: {
+          operationId: `${verb}Webhook`,
           summary: active ? 'Resume a paused webhook subscription' : 'Pause a webhook subscription',
           description: active
             ? 'Delivery picks up where it stopped, with every change made while paused, and a receiver that was failing is retried at once. Resuming an active subscription answers it unchanged. Recorded in the activity feed.'
@@ -97,6 +100,7 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: write,
       schema: {
+        operationId: 'removeWebhook',
         summary: 'Remove a webhook subscription',
         description:
           'Deliveries stop (an attempt in flight may still arrive) and its delivery log goes with it; answers the subscription as it was. Recorded in the activity feed.',
@@ -118,6 +122,7 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
     {
       config: read,
       schema: {
+        operationId: 'listWebhookDeliveries',
         summary: 'A webhook subscription’s delivery log, newest first',
         description:
           'Every attempt: the change, the receiver’s status or why none came, how long it took. The newest 1,000 attempts of each subscription are kept.',

@@ -6,6 +6,7 @@ import { appendActivity } from '../activity/repository.js';
 import type { AdminActor } from '../admin/service.js';
 import { decodeCursor, encodeCursor } from '../changes/cursor.js';
 import { headChangeId } from '../changes/repository.js';
+import { neverReached } from './egress.js';
 import * as repo from './repository.js';
 import type { CreatedWebhook, Delivery, NewWebhook, Webhook } from './schemas.js';
 import { newSecret } from './signature.js';
@@ -29,7 +30,11 @@ const toWebhook = (w: repo.WebhookRow): Webhook => ({
   created_by: w.created_by,
 });
 
-/** An absolute http(s) URL without credentials (they would be logged and shown back). */
+/**
+ * An absolute http(s) URL without credentials (they would be logged and shown back), not at an
+ * address webhooks never reach (which addresses a delivery reaches is judged again, after DNS,
+ * each time one is made).
+ */
 export function checkUrl(raw: string): string {
   let url: URL;
   try {
@@ -41,6 +46,8 @@ export function checkUrl(raw: string): string {
     throw errors.invalid('url', 'must be http:// or https://');
   if (url.username !== '' || url.password !== '')
     throw errors.invalid('url', 'must not carry a user or password');
+  if (neverReached(url))
+    throw errors.invalid('url', 'is a link-local, metadata or reserved address, which webhooks never reach');
   return url.toString();
 }
 

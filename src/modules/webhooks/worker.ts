@@ -7,6 +7,7 @@ import { nowIso, parseJson } from '../../db/values.js';
 import { changesAfter } from '../changes/repository.js';
 import { toChange } from '../changes/service.js';
 import { ChangeWatch } from '../changes/watch.js';
+import { Egress, RefusedAddress } from './egress.js';
 import * as repo from './repository.js';
 import type { WebhookEvent } from './schemas.js';
 import { signatureHeader } from './signature.js';
@@ -36,6 +37,8 @@ export interface WorkerOptions {
   config: WebhookConfig;
   userAgent: string;
   onError?: (err: unknown) => void;
+  /** Told of every delivery attempt as it is made (the metrics count them). */
+  onAttempt?: (attempt: repo.Attempt) => void;
 }
 
 /**
@@ -51,7 +54,13 @@ export interface WorkerOptions {
 export class WebhookWorker {
   private readonly owner = randomUUID();
   private readonly running = new Map<number, Promise<void>>();
-  private readonly stop = new AbortController();
+  /**
+   * One controller per delivery loop, aborted one by one on close: a single signal shared by
+   * every loop would gather a listener per subscription (Node warns past ten).
+   */
+  private readonly loops = new Set<AbortController>();
+  private stopped = false;
+  private readonly egress: Egress;
   private readonly watch: ChangeWatch;
   private scanTimer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
@@ -64,6 +73,7 @@ export class WebhookWorker {
   ) {
     // its own watch: a slower poll than the feed's, as a webhook may lag other processes' commits by a second
     this.watch = new ChangeWatch(db, SCAN_MS, options.onError);
+    this.egress = new Egress(options.config.allow);
   }
 
   start(): void {
@@ -79,17 +89,19 @@ export class WebhookWorker {
   async close(): Promise<void> {
     if (this.scanTimer) clearInterval(this.scanTimer);
     this.unsubscribe?.();
-    this.stop.abort();
+    this.stopped = true;
+    for (const loop of this.loops) loop.abort();
     this.watch.close();
     await Promise.allSettled([...this.running.values()]);
+    this.egress.close();
   }
 
   private async scan(): Promise<void> {
-    if (this.scanning || this.stop.signal.aborted) return;
+    if (this.scanning || this.stopped) return;
     this.scanning = true;
     try {
       for (const { id } of await repo.deliverableIds(this.db, this.owner, nowIso())) {
-        if (this.running.has(id) || this.stop.signal.aborted) continue;
+        if (this.running.has(id) || this.stopped) continue;
         const loop = this.deliverLoop(id)
           .catch((err) => this.options.onError?.(err))
           .finally(() => this.running.delete(id));
@@ -114,9 +126,18 @@ export class WebhookWorker {
   }
 
   private async deliverLoop(id: number): Promise<void> {
-    if (!(await this.lease(id))) return;
+    const loop = new AbortController();
+    this.loops.add(loop);
+    try {
+      await this.deliverLeased(id, loop.signal);
+    } finally {
+      this.loops.delete(loop);
+    }
+  }
+
+  private async deliverLeased(id: number, signal: AbortSignal): Promise<void> {
+    if (signal.aborted || !(await this.lease(id))) return;
     let renewed = Date.now();
-    const signal = this.stop.signal;
     try {
       while (!signal.aborted) {
         if (Date.now() - renewed > RENEW_MS) {
@@ -186,6 +207,7 @@ export class WebhookWorker {
       }
       const attempt = await this.attempt(w, row, signal);
       if (!attempt) break; // stopping: not an attempt, the change is delivered again after the restart
+      this.options.onAttempt?.(attempt);
       pending.push(attempt);
       if (!attempt.delivered) {
         const failures = w.failures + 1;
@@ -222,29 +244,34 @@ export class WebhookWorker {
     const started = performance.now();
     let statusCode: number | null = null;
     let error: string | null = null;
+    const attempt = new AbortController();
+    const timer = setTimeout(() => attempt.abort(), timeoutMs);
+    const stop = () => attempt.abort();
+    signal.addEventListener('abort', stop, { once: true });
     try {
-      const res = await fetch(w.url, {
-        method: 'POST',
-        headers: {
+      statusCode = await this.egress.post(
+        new URL(w.url),
+        {
           'content-type': 'application/json',
           'user-agent': this.options.userAgent,
           'prodgraph-signature': signatureHeader(w.secret, timestamp, body),
           'prodgraph-delivery': `${w.id}.${row.id}`,
         },
         body,
-        redirect: 'manual',
-        signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
-      });
-      statusCode = res.status;
-      await res.body?.cancel().catch(() => undefined);
-      if (res.status < 200 || res.status > 299) error = `the receiver answered ${res.status}`;
+        attempt.signal,
+      );
+      if (statusCode < 200 || statusCode > 299) error = `the receiver answered ${statusCode}`;
     } catch (err) {
       if (signal.aborted) return null;
-      const e = err as Error & { cause?: { code?: string } };
+      // one wording for every way a connection fails (refused, reset, unresolved, timed out):
+      // the log must not tell an open port from a closed one
       error =
-        e.name === 'TimeoutError'
-          ? `no answer within ${timeoutMs} ms`
-          : `could not deliver: ${e.cause?.code ?? e.message}`.slice(0, 500);
+        err instanceof RefusedAddress
+          ? 'not delivered: the receiver’s address is one webhooks may not reach (link-local and metadata addresses never; loopback and private ones only when the server’s PRODGRAPH_WEBHOOK_ALLOW lists them)'
+          : `no answer within ${timeoutMs} ms: the receiver could not be reached or did not answer`;
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', stop);
     }
     return {
       webhookId: w.id,

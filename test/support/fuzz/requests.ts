@@ -212,6 +212,9 @@ function rawBody(json: string): fc.Arbitrary<Buffer> {
     fc.constant(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(json)])),
     fc.constantFrom('}', ' garbage', '\u0000', ',{}').map((tail) => Buffer.from(json + tail)),
     fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b)),
+    // nested past the depth every JSON body is scanned for before it is parsed
+    fc.integer({ min: 65, max: 5000 }).map((n) => Buffer.from('['.repeat(n) + json + ']'.repeat(n))),
+    fc.constantFrom('[', '{"a":').map((open) => Buffer.from(open.repeat(200_000))),
   );
 }
 

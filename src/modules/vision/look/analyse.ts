@@ -1,4 +1,5 @@
 import type sharp from 'sharp';
+import { decodes, overBudget } from '../../../media/decode.js';
 import { loadSharp, SHARP_VERSION } from '../../../media/sharp.js';
 import { HUE_FAMILY_NAMES, hueFamily, hueOf, lumaOf, type HueFamily } from './colour.js';
 import { MAX_COLOURS, paletteOf, type PaletteEntry } from './palette.js';
@@ -45,10 +46,12 @@ const round = (v: number, places = 4): number => Number(v.toFixed(places));
 
 /**
  * Decodes a stored still at a bounded size and measures it. Reads the file by path so libvips
- * can shrink while decoding (JPEG) and stream rows (everything else): memory stays bounded by
- * the analysis size, not the input size.
+ * can shrink while decoding (baseline JPEG) and stream rows (plain PNG, TIFF). What cannot be
+ * read that way (a progressive JPEG holds its whole coefficient buffer; WebP, GIF, AVIF decode
+ * whole) is estimated from the header and refused when it would take more than
+ * `maxDecodeBytes`; decodes take their turn (src/media/decode.ts).
  */
-export async function analyseStill(path: string): Promise<Look> {
+export async function analyseStill(path: string, maxDecodeBytes: number): Promise<Look> {
   const sharp = await loadSharp();
   const input = () =>
     sharp(path, {
@@ -71,21 +74,24 @@ export async function analyseStill(path: string): Promise<Look> {
   if (width * height > MAX_INPUT_PIXELS) {
     throw new NotAStill(`is larger than ${MAX_INPUT_PIXELS} pixels (${width} × ${height})`);
   }
-  let pixels: Buffer;
-  try {
-    pixels = await input()
-      .resize(ANALYSIS_EDGE, ANALYSIS_EDGE, { fit: 'inside', withoutEnlargement: true, kernel: 'nearest' })
-      .flatten({ background: '#000000' })
-      .toColourspace('srgb')
-      .raw({ depth: 'uchar' })
-      .timeout({ seconds: DECODE_SECONDS })
-      .toBuffer();
-  } catch (err) {
-    if (err instanceof Error && /^timeout:/.test(err.message)) {
-      throw new NotAStill(`took longer than ${DECODE_SECONDS} s to decode`);
+  const over = overBudget(meta, maxDecodeBytes);
+  if (over) throw new NotAStill(over);
+  const pixels = await decodes.run(async () => {
+    try {
+      return await input()
+        .resize(ANALYSIS_EDGE, ANALYSIS_EDGE, { fit: 'inside', withoutEnlargement: true, kernel: 'nearest' })
+        .flatten({ background: '#000000' })
+        .toColourspace('srgb')
+        .raw({ depth: 'uchar' })
+        .timeout({ seconds: DECODE_SECONDS })
+        .toBuffer();
+    } catch (err) {
+      if (err instanceof Error && /^timeout:/.test(err.message)) {
+        throw new NotAStill(`took longer than ${DECODE_SECONDS} s to decode`);
+      }
+      throw new NotAStill('could not be decoded as an image');
     }
-    throw new NotAStill('could not be decoded as an image');
-  }
+  });
   return {
     image: { width, height, aspect_ratio: round(width / height, 3) },
     palette: paletteOf(pixels),

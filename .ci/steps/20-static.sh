@@ -1,0 +1,3 @@
+# Types and style.
+npm run typecheck >&2
+npm run lint >&2

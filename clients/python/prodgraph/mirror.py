@@ -1,0 +1,427 @@
+"""``python -m prodgraph mirror DIR``: a local folder that stays current with what a key may see.
+
+The folder holds, for a vendor key, its granted scene and character bundles as JSON, every
+image those bundles show and its turnovers; for a production-wide key the same for the whole
+production::
+
+    DIR/bundles/scene/<node_id>.json       each bundle exactly as the API answers it
+    DIR/bundles/character/<node_id>.json
+    DIR/media/<media_id>-<label>.<ext>     every image the bundles show, SHA-256 verified
+    DIR/turnovers.json                     the turnovers the key reaches
+    DIR/.prodgraph/mirror.json             what the mirror wrote, ETags, the feed cursor
+
+A run fetches only what changed: a production-wide key first asks the change feed whether
+anything happened since the last run (nothing: one request and done), bundles are asked with
+their ETag (unchanged: 304), an image already on disk is never fetched again, and turnovers are
+asked ``updated_since`` the last run where the key's view cannot shrink. It never deletes or
+overwrites a file it did not write (nor one edited since), is resumable after an interruption
+(a cut download resumes with ``Range``), and reports on one line.
+"""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+import os
+import re
+import sys
+import time
+from email.utils import parsedate_to_datetime
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Set
+
+from ._download import sha256_of
+from .client import Client
+from .errors import ApiError, EngagementDoor, Forbidden, NotFound, ProdgraphError
+
+__all__ = ["Mirror", "main"]
+
+STATE = Path(".prodgraph") / "mirror.json"
+# Change kinds that can alter a bundle, and those that can alter the turnover list.
+BUNDLE_KINDS = {"scene", "episode", "asset", "version", "ingredient", "media", "approval", "shoot_day",
+                "department_note", "note", "person", "production"}
+TURNOVER_KINDS = {"delivery", "approval", "grant", "engagement", "organisation", "production"}
+# How much of the feed is read to decide what to refresh before refreshing everything anyway.
+FEED_PAGES = 10
+EXTENSIONS = {"image/jpeg": ".jpg", "image/png": ".png", "image/webp": ".webp", "image/gif": ".gif",
+              "image/tiff": ".tif", "video/mp4": ".mp4", "video/quicktime": ".mov"}
+SAVE_EVERY = 2.0
+
+
+class Progress:
+    """One line on stderr, rewritten in place on a terminal; only the last one otherwise."""
+
+    def __init__(self, quiet: bool, stream: Any = None) -> None:
+        self.stream = stream or sys.stderr
+        self.quiet = quiet
+        self.live = not quiet and hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.width = 0
+
+    def show(self, text: str) -> None:
+        if self.live:
+            pad = max(0, self.width - len(text))
+            self.stream.write("\r" + text + " " * pad)
+            self.stream.flush()
+            self.width = len(text)
+
+    def done(self, text: str) -> None:
+        if self.quiet:
+            return
+        if self.live:
+            self.show(text)
+            self.stream.write("\n")
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def warn(self, text: str) -> None:
+        if self.live and self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+        self.stream.write(f"prodgraph mirror: {text}\n")
+        self.stream.flush()
+
+
+class Mirror:
+    """One folder, one key. ``run()`` brings the folder up to date once."""
+
+    def __init__(self, client: Client, root: Path, *, keep: bool = False, progress: Optional[Progress] = None) -> None:
+        self.client = client
+        self.root = root
+        self.keep = keep
+        self.progress = progress or Progress(quiet=True)
+        self.state: Dict[str, Any] = self._load()
+        self.counts: Dict[str, int] = {}
+        self.fetched_bytes = 0
+        self._saved_at = time.monotonic()
+
+    # -- state ---------------------------------------------------------------------------------
+
+    def _load(self) -> Dict[str, Any]:
+        path = self.root / STATE
+        if path.exists():
+            state = json.loads(path.read_text(encoding="utf-8"))
+            if state.get("format") == 1:
+                return state
+        return {"format": 1, "files": {}, "bundles": {}, "media": {}, "cursor": None, "synced_at": None}
+
+    def save(self) -> None:
+        self._atomic(self.root / STATE, json.dumps(self.state, indent=1, sort_keys=True).encode("utf-8"))
+        self._saved_at = time.monotonic()
+
+    def _maybe_save(self) -> None:
+        if time.monotonic() - self._saved_at > SAVE_EVERY:
+            self.save()
+
+    # -- files: written atomically, recorded, never someone else's ------------------------------
+
+    @staticmethod
+    def _atomic(path: Path, data: bytes) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".mirror-tmp")
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+
+    def _record(self, rel: str) -> None:
+        full = self.root / rel
+        digest, size = sha256_of(full)
+        self.state["files"][rel] = {"sha256": digest, "size": size, "mtime_ns": full.stat().st_mtime_ns}
+
+    def _intact(self, rel: str) -> bool:
+        """The file is there and is what the mirror wrote (cheap check first, then the hash)."""
+        kept = self.state["files"].get(rel)
+        full = self.root / rel
+        if kept is None or not full.is_file():
+            return False
+        stat = full.stat()
+        if stat.st_size == kept["size"] and stat.st_mtime_ns == kept["mtime_ns"]:
+            return True
+        if stat.st_size == kept["size"] and sha256_of(full)[0] == kept["sha256"]:
+            kept["mtime_ns"] = stat.st_mtime_ns
+            return True
+        return False
+
+    def _may_write(self, rel: str, sha256: Optional[str] = None) -> bool:
+        """Whether the mirror may put a file at ``rel``: free, its own and untouched, or equal."""
+        full = self.root / rel
+        if not full.exists() or self._intact(rel):
+            return True
+        if sha256 and full.is_file() and sha256_of(full)[0] == sha256:
+            return True  # same bytes already there (an interrupted run, or a copy): adopt it
+        self._count("left_alone")
+        self.progress.warn(f"{rel} was not written by the mirror (or was edited since): left as it is")
+        return False
+
+    def _write(self, rel: str, data: bytes) -> bool:
+        import hashlib
+
+        if not self._may_write(rel, hashlib.sha256(data).hexdigest()):
+            return False
+        self._atomic(self.root / rel, data)
+        self._record(rel)
+        return True
+
+    def _remove(self, rel: str) -> None:
+        if self.keep or not self._intact(rel):
+            self.state["files"].pop(rel, None)
+            return
+        (self.root / rel).unlink()
+        self.state["files"].pop(rel, None)
+        self._count("removed")
+
+    def _count(self, what: str, n: int = 1) -> None:
+        self.counts[what] = self.counts.get(what, 0) + n
+
+    # -- a run ---------------------------------------------------------------------------------
+
+    def run(self) -> Dict[str, int]:
+        """Brings the folder up to date; returns the counts the progress line shows."""
+        started = time.monotonic()
+        self.root.mkdir(parents=True, exist_ok=True)
+        head, changed_kinds, server_now = self._feed()
+        try:
+            if changed_kinds is None or changed_kinds & BUNDLE_KINDS or not self._complete():
+                self._bundles()
+            else:
+                self._count("bundles", len(self.state["bundles"]))
+            if changed_kinds is None or changed_kinds & TURNOVER_KINDS or not self._complete():
+                self._turnovers(head is not None)
+            self.state["cursor"] = head
+            self.state["synced_at"] = server_now
+            self.state["complete"] = True
+        finally:
+            self.save()
+        self.progress.done(self.summary(time.monotonic() - started))
+        return self.counts
+
+    def _complete(self) -> bool:
+        return bool(self.state.get("complete"))
+
+    def _feed(self) -> Any:
+        """(the feed's head, the kinds changed since the last run or None for "unknown", server time).
+
+        Vendor keys cannot read the feed (403): everything is checked, cheaply, by ETag.
+        """
+        try:
+            page = self.client.list_changes("now")
+        except (EngagementDoor, Forbidden):
+            return None, None, self._server_time()
+        head = page["next_cursor"]
+        server_now = self._server_time()
+        cursor = self.state.get("cursor")
+        if not cursor or not self._complete():
+            return head, None, server_now
+        kinds: Set[str] = set()
+        after = cursor
+        for _ in range(FEED_PAGES):
+            try:
+                batch = self.client.list_changes(after, 1000)
+            except ApiError:
+                return head, None, server_now  # e.g. the log was reset: check everything
+            kinds.update(c["kind"] for c in batch["changes"])
+            after = batch["next_cursor"]
+            if not batch["more"]:
+                return head, kinds, server_now
+        return head, None, server_now
+
+    def _server_time(self) -> Optional[str]:
+        """The server's clock from the last answer's Date, a few seconds back (writes committing)."""
+        response = self.client.last_response
+        stamp = response.headers.get("Date") if response is not None else None
+        if not stamp:
+            return None
+        try:
+            return (parsedate_to_datetime(stamp) - timedelta(seconds=5)).isoformat()
+        except (TypeError, ValueError):
+            return None
+
+    # -- bundles and their images --------------------------------------------------------------
+
+    def _bundles(self) -> None:
+        wanted: Dict[str, Mapping[str, Any]] = {}
+        for entry in self.client.list_bundles():
+            wanted[f"{entry['kind']}/{entry['node_id']}"] = entry
+        media: Set[int] = set()
+        for n, (name, entry) in enumerate(wanted.items(), 1):
+            self.progress.show(f"prodgraph mirror: bundles {n}/{len(wanted)} · {self._media_line()}")
+            ids = self._bundle(name, entry)
+            media.update(ids)
+            self._maybe_save()
+        for name in sorted(set(self.state["bundles"]) - set(wanted)):
+            gone = self.state["bundles"].pop(name)
+            self._remove(gone["file"])
+        self._count("bundles", len(wanted))
+        self._media(media)
+
+    def _bundle(self, name: str, entry: Mapping[str, Any]) -> Set[int]:
+        kind, node_id = entry["kind"], entry["node_id"]
+        rel = f"bundles/{name}.json"
+        kept = self.state["bundles"].get(name)
+        if kept and self._intact(rel):
+            self.client._keep_bundle(f"/bundles/{name}", kept["etag"], (self.root / rel).read_bytes())
+        get = self.client.get_scene_bundle if kind == "scene" else self.client.get_character_bundle
+        try:
+            document = get(node_id)
+        except NotFound:
+            return set()  # revoked between the list and now: gone next run
+        response = self.client.last_response
+        ids = _media_ids(document)
+        if response is not None and response.status == 304 and kept:
+            return ids
+        data = (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+        if self._write(rel, data):
+            self._count("bundles_changed")
+        etag = document.get("etag") or (response.headers.get("ETag") if response is not None else None)
+        self.state["bundles"][name] = {"etag": etag, "file": rel, "media": sorted(ids)}
+        return ids
+
+    def _media(self, ids: Iterable[int]) -> None:
+        wanted = sorted(set(ids))
+        for n, media_id in enumerate(wanted, 1):
+            self.progress.show(f"prodgraph mirror: images {n}/{len(wanted)} · {self._media_line()}")
+            self._image(media_id)
+            self._maybe_save()
+        for key in sorted(set(self.state["media"]) - {str(i) for i in wanted}):
+            self._remove(self.state["media"].pop(key)["file"])
+        self._count("images", len(wanted))
+
+    def _image(self, media_id: int) -> None:
+        kept = self.state["media"].get(str(media_id))
+        if kept and self._intact(kept["file"]):
+            return  # an image's bytes never change under its id
+        try:
+            meta = self.client.get_media(media_id)
+        except NotFound:
+            return
+        rel = kept["file"] if kept else f"media/{media_id}-{_slug(meta.get('label', ''))}{_extension(meta)}"
+        if not self._may_write(rel, meta.get("sha256")):
+            return
+        before = (self.root / (rel + ".part")).stat().st_size if (self.root / (rel + ".part")).exists() else 0
+        path = self.client.download_media(media_id, self.root / rel)
+        self.fetched_bytes += max(0, path.stat().st_size - before)
+        self._record(rel)
+        self.state["media"][str(media_id)] = {"file": rel, "sha256": meta.get("sha256")}
+        self._count("images_fetched")
+
+    # -- turnovers -----------------------------------------------------------------------------
+
+    def _turnovers(self, production_wide: bool) -> None:
+        self.progress.show(f"prodgraph mirror: turnovers · {self._media_line()}")
+        rel = "turnovers.json"
+        since = self.state.get("synced_at") if production_wide and self._intact(rel) else None
+        if since:
+            # a production-wide view never shrinks without saying so: merge what changed
+            rows = {t["id"]: t for t in json.loads((self.root / rel).read_text(encoding="utf-8"))}
+            for row in self.client.list_turnovers(updated_since=since):
+                if row.get("retired_at"):
+                    rows.pop(row["id"], None)
+                else:
+                    rows[row["id"]] = row
+            turnovers = [rows[k] for k in sorted(rows)]
+        else:
+            # a vendor's view shrinks silently when a grant is revoked: read it whole
+            turnovers = sorted(self.client.list_turnovers(), key=lambda t: t["id"])
+        data = (json.dumps(turnovers, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+        current = self.root / rel
+        if not (current.exists() and current.read_bytes() == data):
+            self._write(rel, data)
+        self._count("turnovers", len(turnovers))
+
+    # -- reporting -----------------------------------------------------------------------------
+
+    def _media_line(self) -> str:
+        got = self.counts.get("images_fetched", 0)
+        return f"{got} images fetched ({_size(self.fetched_bytes)})"
+
+    def summary(self, seconds: float) -> str:
+        c = self.counts
+        parts = [
+            f"{c.get('bundles', 0)} bundles ({c.get('bundles_changed', 0)} changed)",
+            f"{c.get('images', len(self.state['media']))} images ({c.get('images_fetched', 0)} fetched, {_size(self.fetched_bytes)})",
+            f"{c.get('turnovers', 0)} turnovers" if "turnovers" in c else "turnovers unchanged",
+        ]
+        if c.get("removed"):
+            parts.append(f"{c['removed']} removed")
+        if c.get("left_alone"):
+            parts.append(f"{c['left_alone']} local files left alone")
+        return f"prodgraph mirror {self.root}: up to date in {seconds:.1f} s — " + ", ".join(parts)
+
+
+def _media_ids(document: Mapping[str, Any]) -> Set[int]:
+    """Every media id a bundle shows: released versions, and a character's ingredients."""
+    ids: Set[int] = set()
+    for holder in document.get("assets", []) + document.get("costumes", []):
+        for item in holder.get("released_versions", []) + holder.get("ingredients", []):
+            if isinstance(item.get("media_id"), int):
+                ids.add(item["media_id"])
+    return ids
+
+
+def _slug(label: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", label).strip("-").lower()
+    return slug[:60] or "media"
+
+
+def _extension(meta: Mapping[str, Any]) -> str:
+    kind = str(meta.get("content_type") or "")
+    return EXTENSIONS.get(kind) or mimetypes.guess_extension(kind) or ""
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} B"
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """``prodgraph-mirror DIR`` (also ``python -m prodgraph mirror DIR``)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m prodgraph mirror",
+        description="Keep DIR current with the bundles, images and turnovers this key may see.",
+    )
+    parser.add_argument("dir", help="the folder to keep (created if absent)")
+    parser.add_argument("--url", help="the server (default: $PRODGRAPH_URL)")
+    parser.add_argument("--key", help="the key (default: $PRODGRAPH_KEY; prefer the variable: a flag shows in ps)")
+    parser.add_argument("--follow", action="store_true", help="keep running: sync again whenever something changes")
+    parser.add_argument("--interval", type=float, default=60.0, help="with --follow and a vendor key: seconds between checks (60)")
+    parser.add_argument("--keep", action="store_true", help="never remove a file, even one the mirror wrote that is no longer shared")
+    parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    args = parser.parse_args(argv)
+    try:
+        client = Client(args.url, args.key)
+    except ValueError as err:
+        parser.error(str(err))
+    progress = Progress(args.quiet)
+    mirror = Mirror(client, Path(args.dir), keep=args.keep, progress=progress)
+    try:
+        mirror.run()
+        while args.follow:
+            _wait_for_change(mirror, args.interval)
+            mirror.counts, mirror.fetched_bytes = {}, 0
+            mirror.run()
+    except KeyboardInterrupt:
+        mirror.save()
+        progress.warn("interrupted; the next run resumes where this one stopped")
+        return 130
+    except ProdgraphError as err:
+        mirror.save()
+        progress.warn(f"{type(err).__name__}: {err}")
+        return 1
+    return 0
+
+
+def _wait_for_change(mirror: Mirror, interval: float) -> None:
+    """Blocks until the feed shows a change (production-wide keys), or ``interval`` passes."""
+    cursor = mirror.state.get("cursor")
+    if cursor is None:
+        time.sleep(interval)
+        return
+    for _ in mirror.client.follow_changes(after=cursor, wait=30):
+        return

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Runs the Python client's tests on every database and Python asked for (``npm run test:python``).
+
+    python3 clients/python/tests/run.py                  # this Python, SQLite (+ PostgreSQL when
+                                                         # PRODGRAPH_TEST_PG is set)
+    PRODGRAPH_TEST_PYTHONS="/path/python3.9 /path/python3.13" python3 clients/python/tests/run.py
+    python3 clients/python/tests/run.py -k test_retries  # only files whose name matches
+
+Each (Python, database) pair is one unittest process with one live server of its own. The last
+line is ``python client: N passed, N failed, N skipped``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import List, Tuple
+
+HERE = Path(__file__).resolve().parent
+
+
+def _pythons() -> List[str]:
+    given = os.environ.get("PRODGRAPH_TEST_PYTHONS", "").split()
+    return given or [sys.executable]
+
+
+def _databases() -> List[Tuple[str, str]]:
+    dbs = [("sqlite", "sqlite")]
+    pg = os.environ.get("PRODGRAPH_TEST_PG")
+    if pg:
+        dbs.append(("postgres", pg))
+    return dbs
+
+
+def _run(python: str, db: str, pattern: str) -> Tuple[int, int, int, int]:
+    """(ran, failed, errors, skipped) of one unittest process."""
+    env = dict(os.environ, PRODGRAPH_PY_DB=db, PYTHONDONTWRITEBYTECODE="1")
+    cmd = [python, "-m", "unittest", "discover", "-s", str(HERE), "-t", str(HERE), "-p", pattern]
+    done = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    out = done.stdout
+    sys.stdout.write(out)
+    ran = int((re.search(r"^Ran (\d+) tests?", out, re.M) or [0, 0])[1])
+    status = re.search(r"^(OK|FAILED)(?: \((.*)\))?$", out, re.M)
+    detail = dict(re.findall(r"(\w+)=(\d+)", status.group(2) or "")) if status else {}
+    failed, errors = int(detail.get("failures", 0)), int(detail.get("errors", 0))
+    if done.returncode != 0 and failed + errors == 0:
+        errors = 1  # the process itself failed (e.g. the server did not start)
+    return ran, failed, errors, int(detail.get("skipped", 0))
+
+
+def main() -> int:
+    pattern = "test_*.py"
+    if len(sys.argv) > 2 and sys.argv[1] == "-k":
+        pattern = f"*{sys.argv[2]}*.py"
+    total = [0, 0, 0, 0]
+    for python in _pythons():
+        version = subprocess.run([python, "-c", "import sys; print(sys.version.split()[0])"], capture_output=True, text=True)
+        for name, db in _databases():
+            print(f"── Python {version.stdout.strip()} ({python}), {name}", flush=True)
+            started = time.monotonic()
+            counts = _run(python, db, pattern)
+            print(f"── {counts[0]} tests in {time.monotonic() - started:.0f} s", flush=True)
+            total = [a + b for a, b in zip(total, counts)]
+    ran, failed, errors, skipped = total
+    passed = ran - failed - errors - skipped
+    print(f"python client: {passed} passed, {failed + errors} failed, {skipped} skipped")
+    return 0 if failed + errors == 0 and ran > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

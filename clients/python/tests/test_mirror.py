@@ -1,0 +1,207 @@
+"""``python -m prodgraph mirror DIR`` against the live server, through a counting proxy."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+from pathlib import Path
+from typing import Any, Dict, List
+
+from faults import FaultProxy
+from live import CLIENT_DIR, client, live
+
+import prodgraph
+from prodgraph.mirror import Mirror
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+class MirrorTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls) -> None:
+        cls.server = live()
+        cls.admin = client()
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.admin.close()
+
+    def setUp(self) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="prodgraph-mirror-"))
+        self.proxy = FaultProxy(self.server.url)
+
+    def tearDown(self) -> None:
+        self.proxy.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def via(self, key: str) -> prodgraph.Client:
+        c = prodgraph.Client(self.proxy.url, key)
+        c._transport.backoff = 0.05
+        return c
+
+    def mirror(self, key: str, **kwargs: Any) -> Dict[str, int]:
+        c = self.via(key)
+        try:
+            return Mirror(c, self.dir, **kwargs).run()
+        finally:
+            c.close()
+
+    def files(self) -> List[str]:
+        return sorted(str(p.relative_to(self.dir)) for p in self.dir.rglob("*") if p.is_file() and ".prodgraph" not in p.parts)
+
+    def assert_equals_the_api(self, key: str) -> None:
+        """Every bundle the key may fetch is there as the API answers it, with every image, verified."""
+        api = client(key)
+        entries = list(api.list_bundles())
+        expected = {f"bundles/{e['kind']}/{e['node_id']}.json" for e in entries}
+        media_ids = set()
+        for e in entries:
+            doc = (api.get_scene_bundle if e["kind"] == "scene" else api.get_character_bundle)(e["node_id"])
+            on_disk = json.loads((self.dir / "bundles" / e["kind"] / f"{e['node_id']}.json").read_text())
+            self.assertEqual(on_disk, doc)
+            for holder in doc.get("assets", []) + doc.get("costumes", []):
+                for item in holder.get("released_versions", []) + holder.get("ingredients", []):
+                    if item.get("media_id"):
+                        media_ids.add(item["media_id"])
+        present = set(self.files())
+        self.assertTrue(expected <= present, expected - present)
+        images = [p for p in present if p.startswith("media/")]
+        self.assertEqual(len(images), len(media_ids))
+        for media_id in media_ids:
+            meta = api.get_media(media_id)
+            (path,) = [p for p in images if p.startswith(f"media/{media_id}-")]
+            self.assertEqual(sha(self.dir / path), meta["sha256"])
+        turnovers = sorted(api.list_turnovers(), key=lambda t: t["id"])
+        self.assertEqual(json.loads((self.dir / "turnovers.json").read_text()), turnovers)
+        api.close()
+
+    def test_vendor_mirror_then_only_what_changed(self) -> None:
+        counts = self.mirror(self.server.vendor_key)
+        self.assertGreater(counts["images_fetched"], 0)
+        self.assert_equals_the_api(self.server.vendor_key)
+        self.proxy.seen.clear()
+        again = self.mirror(self.server.vendor_key)
+        self.assertEqual(again.get("images_fetched", 0), 0)
+        self.assertEqual(again.get("bundles_changed", 0), 0)
+        self.assertEqual([r for r in self.proxy.seen if r["path"].endswith("/content")], [], "no image fetched again")
+        bundle_gets = [r for r in self.proxy.seen if "/bundles/scene/" in r["path"] or "/bundles/character/" in r["path"]]
+        self.assertTrue(bundle_gets and all("If-None-Match" in r["headers"] for r in bundle_gets))
+
+    def test_production_wide_second_run_is_one_question_to_the_feed(self) -> None:
+        self.mirror(self.server.admin_key)
+        self.assert_equals_the_api(self.server.admin_key)
+        self.proxy.seen.clear()
+        self.mirror(self.server.admin_key)
+        self.assertEqual([r["path"].split("?")[0] for r in self.proxy.seen], ["/api/v1/changes"] * 2)
+        # a change the bundles show: the next run brings it
+        approval = next(iter(self.admin.list_approvals(status="pending")), None)
+        if approval is not None:
+            step = approval["current_step"]
+            self.admin.decide_approval(approval["id"], "changes", decided_by=approval["steps"][step]["person_name"], step=step)
+        self.mirror(self.server.admin_key)
+        self.assert_equals_the_api(self.server.admin_key)
+
+    def test_files_it_did_not_write_are_never_touched(self) -> None:
+        vendor = client(self.server.vendor_key)
+        entry = next(iter(vendor.list_bundles()))
+        vendor.close()
+        theirs = self.dir / "bundles" / entry["kind"] / f"{entry['node_id']}.json"
+        theirs.parent.mkdir(parents=True)
+        theirs.write_text("my own notes, not a bundle\n")
+        (self.dir / "notes.txt").write_text("keep me\n")
+        counts = self.mirror(self.server.vendor_key)
+        self.assertEqual(counts.get("left_alone"), 1)
+        self.assertEqual(theirs.read_text(), "my own notes, not a bundle\n")
+        self.assertEqual((self.dir / "notes.txt").read_text(), "keep me\n")
+
+    def test_a_revoked_grant_takes_away_what_it_brought_but_not_edits(self) -> None:
+        eng = next(e for e in self.admin.list_engagements() if e["ref"] == "eng-pixel")
+        refs = self.server.refs
+        grants = [self.admin.create_grant(eng["id"], "scene", node_id=refs[r]) for r in ("sc103-3", "sc103-8")]
+        self.mirror(self.server.vendor_key)
+        first = self.dir / "bundles" / "scene" / f"{refs['sc103-3']}.json"
+        edited = self.dir / "bundles" / "scene" / f"{refs['sc103-8']}.json"
+        self.assertTrue(first.exists() and edited.exists())
+        edited.write_text(edited.read_text() + "\n")
+        for grant in grants:
+            self.admin.revoke_grant(grant["id"])
+        counts = self.mirror(self.server.vendor_key)
+        self.assertFalse(first.exists(), "the mirror's own file goes with the grant")
+        self.assertTrue(edited.exists(), "a file edited since is left alone")
+        self.assertGreaterEqual(counts.get("removed", 0), 1)
+        self.mirror(self.server.vendor_key)
+        self.assert_equals_the_api(self.server.vendor_key)
+
+    def test_interrupted_then_resumed(self) -> None:
+        vendor = client(self.server.vendor_key)
+        bundle = vendor.get_scene_bundle(self.server.refs["sc101-12"])
+        media_id = next(r["media_id"] for a in bundle["assets"] for r in a["released_versions"] if r.get("media_id"))
+        vendor.close()
+        self.proxy.plan("stall:60", method="GET", path=f"/api/v1/media/{media_id}/content")
+        env = dict(os.environ, PRODGRAPH_URL=self.proxy.url, PRODGRAPH_KEY=self.server.vendor_key, PYTHONPATH=str(CLIENT_DIR))
+        cmd = [sys.executable, "-m", "prodgraph", "mirror", str(self.dir)]
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while not self.proxy.requests("GET", f"/api/v1/media/{media_id}/content") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 130, err)
+        self.assertIn("interrupted", err)
+        done_before = {r["path"] for r in self.proxy.seen if r["path"].endswith("/content")} - {
+            f"/api/v1/media/{media_id}/content"
+        }
+        self.proxy.seen.clear()
+        finish = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(finish.returncode, 0, finish.stderr)
+        fetched_now = {r["path"] for r in self.proxy.seen if r["path"].endswith("/content")}
+        self.assertIn(f"/api/v1/media/{media_id}/content", fetched_now)
+        self.assertEqual(done_before & fetched_now, set(), "what the first run finished is not fetched again")
+        self.assert_equals_the_api(self.server.vendor_key)
+
+    def test_follow_syncs_again_when_something_changes(self) -> None:
+        env = dict(os.environ, PRODGRAPH_URL=self.server.url, PRODGRAPH_KEY=self.server.admin_key, PYTHONPATH=str(CLIENT_DIR))
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "prodgraph", "mirror", str(self.dir), "--follow"],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )
+        try:
+            first = proc.stderr.readline()  # type: ignore[union-attr]
+            self.assertIn("up to date", first)
+            label = f"Followed by the mirror {time.time()}"
+            self.admin.create_asset(label)
+            second = proc.stderr.readline()  # type: ignore[union-attr]
+            self.assertIn("up to date", second)
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.communicate(timeout=30)
+        self.assertEqual(proc.returncode, 130)
+        state = json.loads((self.dir / ".prodgraph" / "mirror.json").read_text())
+        head = self.admin.list_changes("now")["next_cursor"]
+        self.assertEqual(state["cursor"], head, "the second sync caught up with the feed")
+
+    def test_the_command_reports_on_one_line(self) -> None:
+        env = dict(os.environ, PRODGRAPH_URL=self.server.url, PRODGRAPH_KEY=self.server.vendor_key, PYTHONPATH=str(CLIENT_DIR))
+        done = subprocess.run(
+            [sys.executable, "-m", "prodgraph", "mirror", str(self.dir)],
+            env=env, capture_output=True, text=True, timeout=120,
+        )
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout, "")
+        lines = done.stderr.splitlines()
+        self.assertEqual(len(lines), 1, lines)
+        self.assertRegex(lines[0], r"^prodgraph mirror .*: up to date in [\d.]+ s — \d+ bundles")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,165 @@
+import { useEffect, useState } from 'preact/hooks';
+import { must } from '../api/client';
+import type { GrantTarget, NewGrant } from '../api/types';
+import { useSession } from '../session';
+import { useAction } from '../ui/action';
+import { useLoad } from '../ui/load';
+import { ErrorNote } from '../ui/notes';
+import { Field } from '../ui/controls';
+
+type Kind = NewGrant['kind'];
+const KINDS: Array<[Kind, string]> = [
+  ['scene', 'A scene (its bundle: assets, released versions, images)'],
+  ['character', 'A character (its costumes, versions, ingredients)'],
+  ['delivery', 'A delivery (a turnover to read, or to submit work on)'],
+  ['own_po', 'Its own purchase orders'],
+];
+
+function useSettled<T>(value: T, ms = 300): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const t = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(t);
+  }, [value, ms]);
+  return settled;
+}
+
+const describeTarget = (t: GrantTarget) =>
+  t.kind === 'scene'
+    ? `${t.number ?? ''}${t.episode_code ? ` (${t.episode_code})` : ''} · ${t.label}`
+    : t.label;
+
+/** Finds the scene, character or delivery to grant, by number or name, as the coordinator types. */
+function TargetPicker({
+  kind,
+  picked,
+  onPick,
+}: {
+  kind: Exclude<Kind, 'own_po'>;
+  picked: number | null;
+  onPick: (id: number | null) => void;
+}) {
+  const { api } = useSession();
+  const [text, setText] = useState('');
+  const q = useSettled(text.trim());
+  const found = useLoad(
+    (signal) =>
+      must(api.GET('/api/v1/admin/grant-targets', { params: { query: { kind, q, limit: 12 } }, signal })),
+    [kind, q],
+  );
+  const noun = kind === 'scene' ? 'scene' : kind === 'character' ? 'character' : 'delivery';
+  return (
+    <>
+      <Field
+        label={`Find the ${noun}`}
+        id="target-q"
+        hint={kind === 'scene' ? 'Its number, or words of its slugline' : 'Words of its name'}
+      >
+        <input
+          id="target-q"
+          type="search"
+          aria-describedby="target-q-hint"
+          value={text}
+          onInput={(e) => setText(e.currentTarget.value)}
+        />
+      </Field>
+      <ErrorNote error={found.error} />
+      <fieldset class="targets" aria-busy={found.loading}>
+        <legend>Matching {noun}s</legend>
+        {found.data?.length === 0 && <p class="empty">Nothing matches “{q}”.</p>}
+        {found.data?.map((t) => (
+          <label key={t.id}>
+            <input
+              type="radio"
+              name="target"
+              value={t.id}
+              checked={picked === t.id}
+              onChange={() => onPick(t.id)}
+            />{' '}
+            {describeTarget(t)} <span class="muted">({t.status})</span>
+          </label>
+        ))}
+      </fieldset>
+    </>
+  );
+}
+
+/** A datetime-local value (the coordinator's clock) as UTC ISO-8601, or null. */
+const expiryOf = (local: string): string | null => (local ? new Date(local).toISOString() : null);
+
+export function GrantForm({ engagementId, onGranted }: { engagementId: number; onGranted: () => void }) {
+  const { api } = useSession();
+  const [kind, setKind] = useState<Kind>('scene');
+  const [target, setTarget] = useState<number | null>(null);
+  const [access, setAccess] = useState<'read' | 'submit'>('read');
+  const [expires, setExpires] = useState('');
+  const action = useAction();
+  const needsTarget = kind !== 'own_po';
+  const submit = (e: Event) => {
+    e.preventDefault();
+    void action.run(async () => {
+      const body: NewGrant = {
+        engagement_id: engagementId,
+        kind,
+        ...(kind === 'scene' || kind === 'character' ? { node_id: target ?? undefined } : {}),
+        ...(kind === 'delivery' ? { delivery_id: target ?? undefined, access } : {}),
+        ...(expires ? { expires_at: expiryOf(expires) } : {}),
+      };
+      await must(api.POST('/api/v1/admin/grants', { body }));
+      setTarget(null);
+      setExpires('');
+      onGranted();
+    });
+  };
+  return (
+    <form class="card" onSubmit={submit} aria-labelledby="grant-title">
+      <h3 id="grant-title">Grant something</h3>
+      <Field label="What to grant" id="grant-kind">
+        <select
+          id="grant-kind"
+          value={kind}
+          onChange={(e) => {
+            setKind(e.currentTarget.value as Kind);
+            setTarget(null);
+          }}
+        >
+          {KINDS.map(([k, text]) => (
+            <option key={k} value={k}>
+              {text}
+            </option>
+          ))}
+        </select>
+      </Field>
+      {needsTarget && <TargetPicker key={kind} kind={kind} picked={target} onPick={setTarget} />}
+      {kind === 'delivery' && (
+        <Field label="Access" id="grant-access">
+          <select
+            id="grant-access"
+            value={access}
+            onChange={(e) => setAccess(e.currentTarget.value as 'read' | 'submit')}
+          >
+            <option value="read">Read the turnover</option>
+            <option value="submit">Read it and submit work on it</option>
+          </select>
+        </Field>
+      )}
+      <Field
+        label="Expires (optional)"
+        id="grant-expires"
+        hint="Leave empty for a grant that lasts until revoked"
+      >
+        <input
+          id="grant-expires"
+          type="datetime-local"
+          aria-describedby="grant-expires-hint"
+          value={expires}
+          onInput={(e) => setExpires(e.currentTarget.value)}
+        />
+      </Field>
+      <ErrorNote error={action.error} />
+      <button type="submit" class="primary" disabled={action.busy || (needsTarget && target === null)}>
+        {action.busy ? 'Granting…' : 'Grant'}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,181 @@
+import { copyFile, link, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import SQLite from 'better-sqlite3';
+import { Kysely, sql, SqliteDialect } from 'kysely';
+import type { Config, DbTarget } from '../config.js';
+import { openAndMigrate, openDatabase, type Db } from '../db/index.js';
+import type { Database } from '../db/schema.js';
+import { FileMediaStore } from '../media/store.js';
+import {
+  BackupError,
+  DATABASE_FILE,
+  describeDatabase,
+  FORMAT,
+  MEDIA_DIR,
+  sha256Of,
+  writeManifest,
+  type Manifest,
+  type MediaEntry,
+} from './manifest.js';
+import { copyTable, countRows, tablesInOrder } from './tables.js';
+
+/** A folder a backup may be written into: new, or empty. */
+export async function freshFolder(dir: string, what: string): Promise<void> {
+  const entries = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return null;
+    throw new BackupError(`${what} ${dir}: ${err.code ?? err.message}`);
+  });
+  if (entries && entries.length > 0) throw new BackupError(`${what} ${dir} is not empty; name a new folder`);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+}
+
+/** A Kysely over a SQLite file read (or written) by the backup alone, outside the service's own handle. */
+export function sqliteFile(db: SQLite.Database): Db {
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: db }) });
+}
+
+async function assertProdgraph(db: Db, where: string): Promise<void> {
+  const found = await sql`select 1 from productions limit 1`.execute(db).then(
+    () => true,
+    () => false,
+  );
+  if (!found) throw new BackupError(`${where} is not a prodgraph database (no productions table)`);
+}
+
+/**
+ * SQLite: the online backup API copies a consistent snapshot while the server goes on writing
+ * (WAL: writers are not held). After a first step, the rest is copied in one step, so a write in
+ * between restarts the copy at most once instead of for as long as writes keep coming.
+ */
+async function copySqlite(path: string, dest: string): Promise<void> {
+  let source: SQLite.Database;
+  try {
+    source = new SQLite(path, { fileMustExist: true });
+  } catch (err) {
+    throw new BackupError(`cannot open the SQLite database ${path}: ${(err as Error).message}`);
+  }
+  try {
+    await assertProdgraph(sqliteFile(source), path);
+    // owner-only like the database it copies (the backup writes into the file it finds)
+    await writeFile(dest, '', { mode: 0o600, flag: 'wx' });
+    await source.backup(dest, { progress: ({ remainingPages }) => Math.max(100, remainingPages) });
+  } finally {
+    source.close();
+  }
+}
+
+/** PostgreSQL: every table read in one repeatable-read, read-only transaction (one snapshot) into a SQLite file migrated to the same schema. */
+async function copyPostgres(target: Extract<DbTarget, { dialect: 'postgres' }>, dest: string): Promise<void> {
+  const source = openDatabase(target, { poolSize: 1 });
+  const copy = await openAndMigrate({ dialect: 'sqlite', path: dest }, { create: true });
+  try {
+    await assertProdgraph(source.db, describeDatabase(target));
+    const tables = await tablesInOrder(copy.db);
+    await source.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (snapshot) => {
+        await sql`set transaction read only`.execute(snapshot);
+        await copy.db.transaction().execute(async (into) => {
+          for (const t of tables) await copyTable(snapshot, into, t.name, t.columns);
+        });
+      });
+  } finally {
+    await copy.close();
+    await source.close();
+  }
+}
+
+/** Places one media file in the backup: a hard link where the file system allows, a copy otherwise. */
+async function placeFile(from: string, to: string): Promise<'linked' | 'copied'> {
+  await mkdir(dirname(to), { recursive: true, mode: 0o700 });
+  try {
+    await link(from, to);
+    return 'linked';
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EMLINK') throw err;
+    await copyFile(from, to);
+    return 'copied';
+  }
+}
+
+/**
+ * The files the copied database names, into `out/media`. A write's file is moved into place just
+ * after its commit, so a file not there yet is looked for again for a moment before it counts
+ * as missing. Each file is checked against the checksum its row records.
+ */
+async function copyMedia(copyDb: Db, mediaDir: string, out: string) {
+  const store = new FileMediaStore(mediaDir);
+  const rows = await copyDb
+    .selectFrom('media')
+    .select(['storage_key', 'size', 'sha256'])
+    .orderBy('id')
+    .execute();
+  const entries: MediaEntry[] = [];
+  const missing: string[] = [];
+  let linked = 0;
+  for (const r of rows) {
+    const from = store.resolveKey(r.storage_key);
+    let placed: 'linked' | 'copied' | null = null;
+    for (let attempt = 0; from && placed === null && attempt < 10; attempt++) {
+      placed = await placeFile(from, join(out, MEDIA_DIR, r.storage_key)).catch(
+        (err: NodeJS.ErrnoException) => {
+          if (err.code !== 'ENOENT') throw err;
+          return null;
+        },
+      );
+      if (placed === null) await sleep(100);
+    }
+    if (placed === null) {
+      missing.push(r.storage_key);
+      continue;
+    }
+    if (placed === 'linked') linked++;
+    const sha256 = await sha256Of(join(out, MEDIA_DIR, r.storage_key));
+    if (sha256 !== r.sha256)
+      throw new BackupError(`media ${r.storage_key}: its bytes do not match the checksum its row records`);
+    entries.push({ key: r.storage_key, size: Number(r.size), sha256 });
+  }
+  return { entries, missing, linked };
+}
+
+/** Takes a backup of the configured database and media folder into `out` (new or empty). */
+export async function takeBackup(config: Config, out: string, version: string): Promise<Manifest> {
+  await freshFolder(out, 'backup folder');
+  const dbFile = join(out, DATABASE_FILE);
+  const takenAt = new Date().toISOString();
+  if (config.db.dialect === 'sqlite') await copySqlite(config.db.path, dbFile);
+  else await copyPostgres(config.db, dbFile);
+
+  const copy = await openAndMigrate({ dialect: 'sqlite', path: dbFile }, { create: false });
+  let manifest: Manifest;
+  try {
+    // one file: the copy's log folded in, so the backup is the .db file alone
+    await sql`pragma wal_checkpoint(truncate)`.execute(copy.db);
+    await sql`pragma journal_mode = delete`.execute(copy.db);
+    const tables = (await tablesInOrder(copy.db)).map((t) => t.name);
+    const media = await copyMedia(copy.db, config.mediaDir, out);
+    manifest = {
+      format: FORMAT,
+      taken_at: takenAt,
+      prodgraph: version,
+      source: { dialect: config.db.dialect, database: describeDatabase(config.db) },
+      database: { file: DATABASE_FILE, size: 0, sha256: '', rows: await countRows(copy.db, tables) },
+      media: {
+        files: media.entries.length,
+        bytes: media.entries.reduce((n, e) => n + e.size, 0),
+        linked: media.linked,
+        entries: media.entries,
+      },
+      missing: media.missing,
+    };
+  } finally {
+    await copy.close();
+  }
+  manifest.database.size = (await stat(dbFile)).size;
+  manifest.database.sha256 = await sha256Of(dbFile);
+  await writeManifest(out, manifest);
+  return manifest;
+}

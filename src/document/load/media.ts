@@ -1,0 +1,93 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import { mediaKindOf, type StagedObject } from '../../media/store.js';
+import { fail, type Path } from '../check-items.js';
+import { sha256Of } from '../sections/media.js';
+import type { Loader, LoadOptions } from './loader.js';
+
+/*
+ * The media files a first import's versions and ingredients name. A file is known by its
+ * content: the first object that shows a content names and owns its media object; the same
+ * bytes under another name are that object again, copied once. Files are staged as they are
+ * met and made permanent only once the import commits.
+ */
+
+export interface MediaUse {
+  rel: string;
+  path: Path;
+  /** The media object's label and owner, should this use be the content's first. */
+  label: string;
+  node: number;
+}
+
+export class LoadMedia {
+  private readonly byRel = new Map<string, string>();
+  private readonly bySha = new Map<string, number>();
+  private readonly stagedBySha = new Map<string, StagedObject>();
+
+  constructor(
+    private readonly loader: Loader,
+    private readonly options: LoadOptions,
+  ) {}
+
+  /** The media ids of the uses, in order, creating a media object for each new content. */
+  async idsOf(uses: readonly MediaUse[]): Promise<Array<number | null>> {
+    const shas: string[] = [];
+    const fresh: Array<{ sha: string; use: MediaUse; staged: StagedObject | null }> = [];
+    for (const u of uses) {
+      const sha = await this.shaOf(u);
+      shas.push(sha);
+      if (this.bySha.has(sha) || fresh.some((f) => f.sha === sha)) continue;
+      fresh.push({ sha, use: u, staged: await this.stage(u, sha) });
+    }
+    const L = this.loader;
+    const ids = await L.insert(
+      'media',
+      fresh.map(({ use, staged }) => ({
+        production_id: L.productionId,
+        ref: null,
+        storage_key: staged?.key ?? '',
+        kind: mediaKindOf(staged?.contentType ?? ''),
+        label: use.label,
+        content_type: staged?.contentType ?? '',
+        size: staged?.size ?? 0,
+        sha256: staged?.sha256 ?? '',
+        node_id: use.node,
+        delivery_id: null,
+        work_item_id: null,
+        uploader_engagement_id: null,
+        created_by: null,
+        created_at: L.now,
+      })),
+    );
+    fresh.forEach((f, i) => this.bySha.set(f.sha, ids[i]!));
+    L.created('media', fresh.length);
+    return shas.map((sha) => this.bySha.get(sha) ?? null);
+  }
+
+  private async shaOf(u: MediaUse): Promise<string> {
+    const known = this.byRel.get(u.rel);
+    if (known) return known;
+    const full = resolve(this.options.baseDir, u.rel);
+    const s = await stat(full).catch(() => null);
+    if (!s?.isFile()) fail(u.path, `there is no file "${u.rel}" beside the document.`);
+    const sha = await sha256Of(full);
+    this.byRel.set(u.rel, sha);
+    return sha;
+  }
+
+  private async stage(u: MediaUse, sha: string): Promise<StagedObject | null> {
+    if (this.loader.dryRun) return null;
+    const full = resolve(this.options.baseDir, u.rel);
+    const obj = await this.options.store.stage(this.loader.productionId, createReadStream(full), {
+      filename: basename(full),
+    });
+    this.stagedBySha.set(sha, obj);
+    return obj;
+  }
+
+  staged(): StagedObject[] {
+    return [...this.stagedBySha.values()];
+  }
+}

@@ -1,0 +1,69 @@
+import type { Id } from '../sync/cells.js';
+import { fromBool } from '../../db/values.js';
+import type { ProductionDocument } from '../schema.js';
+import type { ColumnTypes } from '../sync/write.js';
+import { json, type RowContext } from './row-context.js';
+
+/** Purchase orders, and weekly cost reports with their lines. */
+
+type Doc = Required<ProductionDocument>;
+export type DocPurchaseOrder = Doc['purchase_orders'][number];
+export type DocCostReport = Doc['cost_reports'][number];
+
+export const PURCHASE_ORDER_COLUMNS = {
+  vendor_organisation_id: 'integer',
+  department_id: 'integer',
+  account: 'text',
+  description: 'text',
+  amount: 'double precision',
+  status: 'text',
+  date: 'text',
+} satisfies ColumnTypes<'purchase_orders'>;
+
+/** An order without a ref is known by its vendor, account, date and description. */
+export const purchaseOrderKey = (
+  ref: string | null | undefined,
+  vendor: string | null,
+  o: { account: string; date: string; description: string },
+): string => ref ?? `po ${vendor ?? '?'} ${o.account} ${o.date} "${o.description}"`;
+
+export const purchaseOrderRow = <I extends Id>(o: DocPurchaseOrder, ctx: RowContext<I>) => ({
+  production_id: ctx.productionId,
+  ref: o.ref ?? null,
+  vendor_organisation_id: ctx.need(o.vendor),
+  department_id: ctx.id(o.department),
+  account: o.account,
+  description: o.description ?? '',
+  amount: o.amount,
+  status: o.status,
+  date: o.date,
+});
+
+export const COST_REPORT_COLUMNS = { active: 'integer' } satisfies ColumnTypes<'cost_reports'>;
+
+export const costReportKey = (r: { week_of: string }): string => `week of ${r.week_of}`;
+
+export const costReportRow = <I extends Id>(r: DocCostReport, ctx: RowContext<I>) => ({
+  production_id: ctx.productionId,
+  week_of: r.week_of,
+  active: fromBool(r.active),
+});
+
+export interface Line {
+  account: string;
+  description: string | null;
+  budget: number | null;
+  actual: number | null;
+  committed: number | null;
+}
+
+export const linesOf = (r: DocCostReport): Line[] =>
+  (r.lines ?? []).map((l) => ({
+    account: l.account,
+    description: l.description ?? null,
+    budget: l.budget ?? null,
+    actual: l.actual ?? null,
+    committed: l.committed ?? null,
+  }));
+
+export const lineKey = (l: Line): string => json([l.account, l.description, l.budget, l.actual, l.committed]);

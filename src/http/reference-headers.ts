@@ -1,0 +1,148 @@
+/*
+ * The response headers the reference documents, once each under components/headers, and the
+ * rule that puts them on each response. Most follow from what the document already says of an
+ * operation (it pages, it is counted, it takes an Idempotency-Key, the status); the rest a route
+ * declares itself (`config.responseHeaders`: its ETag, its Location).
+ */
+
+type Json = Record<string, unknown>;
+
+const text = (description: string, example?: string) => ({
+  description,
+  schema: { type: 'string', ...(example === undefined ? {} : { examples: [example] }) },
+});
+const count = (description: string) => ({ description, schema: { type: 'integer', minimum: 0 } });
+
+export const HEADERS = {
+  ETag: text(
+    'The strong entity tag of this answer. Send it back in `If-None-Match`: while it is unchanged the answer is 304 with no body.',
+    '"Q2x9mX1cOeJ6m1r0bq8jv3cDqj0a2q2bkq9H1kq3vXo"',
+  ),
+  'Cache-Control': text(
+    'How the answer may be kept: `private, no-cache` (keep it, revalidate with the ETag), `no-store` (it carries a token, ticket or key), or `private, max-age=0, must-revalidate` (media bytes)',
+  ),
+  Vary: text('`Authorization`: the answer depends on the key that asked'),
+  'Last-Modified': text('When the file was stored (HTTP date)'),
+  'Accept-Ranges': text('`bytes`: a `Range` request answers 206'),
+  'Content-Range': text('The bytes sent and the file size: `bytes 0-1023/48213` (416: `bytes */48213`)'),
+  'Content-Disposition': text(
+    '`inline` for raster images, video and PDF, `attachment` for anything else (HTML, XML, SVG, text: saved, never run), with the file name, sanitised',
+  ),
+  'Content-Security-Policy': text(
+    "`default-src 'none'; sandbox` (a PDF: `default-src 'none'; style-src 'unsafe-inline'`, as browsers run no PDF viewer in a sandbox): nothing a stored file holds runs with the API's origin",
+  ),
+  Location: text('The URL of the record the write made or changed (the asset)', '/api/v1/assets/42'),
+  Link: text(
+    'Present only when more rows follow: `<URL of the next page>; rel="next"` (RFC 8288), the same filters plus an opaque `cursor`',
+  ),
+  'RateLimit-Limit': count("Requests this key may make in the current window (PRODGRAPH_RATE_LIMIT's count)"),
+  'RateLimit-Remaining': count('Requests left in the current window'),
+  'RateLimit-Reset': count('Seconds until the current window ends'),
+  'Retry-After': count('Seconds to wait before asking again'),
+  'Idempotent-Replayed': text(
+    'Present (`true`) only when this repeats the answer to an earlier request with the same Idempotency-Key and body: nothing was written again',
+    'true',
+  ),
+  'WWW-Authenticate': text('`Bearer realm="prodgraph"`: the key to send'),
+  Allow: text('The methods this path takes', 'POST'),
+} as const;
+
+export type ResponseHeader = keyof typeof HEADERS;
+
+/** Headers a route answers of its own, by status (a route's `config.responseHeaders`). */
+export type RouteResponseHeaders = Partial<Record<number, readonly ResponseHeader[]>>;
+
+/** A bundle: its ETag, kept privately and revalidated, per key. */
+export const CONDITIONAL_ANSWER: RouteResponseHeaders = {
+  200: ['ETag', 'Cache-Control', 'Vary'],
+  304: ['ETag', 'Cache-Control', 'Vary'],
+};
+
+/** A media file's bytes: conditional and ranged. */
+export const MEDIA_BYTES: RouteResponseHeaders = {
+  200: [
+    'ETag',
+    'Last-Modified',
+    'Accept-Ranges',
+    'Cache-Control',
+    'Content-Disposition',
+    'Content-Security-Policy',
+  ],
+  206: [
+    'ETag',
+    'Last-Modified',
+    'Accept-Ranges',
+    'Cache-Control',
+    'Content-Disposition',
+    'Content-Security-Policy',
+    'Content-Range',
+  ],
+  304: ['ETag', 'Cache-Control', 'Content-Security-Policy'],
+  416: ['Content-Range', 'Content-Security-Policy'],
+};
+
+/** An answer that carries a token, a ticket or a key: never kept. */
+export const NOT_KEPT = (status: number): RouteResponseHeaders => ({ [status]: ['Cache-Control'] });
+
+const RATE = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as const;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** What the document already says of an operation that decides its headers. */
+function factsOf(op: Json) {
+  const params = (Array.isArray(op.parameters) ? op.parameters : []) as Json[];
+  const has = (where: string, name: string) => params.some((p) => p.in === where && p.name === name);
+  const responses = isObject(op.responses) ? op.responses : {};
+  return {
+    pages: has('query', 'cursor'),
+    replays: has('header', 'idempotency-key'),
+    counted: '429' in responses,
+  };
+}
+
+/** The headers one response carries: by the rules, then as its route declares. */
+function headersOf(status: string, facts: ReturnType<typeof factsOf>, declared: readonly string[] = []) {
+  const code = Number(status);
+  const ok = code >= 200 && code < 300;
+  const names: string[] = [];
+  if (facts.counted && (ok || code === 304 || code === 429)) names.push(...RATE);
+  if (code === 429 || code === 503) names.push('Retry-After');
+  if (code === 401) names.push('WWW-Authenticate');
+  if (code === 405) names.push('Allow');
+  if (facts.pages && code === 200) names.push('Link');
+  if (facts.replays && ok) names.push('Idempotent-Replayed');
+  names.push(...declared);
+  return names;
+}
+
+/**
+ * Puts every header on the responses that carry it (as a `$ref` to components/headers), in
+ * place of the inline `link` the per-route pass wrote. `declared` answers a route's own headers
+ * by operationId.
+ */
+export function documentHeaders(
+  doc: Json,
+  declared: (operationId: string) => Partial<Record<string, readonly string[]>> | undefined,
+): void {
+  const components = doc.components as Json;
+  components.headers = { ...(isObject(components.headers) ? components.headers : {}), ...HEADERS };
+  for (const item of Object.values(isObject(doc.paths) ? doc.paths : {})) {
+    for (const op of Object.values(isObject(item) ? item : {})) {
+      if (!isObject(op) || !isObject(op.responses)) continue;
+      const facts = factsOf(op);
+      const own = typeof op.operationId === 'string' ? declared(op.operationId) : undefined;
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (!isObject(response)) continue;
+        const names = headersOf(status, facts, own?.[status]);
+        const rest = isObject(response.headers) ? response.headers : {};
+        delete rest.link;
+        const headers = {
+          ...rest,
+          ...Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }])),
+        };
+        if (Object.keys(headers).length) response.headers = headers;
+        else delete response.headers;
+      }
+    }
+  }
+}

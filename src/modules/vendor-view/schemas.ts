@@ -1,0 +1,65 @@
+import { Type, type Static } from 'typebox';
+import { Id, Timestamp } from '../../http/schemas.js';
+import { Engagement } from '../admin/schemas.js';
+import { BundleEntry } from '../bundles/list-schemas.js';
+import { PurchaseOrders } from '../purchase-orders/schemas.js';
+import { TurnoverRow } from '../turnovers/schemas.js';
+
+/*
+ * "See as vendor": what an engagement's keys are answered, computed by the round-trip services
+ * themselves with that engagement as the caller. Nothing here restates a grant rule.
+ */
+
+export const ViewParams = Type.Object({ id: Id('The engagement') });
+
+export const ViewBundleParams = Type.Object({
+  id: Id('The engagement'),
+  node_id: Id('The scene or character node, as the vendor would ask for it'),
+});
+
+export const ViewMediaParams = Type.Object({
+  id: Id('The engagement'),
+  media_id: Id('The media object, as the vendor would ask for it'),
+});
+
+const Submission = Type.Object({
+  id: Type.Integer(),
+  delivery_id: Type.Integer(),
+  title: Type.String(),
+  created_at: Timestamp,
+  media: Type.Array(
+    Type.Object({
+      id: Type.Integer({ description: 'Fetchable by the vendor: GET /api/v1/media/{id}' }),
+      label: Type.String(),
+      kind: Type.String(),
+      content_type: Type.String(),
+    }),
+  ),
+});
+
+export const VendorView = Type.Object(
+  {
+    engagement: Engagement,
+    reaches: Type.Boolean({
+      description:
+        'false for an archived engagement: its keys reach nothing at all, and every list here is empty',
+    }),
+    judged_at: Type.String({
+      format: 'date-time',
+      description:
+        'When the grants were judged (expiry is judged at this instant, as for each vendor request)',
+    }),
+    bundles: Type.Array(BundleEntry, {
+      description:
+        'Exactly the vendor’s `GET /bundles`: the scenes, then the characters, whose bundles it is answered; `GET …/view/bundles/{kind}/{node_id}` shows each as the vendor gets it',
+    }),
+    turnovers: Type.Array(TurnoverRow, { description: 'Exactly the vendor’s `GET /turnovers`' }),
+    purchase_orders: PurchaseOrders,
+    submissions: Type.Array(Submission, {
+      description:
+        'What the engagement submitted on turnovers, newest first (at most 50): the vendor can fetch these media too',
+    }),
+  },
+  { $id: 'VendorView', title: 'What a vendor sees' },
+);
+export type VendorView = Static<typeof VendorView>;

@@ -1,0 +1,148 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { BlockList, isIP, type Socket } from 'node:net';
+import type { Cidr } from '../../config-network.js';
+
+/*
+ * Where a webhook may be delivered. A subscription names a URL, and an admin key of any
+ * production can make one: without a check, the server would post to its own loopback, the
+ * private network around it or the cloud's metadata service, and the delivery log would tell
+ * an open port from a closed one. So the address actually connected to (after DNS, for every
+ * address a name resolves to, and again on the socket once connected) is judged:
+ * - never: link-local (cloud metadata at 169.254.169.254 and fd00:ec2::254 among them),
+ *   unspecified, multicast and reserved ranges, whatever the allow-list says;
+ * - internal (loopback, private, shared and unique-local ranges): only when
+ *   PRODGRAPH_WEBHOOK_ALLOW lists a range that holds it;
+ * - anything else (the public internet): reached.
+ */
+
+const NEVER = new BlockList();
+NEVER.addSubnet('0.0.0.0', 8, 'ipv4');
+NEVER.addSubnet('169.254.0.0', 16, 'ipv4');
+NEVER.addSubnet('224.0.0.0', 4, 'ipv4');
+NEVER.addSubnet('240.0.0.0', 4, 'ipv4');
+NEVER.addAddress('100.100.100.200', 'ipv4'); // a cloud's metadata service outside link-local
+NEVER.addAddress('::', 'ipv6');
+NEVER.addSubnet('fe80::', 10, 'ipv6');
+NEVER.addSubnet('ff00::', 8, 'ipv6');
+NEVER.addAddress('fd00:ec2::254', 'ipv6');
+
+const INTERNAL = new BlockList();
+INTERNAL.addSubnet('127.0.0.0', 8, 'ipv4');
+INTERNAL.addSubnet('10.0.0.0', 8, 'ipv4');
+INTERNAL.addSubnet('172.16.0.0', 12, 'ipv4');
+INTERNAL.addSubnet('192.168.0.0', 16, 'ipv4');
+INTERNAL.addSubnet('100.64.0.0', 10, 'ipv4');
+INTERNAL.addSubnet('192.0.0.0', 24, 'ipv4');
+INTERNAL.addSubnet('198.18.0.0', 15, 'ipv4');
+INTERNAL.addAddress('::1', 'ipv6');
+INTERNAL.addSubnet('fc00::', 7, 'ipv6');
+// IPv6 forms that carry an IPv4 address (NAT64, 6to4, Teredo): judged as internal unless allowed
+INTERNAL.addSubnet('64:ff9b::', 96, 'ipv6');
+INTERNAL.addSubnet('2002::', 16, 'ipv6');
+INTERNAL.addSubnet('2001::', 32, 'ipv6');
+
+export type Verdict = 'reach' | 'never' | 'internal';
+
+/** `::ffff:10.0.0.1` is 10.0.0.1. */
+function plain(address: string): { address: string; family: 'ipv4' | 'ipv6' } | null {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return { address: mapped[1]!, family: 'ipv4' };
+  const v = isIP(address);
+  if (v === 0) return null;
+  return { address, family: v === 4 ? 'ipv4' : 'ipv6' };
+}
+
+export class Egress {
+  private readonly allow = new BlockList();
+  /** Connections are kept alive between deliveries (a busy receiver is not reconnected per change); each was judged when it connected. */
+  private readonly agents: { http: HttpAgent; https: HttpsAgent };
+
+  constructor(allow: readonly Cidr[]) {
+    for (const c of allow) this.allow.addSubnet(c.address, c.prefix, c.family);
+    const options = { keepAlive: true, maxFreeSockets: 4, lookup: this.lookup as never };
+    this.agents = { http: new HttpAgent(options), https: new HttpsAgent(options) };
+  }
+
+  /** Closes the kept connections (the worker is stopping). */
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+
+  judge(address: string): Verdict {
+    const ip = plain(address);
+    if (!ip || NEVER.check(ip.address, ip.family)) return 'never';
+    if (INTERNAL.check(ip.address, ip.family) && !this.allow.check(ip.address, ip.family)) return 'internal';
+    return 'reach';
+  }
+
+  /**
+   * A `lookup` for the connection: resolves as Node would, then keeps only addresses that may
+   * be reached, so the socket can only ever connect to one of them.
+   */
+  private readonly lookup = (
+    hostname: string,
+    options: LookupAllOptions | number | undefined,
+    callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ): void => {
+    const opts = typeof options === 'number' ? { family: options } : (options ?? {});
+    dnsLookup(hostname, { ...opts, all: true }, (err, addresses) => {
+      if (err) return callback(err, '');
+      const reachable = addresses.filter((a) => this.judge(a.address) === 'reach');
+      if (reachable.length === 0) return callback(new RefusedAddress(), '');
+      if ((opts as LookupAllOptions).all) return callback(null, reachable);
+      callback(null, reachable[0]!.address, reachable[0]!.family);
+    });
+  };
+
+  /**
+   * POSTs `body` to `url` and answers the status code. Refuses (RefusedAddress) before
+   * connecting when the host is an address that may not be reached, and destroys the socket if
+   * it ever connects to one. Redirects are not followed. `signal` aborts it.
+   */
+  post(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<number> {
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host) !== 0 && this.judge(host) !== 'reach') return Promise.reject(new RefusedAddress());
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise<number>((resolve, reject) => {
+      const req = send(url, {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        signal,
+        agent: url.protocol === 'https:' ? this.agents.https : this.agents.http,
+      });
+      req.once('socket', (socket: Socket) => {
+        const check = () => {
+          const peer = socket.remoteAddress;
+          if (!peer || this.judge(peer) !== 'reach') req.destroy(new RefusedAddress());
+        };
+        // a kept connection was judged when it connected; a new one is judged once it does
+        if (socket.connecting) socket.once('connect', check);
+        else check();
+      });
+      req.once('response', (res: IncomingMessage) => {
+        res.resume();
+        res.once('end', () => resolve(res.statusCode ?? 0));
+        res.once('error', () => resolve(res.statusCode ?? 0));
+      });
+      req.once('error', reject);
+      req.end(body);
+    });
+  }
+}
+
+/** The receiver's address is one webhooks may not reach. */
+export class RefusedAddress extends Error {
+  constructor() {
+    super('the address is not one webhooks may reach');
+    this.name = 'RefusedAddress';
+  }
+}
+
+/** A literal address in a subscription's URL that is never reached, refused when the subscription is made. */
+export function neverReached(url: URL): boolean {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return isIP(host) !== 0 && new Egress([]).judge(host) === 'never';
+}

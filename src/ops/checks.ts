@@ -1,0 +1,152 @@
+import { constants } from 'node:fs';
+import { access, stat, statfs } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { sql } from 'kysely';
+import { describeDatabase } from '../backup/manifest.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/index.js';
+import { FileMediaStore } from '../media/store.js';
+
+/*
+ * What `prodgraph doctor` checks of an installation, and what `serve` says at start: each check
+ * answers what it found and, when something is wrong, what to do about it.
+ */
+
+export type Level = 'ok' | 'warn' | 'fail';
+
+export interface Finding {
+  check: string;
+  level: Level;
+  detail: string;
+  /** What to do, when the level is not ok. */
+  fix?: string;
+}
+
+/** Media rows looked at for their files: all of them up to this many, an even sample beyond. */
+export const MEDIA_SAMPLE = 5000;
+
+export async function productionCodes(db: Db): Promise<string[]> {
+  const rows = await db.selectFrom('productions').select('code').orderBy('code').execute();
+  return rows.map((r) => r.code);
+}
+
+/** Of the files the database names, how many were looked for and which are not in the media folder. */
+export async function missingMedia(db: Db, mediaDir: string, sample = MEDIA_SAMPLE) {
+  const store = new FileMediaStore(mediaDir);
+  const { n } = await db
+    .selectFrom('media')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  const total = Number(n);
+  const every = Math.max(1, Math.ceil(total / sample));
+  // an even sample by id: every k-th row, so a large store is checked in bounded time
+  const rows = await db
+    .selectFrom('media')
+    .select(['id', 'storage_key', 'size'])
+    .$if(every > 1, (q) => q.where(sql<boolean>`id % ${every} = 0`))
+    .orderBy('id')
+    .limit(sample)
+    .execute();
+  const missing: string[] = [];
+  for (const r of rows) {
+    const s = await store.stat(r.storage_key);
+    if (!s || s.size !== Number(r.size)) missing.push(r.storage_key);
+  }
+  return { total, looked: rows.length, missing };
+}
+
+export async function mediaFolder(mediaDir: string): Promise<Finding> {
+  const s = await stat(mediaDir).catch(() => null);
+  if (!s)
+    return {
+      check: 'media folder',
+      level: 'warn',
+      detail: `${mediaDir} does not exist yet (the first upload makes it)`,
+    };
+  if (!s.isDirectory())
+    return {
+      check: 'media folder',
+      level: 'fail',
+      detail: `${mediaDir} is not a folder`,
+      fix: 'point --media / PRODGRAPH_MEDIA at a folder',
+    };
+  const readable = await access(mediaDir, constants.R_OK | constants.W_OK | constants.X_OK).then(
+    () => true,
+    () => false,
+  );
+  if (!readable)
+    return {
+      check: 'media folder',
+      level: 'fail',
+      detail: `${mediaDir} cannot be read and written by this user`,
+      fix: `chown the folder to the user the server runs as`,
+    };
+  if ((s.mode & 0o077) !== 0)
+    return {
+      check: 'media folder',
+      level: 'warn',
+      detail: `${mediaDir} is readable by others (mode ${(s.mode & 0o777).toString(8)}); it holds unreleased media`,
+      fix: `chmod 700 ${mediaDir}`,
+    };
+  return { check: 'media folder', level: 'ok', detail: `${mediaDir}, owner-only` };
+}
+
+/** Free space where the database file and the media folder live: a full disk refuses writes (507). */
+export async function freeDisk(config: Config): Promise<Finding[]> {
+  const places = new Map<string, string>();
+  if (config.db.dialect === 'sqlite' && config.db.path !== ':memory:')
+    places.set('database disk', dirname(config.db.path));
+  places.set('media disk', config.mediaDir);
+  const out: Finding[] = [];
+  for (const [check, path] of places) {
+    let probe = path;
+    while (!(await stat(probe).catch(() => null)) && dirname(probe) !== probe) probe = dirname(probe);
+    const fs = await statfs(probe).catch(() => null);
+    if (!fs) continue;
+    const free = fs.bavail * fs.bsize;
+    const share = fs.blocks > 0 ? fs.bavail / fs.blocks : 1;
+    const gb = (free / 1024 ** 3).toFixed(1);
+    const low = free < 1024 ** 3 || share < 0.05;
+    out.push({
+      check,
+      level: low ? 'warn' : 'ok',
+      detail: `${gb} GB free (${Math.round(share * 100)}%) at ${probe}`,
+      ...(low ? { fix: 'free some space or grow the disk: writes are refused (507) once it is full' } : {}),
+    });
+  }
+  return out;
+}
+
+/** The clock: plausible, not behind the database's newest change, and (PostgreSQL) agreeing with the database server's. */
+export async function clock(db: Db, dialect: 'sqlite' | 'postgres'): Promise<Finding> {
+  const now = Date.now();
+  const newest = await db
+    .selectFrom('changes')
+    .select((eb) => eb.fn.max('at').as('at'))
+    .executeTakeFirst()
+    .catch(() => undefined);
+  const newestAt = newest?.at ? Date.parse(String(newest.at)) : null;
+  if (newestAt !== null && newestAt - now > 60_000)
+    return {
+      check: 'clock',
+      level: 'warn',
+      detail: `the newest change is dated ${new Date(newestAt).toISOString()}, ${Math.round((newestAt - now) / 1000)} s ahead of this clock`,
+      fix: 'set the clock right (NTP): cursors, tickets and timestamps assume it only moves forward',
+    };
+  if (dialect === 'postgres') {
+    const { rows } = await sql<{ now: Date }>`select now() as now`.execute(db);
+    const skew = Math.abs(new Date(rows[0]!.now).getTime() - now);
+    if (skew > 5000)
+      return {
+        check: 'clock',
+        level: 'warn',
+        detail: `${Math.round(skew / 1000)} s apart from the database server's`,
+        fix: 'run NTP on both machines',
+      };
+  }
+  return { check: 'clock', level: 'ok', detail: new Date(now).toISOString() };
+}
+
+/** A database as it may be shown: a path, or the PostgreSQL URL without its password or options. */
+export const shownDatabase = (config: Config) =>
+  `${config.db.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL'} ${describeDatabase(config.db)}`;

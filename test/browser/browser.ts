@@ -1,0 +1,120 @@
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+
+/*
+ * Debian's Chromium driven by playwright-core: headless, a fresh profile per run, and none of
+ * Chromium's own background traffic (on a closed network its connections are refused, which
+ * would read as failed requests).
+ */
+export const CHROMIUM = process.env.PRODGRAPH_CHROMIUM ?? '/usr/bin/chromium';
+
+/** A headless Chromium on a fresh profile folder (its only context: each tab has its own sessionStorage). */
+export async function launch(profile: string): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** Everything the page did that a user or an operator would call a fault. */
+export interface Faults {
+  consoleErrors: string[];
+  pageErrors: string[];
+  failedRequests: string[];
+  /** Requests the page cancelled itself (a long poll or an image of a page left behind). */
+  abandoned: string[];
+  refused: string[];
+  offHost: string[];
+}
+
+/** Watches a page: console errors, uncaught errors, failed and refused requests, anything not on 127.0.0.1. */
+export function watch(page: Page, expectedRefusals: RegExp[] = []): Faults {
+  const f: Faults = {
+    consoleErrors: [],
+    pageErrors: [],
+    failedRequests: [],
+    abandoned: [],
+    refused: [],
+    offHost: [],
+  };
+  page.on('console', (m) => {
+    if (m.type() === 'error') f.consoleErrors.push(m.text());
+  });
+  page.on('pageerror', (e) => f.pageErrors.push(e.message));
+  page.on('request', (r) => {
+    const url = new URL(r.url());
+    if (url.protocol === 'blob:' || url.protocol === 'data:') return;
+    if (url.hostname !== '127.0.0.1') f.offHost.push(r.url());
+  });
+  page.on('requestfailed', (r) => {
+    const why = r.failure()?.errorText ?? '';
+    (why === 'net::ERR_ABORTED' ? f.abandoned : f.failedRequests).push(`${r.method()} ${r.url()} ${why}`);
+  });
+  page.on('response', (r) => {
+    if (r.status() >= 400 && !expectedRefusals.some((e) => e.test(r.url())))
+      f.refused.push(`${r.status()} ${r.request().method()} ${r.url()}`);
+  });
+  return f;
+}
+
+const require = createRequire(import.meta.url);
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: string[] }>;
+}
+
+/**
+ * axe-core run in the page through the DevTools protocol (the page's CSP forbids injected
+ * script tags, as it should): the violations of serious or critical impact.
+ */
+export async function axe(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(`${AXE}\n;true`);
+  const result = (await page.evaluate(
+    "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))",
+  )) as AxeViolation[];
+  return result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/** Screenshots under test-results/console/<dialect>/, numbered in the order taken. */
+export function shooter(dialect: string) {
+  const dir = join('test-results', 'console', dialect);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  let n = 0;
+  const taken: string[] = [];
+  return {
+    taken,
+    async shot(page: Page, name: string) {
+      const file = join(dir, `${String(++n).padStart(2, '0')}-${name}.png`);
+      await page.screenshot({ path: file, fullPage: true });
+      taken.push(file);
+    },
+  };
+}
+
+/** What the page keeps anywhere a browser keeps things: web storage, cookies, IndexedDB, caches. */
+export async function storedEverywhere(context: BrowserContext, page: Page) {
+  const inPage = (await page.evaluate(`(async () => ({
+    session: Object.entries(sessionStorage),
+    local: Object.entries(localStorage),
+    idb: indexedDB.databases ? (await indexedDB.databases()).map((d) => d.name) : [],
+    caches: (await caches.keys()),
+  }))()`)) as { session: string[][]; local: string[][]; idb: string[]; caches: string[] };
+  return { ...inPage, cookies: await context.cookies() };
+}

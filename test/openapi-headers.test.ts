@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
+import { ALL_SCOPES, importRoundTrip, type Refs } from './support/round-trip.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+/*
+ * The response headers the OpenAPI document states are the ones the server sends: each request
+ * here meets a documented response, and every header documented for it is on the real answer.
+ */
+
+for (const dialect of DIALECTS) {
+  describe(`documented response headers are sent [${dialect}]`, () => {
+    let env: TestEnv;
+    let refs: Refs;
+    let doc: any;
+    let key: string;
+    before(async () => {
+      env = await createEnv(dialect, { PRODGRAPH_RATE_LIMIT: '1000' });
+      refs = await importRoundTrip(env, 'film');
+      key = await env.mint({ production: 'film', scopes: ALL_SCOPES });
+      doc = JSON.parse((await env.app.inject({ url: '/api/v1/openapi.json' })).body);
+    });
+    after(() => env.close());
+
+    /** Sends a request and checks its answer against what the document says of that status. */
+    async function check(
+      method: 'GET' | 'POST',
+      path: string,
+      url: string,
+      options: {
+        headers?: Record<string, string>;
+        payload?: object;
+        status: number;
+        auth?: boolean;
+        /** Documented headers this answer rightly lacks (they say when they are sent). */
+        except?: string[];
+      },
+    ) {
+      const res = await env.app.inject({
+        method,
+        url,
+        headers: {
+          ...(options.auth === false ? {} : { authorization: `Bearer ${key}` }),
+          ...options.headers,
+        },
+        ...(options.payload ? { payload: options.payload } : {}),
+      });
+      assert.equal(res.statusCode, options.status, `${method} ${url}: ${res.body.slice(0, 200)}`);
+      const documented = doc.paths[path][method.toLowerCase()].responses[String(options.status)];
+      assert.ok(documented, `${method} ${path} documents ${options.status}`);
+      const names = Object.keys(documented.headers ?? {});
+      const absent = names.filter(
+        (h) => res.headers[h.toLowerCase()] === undefined && !options.except?.includes(h),
+      );
+      assert.deepEqual(absent, [], `${method} ${url} ${options.status}`);
+      return { res, names };
+    }
+
+    it('lists, bundles, writes and their replays, media bytes and ranges', async () => {
+      const page = await check('GET', '/api/v1/assets', '/api/v1/assets?limit=1', { status: 200 });
+      assert.ok(page.names.includes('Link') && page.names.includes('RateLimit-Remaining'));
+
+      const bundle = '/api/v1/bundles/scene/{node_id}';
+      const first = await check('GET', bundle, `/api/v1/bundles/scene/${refs.sc1}`, { status: 200 });
+      const etag = String(first.res.headers.etag);
+      await check('GET', bundle, `/api/v1/bundles/scene/${refs.sc1}`, {
+        status: 304,
+        headers: { 'if-none-match': etag },
+      });
+
+      const made = { headers: { 'idempotency-key': 'headers-test-1' }, payload: { label: 'Documented' } };
+      // the first answer is no replay: only the repeat says so
+      await check('POST', '/api/v1/assets', '/api/v1/assets', {
+        ...made,
+        status: 201,
+        except: ['Idempotent-Replayed'],
+      });
+      const replay = await check('POST', '/api/v1/assets', '/api/v1/assets', { ...made, status: 201 });
+      assert.ok(replay.names.includes('Idempotent-Replayed') && replay.names.includes('Location'));
+
+      const media = (
+        await env.app.inject({
+          url: `/api/v1/bundles/scene/${refs.sc1}`,
+          headers: { authorization: `Bearer ${key}` },
+        })
+      )
+        .json()
+        .assets.flatMap((a: any) => a.released_versions)
+        .find((v: any) => v.media_id).media_id;
+      const content = '/api/v1/media/{id}/content';
+      const url = `/api/v1/media/${media}/content`;
+      const whole = await check('GET', content, url, { status: 200 });
+      await check('GET', content, url, { status: 206, headers: { range: 'bytes=0-3' } });
+      await check('GET', content, url, {
+        status: 304,
+        headers: { 'if-none-match': String(whole.res.headers.etag) },
+      });
+      await check('GET', content, url, { status: 416, headers: { range: 'bytes=999999-' } });
+      await check('GET', '/api/v1/media-ticket', '/api/v1/media-ticket', { status: 200 });
+    });
+
+    it('refusals: 401 names the scheme, 405 the methods, 429 when to come back', async () => {
+      await check('GET', '/api/v1/production', '/api/v1/production', { status: 401, auth: false });
+      await check('GET', '/mcp', '/mcp', { status: 405, auth: false });
+      const tight = await createEnv(dialect, { PRODGRAPH_RATE_LIMIT: '2' });
+      try {
+        await tight.import(await (await import('./support/fixtures.js')).smallProduction('tight'));
+        const k = await tight.mint({ production: 'tight', scopes: ['read'] });
+        let res;
+        for (let i = 0; i < 3; i++)
+          res = await tight.app.inject({
+            url: '/api/v1/production',
+            headers: { authorization: `Bearer ${k}` },
+          });
+        assert.equal(res!.statusCode, 429);
+        const names = Object.keys(doc.paths['/api/v1/production'].get.responses['429'].headers);
+        assert.deepEqual(
+          names.filter((h) => res!.headers[h.toLowerCase()] === undefined),
+          [],
+        );
+        assert.ok(names.includes('Retry-After'));
+      } finally {
+        await tight.close();
+      }
+    });
+  });
+}

@@ -1,0 +1,275 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, statfs, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import type { FileMediaStore, MediaStore } from '../src/media/store.js';
+import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
+import { smallProduction } from './support/fixtures.js';
+import { call, get } from './support/http.js';
+import { jpeg, storedFiles, upload } from './support/write.js';
+
+/*
+ * A full disk. A write that cannot be stored answers 507 {detail, code: insufficient_storage} and
+ * leaves nothing behind: no row, no staged or stored file, no half-written state; reads go on.
+ * SQLite's database filling up is SQLITE_FULL, provoked with `PRAGMA max_page_count` (the same
+ * error SQLite gives when the file system is out of room); the media folder filling up is
+ * ENOSPC from the file being written, provoked by a store whose writes fail part-way. Where the
+ * tests may mount a file system (root on Linux: CI), a small tmpfs is filled for real as well.
+ */
+
+/** A media store whose file writes fail with ENOSPC after the first KiB while `full` is set. */
+function fillableStore(inner: FileMediaStore): MediaStore & { full: boolean } {
+  const store = Object.create(inner) as FileMediaStore & { full: boolean };
+  store.full = false;
+  store.stage = (productionId, source, options) => {
+    if (!store.full) return inner.stage(productionId, source, options);
+    let room = 1024;
+    const disk = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        if (chunk.length <= room) {
+          room -= chunk.length;
+          return done(null, chunk);
+        }
+        this.push(chunk.subarray(0, room));
+        room = 0;
+        const err = Object.assign(new Error('ENOSPC: no space left on device, write'), {
+          code: 'ENOSPC',
+          errno: -28,
+          syscall: 'write',
+        });
+        done(err);
+      },
+    });
+    pipeline(source, disk).catch(() => undefined);
+    return inner.stage(productionId, disk as Readable, options);
+  };
+  return store;
+}
+
+/** A JPEG followed by padding: more than the first KiB the full store lets through. */
+const photo = async (seed: number) => Buffer.concat([await jpeg(seed), Buffer.alloc(16 * 1024)]);
+
+for (const dialect of DIALECTS) {
+  describe(`the media folder's disk is full [${dialect}]`, () => {
+    let env: TestEnv;
+    let store: MediaStore & { full: boolean };
+    let key: string;
+    let coat: number;
+
+    before(async () => {
+      env = await createEnv(dialect, {}, { wrapStore: (s) => (store = fillableStore(s)) });
+      coat = (await env.import(smallProduction('full'))).refs['co-coat']!;
+      key = await env.mint({ production: 'full' });
+    });
+    after(() => env.close());
+
+    it('an upload that cannot be stored is 507 and leaves no row and no file; reads and later writes go on', async () => {
+      const files = await storedFiles(env.config.mediaDir);
+      const count = async (table: 'media' | 'versions') =>
+        Number(
+          (
+            await env.handle.db
+              .selectFrom(table)
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const [media, versions] = [await count('media'), await count('versions')];
+      store.full = true;
+      const r = await upload(env.app, `/api/v1/assets/${coat}/versions`, {
+        token: key,
+        files: [{ name: 'v.jpg', bytes: await photo(2), type: 'image/jpeg' }],
+        fields: { note: 'no room' },
+      });
+      assert.equal(r.status, 507, r.text);
+      assert.equal(r.body.code, 'insufficient_storage');
+      assert.match(r.body.detail, /nothing was written/);
+      assert.deepEqual(await storedFiles(env.config.mediaDir), files, 'a staged or stored file was left');
+      assert.equal(await count('media'), media);
+      assert.equal(await count('versions'), versions);
+      assert.equal((await get(env.app, `/api/v1/assets/${coat}`, key)).status, 200);
+
+      store.full = false;
+      const again = await upload(env.app, `/api/v1/assets/${coat}/versions`, {
+        token: key,
+        files: [{ name: 'v.jpg', bytes: await photo(3), type: 'image/jpeg' }],
+      });
+      assert.equal(again.status, 201, again.text);
+      assert.equal(await count('versions'), versions + 1);
+    });
+  });
+}
+
+describe('the SQLite database’s disk is full [sqlite]', () => {
+  let env: TestEnv;
+  let key: string;
+  let coat: number;
+  const setMaxPages = (n: number) => sql.raw(`pragma max_page_count = ${n}`).execute(env.handle.db);
+
+  before(async () => {
+    env = await createEnv('sqlite');
+    coat = (await env.import(smallProduction('full'))).refs['co-coat']!;
+    key = await env.mint({ production: 'full' });
+  });
+  after(() => env.close());
+
+  it('a write that cannot be stored is 507 and leaves no row and no staged file; reads go on; room again, writes go on', async () => {
+    const pages = (await sql<{ page_count: number }>`pragma page_count`.execute(env.handle.db)).rows[0]!
+      .page_count;
+    await setMaxPages(pages);
+    const pad = 'x'.repeat(280);
+    let refused: { status: number; body: { code: string; detail: string } } | undefined;
+    const acked: string[] = [];
+    for (let i = 0; i < 200 && !refused; i++) {
+      const label = `full ${i} ${pad}`;
+      const r = await call(env.app, 'POST', '/api/v1/assets', { token: key, body: { label } });
+      if (r.status === 201) acked.push(label);
+      else refused = { status: r.status, body: r.body };
+    }
+    assert.ok(refused, 'the database never filled');
+    assert.equal(refused.status, 507, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, 'insufficient_storage');
+    const labels = (
+      await env.handle.db.selectFrom('nodes').where('label', 'like', 'full %').select('label').execute()
+    ).map((r) => r.label);
+    assert.deepEqual(labels.sort(), acked.sort(), 'the refused write left a row');
+
+    // uploads until one is refused: its staged file discarded, no row; the acknowledged ones whole
+    const versions = async () => (await env.handle.db.selectFrom('versions').select('id').execute()).length;
+    let up: { status: number; text: string } | undefined;
+    for (let i = 0; i < 50; i++) {
+      const before = await versions();
+      const stored = await storedFiles(env.config.mediaDir);
+      up = await upload(env.app, `/api/v1/assets/${coat}/versions`, {
+        token: key,
+        files: [{ name: 'v.jpg', bytes: await photo(4 + i), type: 'image/jpeg' }],
+        fields: { note: pad },
+      });
+      if (up.status === 201) continue;
+      assert.equal(up.status, 507, up.text);
+      assert.equal(await versions(), before);
+      assert.deepEqual(await storedFiles(env.config.mediaDir), stored, 'the refused upload left a file');
+      break;
+    }
+    assert.equal(up?.status, 507, 'no upload was refused');
+    // reads and the health check go on
+    assert.equal((await get(env.app, '/api/v1/assets?limit=5', key)).status, 200);
+    assert.equal((await get(env.app, `/api/v1/assets/${coat}`, key)).status, 200);
+    assert.equal((await get(env.app, '/healthz')).status, 200);
+    const check = await sql<{ integrity_check: string }>`pragma integrity_check`.execute(env.handle.db);
+    assert.deepEqual(check.rows, [{ integrity_check: 'ok' }]);
+
+    await setMaxPages(1_073_741_823);
+    const after = await call(env.app, 'POST', '/api/v1/assets', {
+      token: key,
+      body: { label: 'full again' },
+    });
+    assert.equal(after.status, 201, after.text);
+  });
+});
+
+/** A 4 MiB tmpfs of the test's own, or null where mounting is not allowed (not root, not Linux). */
+async function smallDisk(): Promise<{ path: string; unmount(): Promise<void> } | null> {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return null;
+  const path = await mkdtemp(join(tmpdir(), 'prodgraph-disk-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m,mode=0700', 'tmpfs', path], { stdio: 'ignore' });
+  } catch {
+    await rm(path, { recursive: true, force: true });
+    return null;
+  }
+  return {
+    path,
+    async unmount() {
+      execFileSync('umount', [path], { stdio: 'ignore' });
+      await rm(path, { recursive: true, force: true });
+    },
+  };
+}
+
+const disk = await smallDisk();
+
+for (const dialect of DIALECTS) {
+  describe(
+    `a real full disk (a small tmpfs) [${dialect}]`,
+    { skip: disk ? false : 'cannot mount a tmpfs here (not root on Linux)' },
+    () => {
+      let env: TestEnv;
+      let key: string;
+      let coat: number;
+      const filler = () => join(disk!.path, `filler-${dialect}`);
+
+      before(async () => {
+        const dir = join(disk!.path, dialect);
+        await mkdir(dir);
+        env = await createEnv(dialect, {}, { dir });
+        coat = (await env.import(smallProduction('full'))).refs['co-coat']!;
+        key = await env.mint({ production: 'full' });
+      });
+      after(async () => {
+        await rm(filler(), { force: true });
+        await env.close();
+      });
+
+      it('writes and uploads refused with 507 and leaving nothing; reads go on; room again, writes go on', async () => {
+        // the disk filled to its last 48 KiB: a few writes still fit, then none
+        const { bavail, bsize } = await statfs(disk!.path);
+        await writeFile(filler(), Buffer.alloc(Math.max(0, bavail * bsize - 48 * 1024)));
+        const pad = 'x'.repeat(280);
+        const acked: string[] = [];
+        let refused: { status: number; text: string } | undefined;
+        for (let i = 0; i < 500 && !refused; i++) {
+          const label = `full ${i} ${pad}`;
+          const r = await call(env.app, 'POST', '/api/v1/assets', { token: key, body: { label } });
+          if (r.status === 201) acked.push(label);
+          else refused = r;
+        }
+        if (dialect === 'sqlite') {
+          assert.equal(refused?.status, 507, refused?.text);
+          assert.equal(JSON.parse(refused!.text).code, 'insufficient_storage');
+        }
+        const labels = (
+          await env.handle.db.selectFrom('nodes').where('label', 'like', 'full %').select('label').execute()
+        ).map((r) => r.label);
+        assert.deepEqual(labels.sort(), acked.sort(), 'a refused write left a row');
+
+        const versions = async () =>
+          (await env.handle.db.selectFrom('versions').select('id').execute()).length;
+        let up: { status: number; text: string } | undefined;
+        for (let i = 0; i < 50; i++) {
+          const [before, stored] = [await versions(), await storedFiles(env.config.mediaDir)];
+          up = await upload(env.app, `/api/v1/assets/${coat}/versions`, {
+            token: key,
+            files: [{ name: 'v.jpg', bytes: await photo(10 + i), type: 'image/jpeg' }],
+          });
+          if (up.status === 201) continue;
+          assert.equal(up.status, 507, up.text);
+          assert.equal(await versions(), before);
+          assert.deepEqual(await storedFiles(env.config.mediaDir), stored, 'the refused upload left a file');
+          break;
+        }
+        assert.equal(up?.status, 507, 'no upload was refused');
+        assert.equal((await get(env.app, '/api/v1/assets?limit=5', key)).status, 200);
+        assert.equal((await get(env.app, `/api/v1/assets/${coat}`, key)).status, 200);
+
+        await rm(filler());
+        const again = await call(env.app, 'POST', '/api/v1/assets', {
+          token: key,
+          body: { label: 'full again' },
+        });
+        assert.equal(again.status, 201, again.text);
+        if (dialect === 'sqlite') {
+          const check = await sql<{ integrity_check: string }>`pragma integrity_check`.execute(env.handle.db);
+          assert.deepEqual(check.rows, [{ integrity_check: 'ok' }]);
+        }
+      });
+    },
+  );
+}
+
+after(() => disk?.unmount());
