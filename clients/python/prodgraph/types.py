@@ -176,6 +176,7 @@ class LockedVersion(TypedDict):
     status: str
     released: Literal[False]
     locked: Literal[True]
+    notes: List[VersionNote]
 
 
 class _AssetSceneRequired(TypedDict):
@@ -386,6 +387,7 @@ class LandedVersion(TypedDict):
     released: bool
     locked: bool
     note: Optional[str]
+    media_id: int
     media_path: Optional[str]
     content_type: str
     size: int
