@@ -38,7 +38,8 @@ for (const dialect of DIALECTS) {
     let engagementId = 0;
 
     before(async () => {
-      env = await createEnv(dialect);
+      // the webhook test's receiver listens on this machine: loopback must be allowed
+      env = await createEnv(dialect, { PRODGRAPH_WEBHOOK_ALLOW: '127.0.0.1/32' });
       await loadDemo(env, 'episodic');
       admin = await env.mint({ production: 'nightfall', scopes: ['read', 'admin'], label: 'coordinator' });
       wide = await env.mint({ production: 'nightfall', scopes: ['read', 'write'], label: 'pipeline' });
