@@ -124,6 +124,8 @@ class Live:
             PRODGRAPH_MAX_UPLOAD_BYTES=str(MAX_UPLOAD_BYTES),
             PRODGRAPH_FEED_MAX_WAIT_SECONDS="30",
             PRODGRAPH_WEBHOOK_RETRY_BASE_MS="200",
+            # the tests' webhook receivers listen on loopback, which a server refuses unless allowed
+            PRODGRAPH_WEBHOOK_ALLOW="127.0.0.1/32",
             PRODGRAPH_VISION_TOKEN_URL=self.provider.url,
             PRODGRAPH_VISION_CREDENTIAL="sk-test-provider-credential",
         )
