@@ -92,7 +92,10 @@ for (const dialect of DIALECTS) {
     const cwd = process.cwd();
 
     before(async () => {
-      env = await createEnv(dialect, { PRODGRAPH_WEBHOOK_RETRY_BASE_MS: '50' });
+      env = await createEnv(dialect, {
+        PRODGRAPH_WEBHOOK_RETRY_BASE_MS: '50',
+        PRODGRAPH_WEBHOOK_ALLOW: '127.0.0.1/32',
+      });
       refs = await importRoundTrip(env, 'film');
       await env.app.listen({ host: '127.0.0.1', port: 0 });
       writer = await env.mint({ production: 'film', scopes: ['read', 'write'] });
