@@ -19,7 +19,17 @@ const EXAMPLES = [
   'get /api/v1/media/{id}',
 ];
 
-const LISTS = ['assets', 'scenes', 'approvals', 'deliveries', 'activity', 'jobs', 'turnovers', 'bundles'];
+const LISTS = [
+  'assets',
+  'scenes',
+  'approvals',
+  'deliveries',
+  'activity',
+  'jobs',
+  'turnovers',
+  'bundles',
+  'submissions',
+];
 
 describe('the reference: /docs and /api/v1/openapi.json', () => {
   let env: TestEnv;

@@ -197,6 +197,32 @@ const LIST_ROUTES: ListRoute[] = [
     },
   },
   {
+    // each submission as `delivery:engagement`, distinct: who sees whose work (the submissions
+    // route above adds more of eng-pix's on dl-plates as the matrix runs)
+    name: 'GET /submissions',
+    scope: 'read',
+    url: '/api/v1/submissions',
+    expect: {
+      pw: 200,
+      pw_noscope: 403,
+      eng_live: 200,
+      eng_noscope: 403,
+      eng_read: 200,
+      eng_revoked: 200,
+      eng_expired: 200,
+      eng_none: 200,
+      other_pw: 200,
+      other_eng: 200,
+    },
+    body: (w, p) => {
+      const pix = (prod: Refs) => `${prod['dl-plates']}:${prod['eng-pix']}`;
+      if (p === 'pw') return [pix(w.a), `${w.a['dl-other']}:${w.a['eng-hal']}`].sort();
+      if (p === 'eng_live') return [pix(w.a)];
+      if (p === 'other_pw' || p === 'other_eng') return [pix(w.b)];
+      return [];
+    },
+  },
+  {
     name: 'GET /purchase-orders',
     scope: 'read:money',
     url: '/api/v1/purchase-orders',
@@ -340,6 +366,11 @@ for (const dialect of DIALECTS) {
                 })),
                 want,
               );
+            } else if (route.url.endsWith('/submissions')) {
+              const seen = body.map(
+                (s: { delivery_id: number; engagement_id: number }) => `${s.delivery_id}:${s.engagement_id}`,
+              );
+              assert.deepEqual([...new Set(seen)].sort(), want);
             } else if (want === EMPTY_MONEY) {
               assert.deepEqual(body, EMPTY_MONEY);
             } else {

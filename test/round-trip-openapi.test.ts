@@ -10,7 +10,7 @@ describe('round-trip routes in the OpenAPI document', () => {
   });
   after(() => env.close());
 
-  it('documents all seven endpoints, the multipart form and their refusals; the document is valid', async () => {
+  it('documents all eight endpoints, the multipart form and their refusals; the document is valid', async () => {
     const r = await env.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
     const doc = JSON.parse(r.body);
     const result = await new Validator().validate(doc);
@@ -19,6 +19,7 @@ describe('round-trip routes in the OpenAPI document', () => {
       ['/api/v1/bundles/scene/{node_id}', 'get', ['200', '304', '401', '403', '404']],
       ['/api/v1/bundles/character/{node_id}', 'get', ['200', '304', '401', '403', '404']],
       ['/api/v1/turnovers', 'get', ['200', '401', '403']],
+      ['/api/v1/submissions', 'get', ['200', '401', '403', '422']],
       ['/api/v1/turnovers/{id}/submissions', 'post', ['200', '401', '403', '404', '413', '422']],
       ['/api/v1/media/{id}', 'get', ['200', '401', '403', '404']],
       ['/api/v1/media/{id}/content', 'get', ['200', '206', '401', '403', '404', '416']],

@@ -75,6 +75,7 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /api/v1/bundles/character/{node_id}': 'getCharacterBundle',
   'GET /api/v1/turnovers': 'listTurnovers',
   'POST /api/v1/turnovers/{id}/submissions': 'submitTurnover',
+  'GET /api/v1/submissions': 'listSubmissions',
   'GET /api/v1/media/{id}': 'getMedia',
   'GET /api/v1/media/{id}/content': 'getMediaContent',
   'GET /api/v1/purchase-orders': 'getPurchaseOrders',

@@ -47,6 +47,7 @@ OPERATIONS: Tuple[Tuple[str, str, str, Optional[str]], ...] = (
     ("getCharacterBundle", "GET", "/api/v1/bundles/character/{node_id}", "CharacterBundle"),
     ("listTurnovers", "GET", "/api/v1/turnovers", "Turnover"),
     ("submitTurnover", "POST", "/api/v1/turnovers/{id}/submissions", "Submission"),
+    ("listSubmissions", "GET", "/api/v1/submissions", "SubmissionRow"),
     ("getMedia", "GET", "/api/v1/media/{id}", "Media"),
     ("getMediaContent", "GET", "/api/v1/media/{id}/content", None),
     ("getPurchaseOrders", "GET", "/api/v1/purchase-orders", "PurchaseOrders"),

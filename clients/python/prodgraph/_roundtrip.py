@@ -13,7 +13,7 @@ from ._base import Base, segment
 from ._download import PathLike, download
 from ._multipart import FileInput
 from ._paging import Paged
-from .types import BundleEntry, CharacterBundle, Media, MediaTicket, PurchaseOrders, SceneBundle, Submission, Turnover
+from .types import BundleEntry, CharacterBundle, Media, MediaTicket, PurchaseOrders, SceneBundle, Submission, SubmissionRow, Turnover
 
 __all__ = ["RoundTripMethods"]
 
@@ -97,6 +97,20 @@ class RoundTripMethods(Base):
         fields = [("title", title), ("note", note)]
         parts = [("files", f) for f in files]
         return self._upload(f"/turnovers/{segment(delivery_id)}/submissions", fields, parts, idempotency_key)
+
+    def list_submissions(
+        self,
+        *,
+        delivery_id: Optional[int] = None,
+        updated_since: Optional[When] = None,
+        limit: Optional[int] = None,
+    ) -> Paged[SubmissionRow]:
+        """The submissions this key may see, oldest first, each file with its size and SHA-256.
+
+        A vendor key: its own engagement's, on the turnovers it holds a live grant on now; a
+        production-wide key: every one. ``delivery_id`` narrows to one turnover.
+        """
+        return self._paged("/submissions", {"delivery_id": delivery_id, "updated_since": updated_since}, limit)
 
     def get_purchase_orders(self) -> PurchaseOrders:
         """Purchase orders (a vendor key: its own) and the active cost report's lines."""

@@ -1,19 +1,22 @@
 """``python -m prodgraph mirror DIR``: a local folder that stays current with what a key may see.
 
 The folder holds, for a vendor key, its granted scene and character bundles as JSON, every
-image those bundles show and its turnovers; for a production-wide key the same for the whole
-production::
+image those bundles show, its turnovers and its own submissions with their files; for a
+production-wide key the same for the whole production::
 
     DIR/bundles/scene/<node_id>.json       each bundle exactly as the API answers it
     DIR/bundles/character/<node_id>.json
     DIR/media/<media_id>-<label>.<ext>     every image the bundles show, SHA-256 verified
     DIR/turnovers.json                     the turnovers the key reaches
+    DIR/submissions.json                   the submissions it may see (a vendor: its own)
+    DIR/submissions/<id>/<media_id>-<name> each submission's files, SHA-256 verified
     DIR/.prodgraph/mirror.json             what the mirror wrote, ETags, the feed cursor
 
 A run fetches only what changed: a production-wide key first asks the change feed whether
 anything happened since the last run (nothing: one request and done), bundles are asked with
-their ETag (unchanged: 304), an image already on disk is never fetched again, and turnovers are
-asked ``updated_since`` the last run where the key's view cannot shrink. It never deletes or
+their ETag (unchanged: 304), an image or a submitted file already on disk is never fetched
+again, and turnovers and submissions are asked ``updated_since`` the last run where the key's
+view cannot shrink. It never deletes or
 overwrites a file it did not write (nor one edited since), is resumable after an interruption
 (a cut download resumes with ``Range``), and reports on one line.
 """
@@ -31,7 +34,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Set
 
-from ._download import sha256_of
+from ._base import segment
+from ._download import download, sha256_of
 from .client import Client
 from .errors import ApiError, EngagementDoor, Forbidden, NotFound, ProdgraphError
 
@@ -42,6 +46,8 @@ STATE = Path(".prodgraph") / "mirror.json"
 BUNDLE_KINDS = {"scene", "episode", "asset", "version", "ingredient", "media", "approval", "shoot_day",
                 "department_note", "note", "person", "production"}
 TURNOVER_KINDS = {"delivery", "approval", "grant", "engagement", "organisation", "production"}
+# Change kinds that can alter the submission list (a new one, a delivery retired, a grant).
+SUBMISSION_KINDS = {"submission", "media", "delivery", "grant", "engagement", "production"}
 # How much of the feed is read to decide what to refresh before refreshing everything anyway.
 FEED_PAGES = 10
 EXTENSIONS = {"image/jpeg": ".jpg", "image/png": ".png", "image/webp": ".webp", "image/gif": ".gif",
@@ -104,6 +110,10 @@ class Mirror:
             if state.get("format") == 1:
                 return state
         return {"format": 1, "files": {}, "bundles": {}, "media": {}, "cursor": None, "synced_at": None}
+
+    def _submitted(self) -> Dict[str, Any]:
+        """The submitted files the mirror keeps, by media id (absent from a folder made before them)."""
+        return self.state.setdefault("submitted", {})
 
     def save(self) -> None:
         self._atomic(self.root / STATE, json.dumps(self.state, indent=1, sort_keys=True).encode("utf-8"))
@@ -189,6 +199,8 @@ class Mirror:
                 self._count("bundles", len(self.state["bundles"]))
             if changed_kinds is None or changed_kinds & TURNOVER_KINDS or not self._complete():
                 self._turnovers(head is not None)
+            if changed_kinds is None or changed_kinds & SUBMISSION_KINDS or not self._has_submissions():
+                self._submissions(head is not None)
             self.state["cursor"] = head
             self.state["synced_at"] = server_now
             self.state["complete"] = True
@@ -199,6 +211,10 @@ class Mirror:
 
     def _complete(self) -> bool:
         return bool(self.state.get("complete"))
+
+    def _has_submissions(self) -> bool:
+        """Whether the last complete run kept the submissions (a folder from before them did not)."""
+        return self._complete() and "submitted" in self.state and self._intact("submissions.json")
 
     def _feed(self) -> Any:
         """(the feed's head, the kinds changed since the last run or None for "unknown", server time).
@@ -330,6 +346,70 @@ class Mirror:
             self._write(rel, data)
         self._count("turnovers", len(turnovers))
 
+    # -- submissions and their files ----------------------------------------------------------
+
+    def _submissions(self, production_wide: bool) -> None:
+        self.progress.show(f"prodgraph mirror: submissions · {self._media_line()}")
+        rel = "submissions.json"
+        since = self.state.get("synced_at") if production_wide and self._has_submissions() else None
+        if since:
+            # a production-wide view never shrinks without saying so: merge what changed
+            rows = {s["id"]: s for s in json.loads((self.root / rel).read_text(encoding="utf-8"))}
+            for row in self.client.list_submissions(updated_since=since):
+                if row.get("retired_at"):
+                    rows.pop(row["id"], None)
+                else:
+                    rows[row["id"]] = row
+            submissions = [rows[k] for k in sorted(rows)]
+        else:
+            # a vendor's view shrinks silently when a grant is revoked: read it whole
+            submissions = sorted(self.client.list_submissions(), key=lambda s: s["id"])
+        data = (json.dumps(submissions, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+        current = self.root / rel
+        if not (current.exists() and current.read_bytes() == data):
+            self._write(rel, data)
+        wanted = {str(f["id"]): (s["id"], f) for s in submissions for f in s.get("media", [])}
+        for n, (key, (submission_id, file)) in enumerate(sorted(wanted.items()), 1):
+            self.progress.show(f"prodgraph mirror: submitted files {n}/{len(wanted)} · {self._media_line()}")
+            self._submitted_file(submission_id, file)
+            self._maybe_save()
+        kept = self._submitted()
+        for key in sorted(set(kept) - set(wanted)):
+            rel = kept.pop(key)["file"]
+            self._remove(rel)
+            try:
+                (self.root / rel).parent.rmdir()  # the submission's folder, once the mirror emptied it
+            except OSError:
+                pass  # not empty (a file kept, or one of the user's): left as it is
+        self._count("submissions", len(submissions))
+
+    def _submitted_file(self, submission_id: int, file: Mapping[str, Any]) -> None:
+        """One submitted file, fetched once (its bytes never change under its id) and verified."""
+        kept = self._submitted().get(str(file["id"]))
+        if kept and self._intact(kept["file"]):
+            return
+        rel = kept["file"] if kept else f"submissions/{submission_id}/{file['id']}-{_file_name(file)}"
+        if not self._may_write(rel, file.get("sha256")):
+            return
+        part = self.root / (rel + ".part")
+        before = part.stat().st_size if part.exists() else 0
+        url = self.client._api(f"/media/{segment(file['id'])}/content")
+        try:
+            path = download(
+                self.client._transport,
+                lambda _refresh: url,
+                self.root / rel,
+                sha256=file.get("sha256"),
+                size=file.get("size"),
+                fallback_name=f"media-{file['id']}",
+            )
+        except NotFound:
+            return  # out of reach since the list was read: gone from the list next run
+        self.fetched_bytes += max(0, path.stat().st_size - before)
+        self._record(rel)
+        self._submitted()[str(file["id"])] = {"file": rel, "sha256": file.get("sha256")}
+        self._count("submitted_fetched")
+
     # -- reporting -----------------------------------------------------------------------------
 
     def _media_line(self) -> str:
@@ -342,6 +422,11 @@ class Mirror:
             f"{c.get('bundles', 0)} bundles ({c.get('bundles_changed', 0)} changed)",
             f"{c.get('images', len(self.state['media']))} images ({c.get('images_fetched', 0)} fetched, {_size(self.fetched_bytes)})",
             f"{c.get('turnovers', 0)} turnovers" if "turnovers" in c else "turnovers unchanged",
+            (
+                f"{c['submissions']} submissions ({c.get('submitted_fetched', 0)} files fetched)"
+                if "submissions" in c
+                else "submissions unchanged"
+            ),
         ]
         if c.get("removed"):
             parts.append(f"{c['removed']} removed")
@@ -365,6 +450,14 @@ def _slug(label: str) -> str:
     return slug[:60] or "media"
 
 
+def _file_name(file: Mapping[str, Any]) -> str:
+    """A safe local name for a submitted file: its uploaded name slugged, its extension kept."""
+    stem, ext = os.path.splitext(str(file.get("label") or ""))
+    if not re.fullmatch(r"\.[A-Za-z0-9]{1,10}", ext):
+        ext = _extension(file)
+    return _slug(stem) + ext.lower()
+
+
 def _extension(meta: Mapping[str, Any]) -> str:
     kind = str(meta.get("content_type") or "")
     return EXTENSIONS.get(kind) or mimetypes.guess_extension(kind) or ""
@@ -384,7 +477,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     parser = argparse.ArgumentParser(
         prog="python -m prodgraph mirror",
-        description="Keep DIR current with the bundles, images and turnovers this key may see.",
+        description="Keep DIR current with the bundles, images, turnovers and submissions this key may see.",
     )
     parser.add_argument("dir", help="the folder to keep (created if absent)")
     parser.add_argument("--url", help="the server (default: $PRODGRAPH_URL)")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 from faults import FaultProxy
-from live import CLIENT_DIR, client, live
+from live import CLIENT_DIR, client, jpeg, live
 
 import prodgraph
 from prodgraph.mirror import Mirror
@@ -83,6 +83,14 @@ class MirrorTests(unittest.TestCase):
             self.assertEqual(sha(self.dir / path), meta["sha256"])
         turnovers = sorted(api.list_turnovers(), key=lambda t: t["id"])
         self.assertEqual(json.loads((self.dir / "turnovers.json").read_text()), turnovers)
+        submissions = sorted(api.list_submissions(), key=lambda s: s["id"])
+        self.assertEqual(json.loads((self.dir / "submissions.json").read_text()), submissions)
+        submitted = [p for p in present if p.startswith("submissions/")]
+        self.assertEqual(len(submitted), sum(len(s["media"]) for s in submissions))
+        for s in submissions:
+            for f in s["media"]:
+                (path,) = [p for p in submitted if p.startswith(f"submissions/{s['id']}/{f['id']}-")]
+                self.assertEqual(sha(self.dir / path), f["sha256"])
         api.close()
 
     def test_vendor_mirror_then_only_what_changed(self) -> None:
@@ -109,6 +117,65 @@ class MirrorTests(unittest.TestCase):
             step = approval["current_step"]
             self.admin.decide_approval(approval["id"], "changes", decided_by=approval["steps"][step]["person_name"], step=step)
         self.mirror(self.server.admin_key)
+        self.assert_equals_the_api(self.server.admin_key)
+
+    def test_a_vendor_keeps_its_own_submissions_and_nobody_else_s(self) -> None:
+        refs = self.server.refs
+        engagements = {e["ref"]: e["id"] for e in self.admin.list_engagements()}
+        bramble_key = self.admin.create_key(
+            "py bramble", scopes=["read", "submit:turnover"], engagement_id=engagements["eng-bramble"]
+        )["token"]
+        pixel, bramble = client(self.server.vendor_key), client(bramble_key)
+        comp = jpeg(71)
+        mine = pixel.submit_turnover(refs["dl-101-comp"], [("Mirror comp.v001.jpg", comp)], title="Mirrored")
+        theirs = bramble.submit_turnover(refs["dl-agnes-uniforms"], [("uniform.jpg", jpeg(72))])
+        pixel.close()
+        bramble.close()
+        counts = self.mirror(self.server.vendor_key)
+        self.assertGreaterEqual(counts["submitted_fetched"], 1)
+        self.assert_equals_the_api(self.server.vendor_key)
+        listed = json.loads((self.dir / "submissions.json").read_text())
+        self.assertIn(mine["id"], {s["id"] for s in listed})
+        self.assertNotIn(theirs["id"], {s["id"] for s in listed}, "another vendor's work is never mirrored")
+        self.assertEqual({s["engagement_id"] for s in listed}, {engagements["eng-pixel"]})
+        kept = self.dir / "submissions" / str(mine["id"]) / f"{mine['media'][0]['id']}-mirror-comp-v001.jpg"
+        self.assertEqual(sha(kept), hashlib.sha256(comp).hexdigest())
+
+        self.proxy.seen.clear()
+        again = self.mirror(self.server.vendor_key)
+        self.assertEqual(again.get("submitted_fetched", 0), 0)
+        self.assertEqual([r for r in self.proxy.seen if r["path"].endswith("/content")], [], "no file fetched again")
+
+        # the submit grant ends: its submissions leave the folder with their files (restored after)
+        grant = next(
+            g
+            for g in self.admin.list_grants(engagement_id=engagements["eng-pixel"])
+            if g["kind"] == "delivery" and g["delivery_id"] == refs["dl-101-comp"]
+        )
+        self.admin.revoke_grant(grant["id"])
+        try:
+            self.mirror(self.server.vendor_key)
+            self.assertFalse(kept.exists())
+            self.assertFalse(kept.parent.exists(), "the submission's folder goes once the mirror emptied it")
+            self.assertNotIn(mine["id"], {s["id"] for s in json.loads((self.dir / "submissions.json").read_text())})
+            self.assert_equals_the_api(self.server.vendor_key)
+        finally:
+            self.admin.create_grant(
+                engagements["eng-pixel"], "delivery", delivery_id=refs["dl-101-comp"], access="submit"
+            )
+
+    def test_production_wide_merges_new_submissions_from_the_feed(self) -> None:
+        self.mirror(self.server.admin_key)
+        self.assert_equals_the_api(self.server.admin_key)
+        vendor = client(self.server.vendor_key)
+        sent = vendor.submit_turnover(self.server.refs["dl-101-comp"], [("late.jpg", jpeg(73))], title="Late")
+        vendor.close()
+        self.proxy.seen.clear()
+        counts = self.mirror(self.server.admin_key)
+        self.assertEqual(counts.get("submitted_fetched"), 1)
+        asked = [r["path"] for r in self.proxy.seen if r["path"].startswith("/api/v1/submissions")]
+        self.assertTrue(asked and all("updated_since=" in p for p in asked), asked)
+        self.assertTrue((self.dir / "submissions" / str(sent["id"]) / f"{sent['media'][0]['id']}-late.jpg").is_file())
         self.assert_equals_the_api(self.server.admin_key)
 
     def test_files_it_did_not_write_are_never_touched(self) -> None:

@@ -40,6 +40,7 @@ RENAME = {
     "PurchaseOrdersLine": "CostReportLine",
     "BundleEntry1": "SceneBundleEntry",
     "BundleEntry2": "CharacterBundleEntry",
+    "SubmissionRowMedia": "SubmissionFile",
 }
 
 HEADER = '''"""Typed shapes of the server's answers (TypedDicts), generated from its OpenAPI document.

@@ -696,6 +696,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/submissions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The turnover submissions this key may see, each with its files
+     * @description For an engagement-bound key, its own engagement's submissions on the deliveries it holds a live read or submit grant on now; never another engagement's. A revoked or expired grant, or an archived engagement, takes them out of the very next answer. For a production-wide key, every submission of the production. Oldest first; submissions on a delivery a re-import retired are left out. Each file carries its media id, type, size and SHA-256: fetch the bytes with GET /media/{id}/content (the same key) and check them. Pages with `limit` and the `Link` header like the other lists; with `updated_since`, only submissions made after it, those whose delivery was granted to this engagement after it, and those whose delivery was retired after it (carrying `retired_at`: drop them). A vendor's list also shrinks without a `retired_at` when a grant is revoked, so a vendor mirror reads it whole.
+     *
+     *     Scope `read`. Round-trip surface: production-wide keys get the whole answer; engagement-bound keys get their engagement's slice.
+     */
+    get: operations['listSubmissions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/turnovers/{id}/submissions': {
     parameters: {
       query?: never;
@@ -2898,6 +2920,66 @@ export interface components {
       /** @description true when the task had been settled before this call; nothing was changed */
       already_settled: boolean;
       task: components['schemas']['StorageTask'];
+    };
+    /** Submitted file */
+    SubmissionFile: {
+      /** @description Media id: GET /media/{id} and /media/{id}/content */
+      id: number;
+      /** @description The file name as uploaded */
+      label: string;
+      /** @description image, video, audio, document or file, from the bytes */
+      kind: string;
+      /** @description Typed from the bytes when the file arrived */
+      content_type: string;
+      /** @description Bytes */
+      size: number;
+      /** @description SHA-256 of the bytes, hex */
+      sha256: string;
+    };
+    /**
+     * Submission row
+     * @example {
+     *       "id": 7,
+     *       "delivery_id": 1,
+     *       "engagement_id": 2,
+     *       "status": "submitted",
+     *       "title": "Plates, reel 1",
+     *       "note": "First pass",
+     *       "media": [
+     *         {
+     *           "id": 41,
+     *           "label": "sh010_comp_v001.exr",
+     *           "kind": "image",
+     *           "content_type": "image/x-exr",
+     *           "size": 48213,
+     *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+     *         }
+     *       ],
+     *       "created_at": "2026-11-23T19:02:11.483Z"
+     *     }
+     */
+    SubmissionRow: {
+      /** @description Work item id */
+      id: number;
+      /** @description The turnover (delivery) it was submitted on */
+      delivery_id: number;
+      engagement_id: number | null;
+      /** @enum {string} */
+      status: 'submitted';
+      title: string;
+      note: string;
+      /** @description One media object per uploaded file, in upload order: GET /media/{id}/content */
+      media: components['schemas']['SubmissionFile'][];
+      /**
+       * Format: date-time
+       * @description UTC ISO-8601
+       */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description Only in an `updated_since` window: the submission left this key's list then (its delivery was retired)
+       */
+      retired_at?: string;
     };
     /**
      * Turnover row
@@ -6646,6 +6728,122 @@ export interface operations {
            *     ]
            */
           'application/json': components['schemas']['TurnoverRow'][];
+        };
+      };
+      /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
+      401: {
+        headers: {
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unexpected failure; nothing more is said */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
+      503: {
+        headers: {
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listSubmissions: {
+    parameters: {
+      query?: {
+        /** @description Only the submissions on this delivery (one out of reach or unknown: an empty list) */
+        delivery_id?: number;
+        /** @description Page size: at most this many submissions, the next page named by the Link header. Without it the whole list is answered (as before paging). Above 1000 is clamped to 1000; below 1 or not a whole number is 422. */
+        limit?: number;
+        /** @description Opaque: the `cursor` of the `Link: <…>; rel="next"` header of the previous page. Valid only with the same filters on the same list; anything else is 422. */
+        cursor?: string;
+        /** @description ISO-8601 date-time with a zone (`2026-11-23T10:00:00Z`): only rows changed after it, rows retired since included (they carry `retired_at`), so a mirror can drop them. Anything else is 422. */
+        updated_since?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: Array of Submission row. Paged (see `limit`): when more rows follow, the `Link` header names the next page. */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          Link: components['headers']['Link'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "id": 7,
+           *         "delivery_id": 1,
+           *         "engagement_id": 2,
+           *         "status": "submitted",
+           *         "title": "Plates, reel 1",
+           *         "note": "First pass",
+           *         "media": [
+           *           {
+           *             "id": 41,
+           *             "label": "sh010_comp_v001.exr",
+           *             "kind": "image",
+           *             "content_type": "image/x-exr",
+           *             "size": 48213,
+           *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+           *           }
+           *         ],
+           *         "created_at": "2026-11-23T19:02:11.483Z"
+           *       }
+           *     ]
+           */
+          'application/json': components['schemas']['SubmissionRow'][];
         };
       };
       /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */

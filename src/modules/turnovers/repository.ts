@@ -69,3 +69,78 @@ export async function insertWorkItem(db: Db, row: NewWorkItem): Promise<number> 
   const out = await db.insertInto('work_items').values(row).returning('id').executeTakeFirstOrThrow();
   return out.id;
 }
+
+/** Which submissions a list may answer: the clamp's reach, already judged for this request. */
+export interface SubmissionReach {
+  /** Only these deliveries (null: any delivery of the production). */
+  deliveryIds: readonly number[] | null;
+  /** Only this engagement's work (null: every engagement's). */
+  engagementId: number | null;
+  /** Deliveries whose grant changed after the window's instant: their work counts as changed. */
+  regranted: readonly number[];
+}
+
+/**
+ * One page of submissions in the order they arrived (id), with their delivery's retirement.
+ * Without `since` only those on live deliveries; with it those submitted after it, those on a
+ * delivery retired or regranted after it (retired ones carry the delivery's `retired_at`).
+ */
+export function submissionsIn(
+  db: Db,
+  productionId: number,
+  reach: SubmissionReach,
+  deliveryId: number | undefined,
+  window: PageWindow,
+) {
+  let q = db
+    .selectFrom('work_items as w')
+    .innerJoin('deliveries as d', 'd.id', 'w.delivery_id')
+    .where('w.production_id', '=', productionId)
+    .select([
+      'w.id',
+      'w.delivery_id',
+      'w.engagement_id',
+      'w.status',
+      'w.title',
+      'w.note',
+      'w.created_at',
+      'd.retired_at',
+    ]);
+  if (reach.deliveryIds !== null)
+    q = q.where('w.delivery_id', 'in', reach.deliveryIds.length ? [...reach.deliveryIds] : NONE);
+  if (reach.engagementId !== null) q = q.where('w.engagement_id', '=', reach.engagementId);
+  if (deliveryId !== undefined) q = q.where('w.delivery_id', '=', deliveryId);
+  const since = window.since;
+  if (since === undefined) q = q.where('d.retired_at', 'is', null);
+  else {
+    const regranted = reach.regranted.length ? [...reach.regranted] : NONE;
+    q = q.where((eb) =>
+      eb.or([
+        eb('w.created_at', '>', since),
+        eb('d.retired_at', '>', since),
+        eb('w.delivery_id', 'in', regranted),
+      ]),
+    );
+  }
+  return keysetPage(q, ['w.id'], 'asc', window).orderBy('w.id').execute();
+}
+
+/** The files of these submissions, in upload order (one query). */
+export function submittedFiles(db: Db, productionId: number, workItemIds: readonly number[]) {
+  return db
+    .selectFrom('media')
+    .where('production_id', '=', productionId)
+    .where('work_item_id', 'in', workItemIds.length ? [...workItemIds] : NONE)
+    .select([
+      'id',
+      'work_item_id',
+      'uploader_engagement_id',
+      'label',
+      'kind',
+      'content_type',
+      'size',
+      'sha256',
+    ])
+    .orderBy('id')
+    .execute();
+}

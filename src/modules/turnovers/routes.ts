@@ -9,6 +9,8 @@ import { isPaged, sendPage } from '../../http/paging.js';
 import { errorResponses } from '../../http/schemas.js';
 import {
   SubmissionForm,
+  SubmissionListQuery,
+  SubmissionRow,
   TurnoverListQuery,
   TurnoverParams,
   TurnoverRow,
@@ -22,6 +24,7 @@ import {
   turnoverDoor,
   type SubmissionRead,
 } from './service.js';
+import { listSubmissions } from './submission-list.js';
 
 export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -62,6 +65,34 @@ export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
         }),
       );
     },
+  );
+
+  app.get(
+    '/submissions',
+    {
+      config: { auth: { scopes: ['read'], surface: 'round-trip' } },
+      schema: {
+        operationId: 'listSubmissions',
+        summary: 'The turnover submissions this key may see, each with its files',
+        description: [
+          "For an engagement-bound key, its own engagement's submissions on the deliveries it holds a",
+          "live read or submit grant on now; never another engagement's. A revoked or expired grant,",
+          'or an archived engagement, takes them out of the very next answer. For a production-wide',
+          'key, every submission of the production. Oldest first; submissions on a delivery a',
+          're-import retired are left out. Each file carries its media id, type, size and SHA-256:',
+          'fetch the bytes with GET /media/{id}/content (the same key) and check them. Pages with',
+          '`limit` and the `Link` header like the other lists; with `updated_since`, only submissions',
+          'made after it, those whose delivery was granted to this engagement after it, and those',
+          "whose delivery was retired after it (carrying `retired_at`: drop them). A vendor's list",
+          'also shrinks without a `retired_at` when a grant is revoked, so a vendor mirror reads it whole.',
+        ].join(' '),
+        tags: ['round-trip'],
+        querystring: SubmissionListQuery,
+        response: { 200: Type.Array(SubmissionRow), ...errorResponses(422) },
+      },
+    },
+    async (request, reply) =>
+      sendPage(request, reply, await listSubmissions(app.ctx, principalOf(request), request.query)),
   );
 
   const limits = app.ctx.config.limits;

@@ -65,12 +65,79 @@ export const TurnoverSubmission = Type.Object(
   { $id: 'TurnoverSubmission', title: 'Turnover submission' },
 );
 
+/** A submitted file as the submission list shows it: enough to fetch it and check the bytes. */
+export const SubmissionFile = Type.Object(
+  {
+    ...SubmissionMedia.properties,
+    content_type: Type.String({ description: 'Typed from the bytes when the file arrived' }),
+    size: Type.Integer({ description: 'Bytes' }),
+    sha256: Type.String({ description: 'SHA-256 of the bytes, hex' }),
+  },
+  { $id: 'SubmissionFile', title: 'Submitted file' },
+);
+
+export const SubmissionRow = Type.Object(
+  {
+    id: Type.Integer({ description: 'Work item id' }),
+    delivery_id: Type.Integer({ description: 'The turnover (delivery) it was submitted on' }),
+    engagement_id: Nullable(Type.Integer({ description: 'The engagement that submitted it' })),
+    status: Type.Literal('submitted'),
+    title: Type.String(),
+    note: Type.String(),
+    media: Type.Array(SubmissionFile, {
+      description: 'One media object per uploaded file, in upload order: GET /media/{id}/content',
+    }),
+    created_at: Timestamp,
+    retired_at: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          "Only in an `updated_since` window: the submission left this key's list then (its delivery was retired)",
+      }),
+    ),
+  },
+  {
+    $id: 'SubmissionRow',
+    title: 'Submission row',
+    examples: [
+      {
+        id: 7,
+        delivery_id: 1,
+        engagement_id: 2,
+        status: 'submitted',
+        title: 'Plates, reel 1',
+        note: 'First pass',
+        media: [
+          {
+            id: 41,
+            label: 'sh010_comp_v001.exr',
+            kind: 'image',
+            content_type: 'image/x-exr',
+            size: 48213,
+            sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+          },
+        ],
+        created_at: '2026-11-23T19:02:11.483Z',
+      },
+    ],
+  },
+);
+
+export const SubmissionListQuery = Type.Object({
+  delivery_id: Type.Optional(
+    Id('Only the submissions on this delivery (one out of reach or unknown: an empty list)'),
+  ),
+  ...pageQuery('submissions'),
+});
+
 export const TurnoverParams = Type.Object({
   id: Id('Delivery id'),
 });
 
 export type TurnoverRow = Static<typeof TurnoverRow>;
 export type TurnoverSubmission = Static<typeof TurnoverSubmission>;
+export type SubmissionRow = Static<typeof SubmissionRow>;
+export type SubmissionListQuery = Static<typeof SubmissionListQuery>;
 
 /**
  * The multipart form, for the OpenAPI document. The parts are streamed and checked by the
