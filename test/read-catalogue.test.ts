@@ -140,6 +140,8 @@ for (const dialect of DIALECTS) {
         status: 'review',
         released: false,
         locked: true,
+        // a locked stub still shows the notes landed on it (none here)
+        notes: [],
       });
       assert.deepEqual(
         r.body.costumes.map((c: { node_id: number }) => c.node_id),
@@ -202,7 +204,15 @@ for (const dialect of DIALECTS) {
         'relation',
       ]);
       for (const v of r.body.versions.filter((x: { released: boolean }) => !x.released)) {
-        assert.deepEqual(Object.keys(v).sort(), ['id', 'locked', 'released', 'status', 'variant', 'version']);
+        assert.deepEqual(Object.keys(v).sort(), [
+          'id',
+          'locked',
+          'notes',
+          'released',
+          'status',
+          'variant',
+          'version',
+        ]);
       }
       assert.deepEqual(
         r.body.worn_by.map((c: { node_id: number }) => c.node_id),

@@ -48,7 +48,12 @@ export class Receiver {
   }
 }
 
-export async function until(what: string, test: () => boolean | Promise<boolean>, ms = 8000): Promise<void> {
+// generous: it only waits as long as the condition takes, and a loaded CI machine is slow
+export async function until(
+  what: string,
+  test: () => boolean | Promise<boolean>,
+  ms = 20_000,
+): Promise<void> {
   const end = Date.now() + ms;
   while (!(await test())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
