@@ -18,7 +18,7 @@ import { loadConfig, parseDbTarget } from '../src/config.js';
 import { openAndMigrate } from '../src/db/index.js';
 import { importDocument } from '../src/document/import.js';
 import { readDocument } from '../src/document/parse.js';
-import { mintKey } from '../src/keys/service.js';
+import { mintKey } from '../src/auth/key-service.js';
 import { FileMediaStore } from '../src/media/store.js';
 import { CONSOLE_DIR } from '../src/modules/console/files.js';
 import { launch } from '../test/browser/browser.js';

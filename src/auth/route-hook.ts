@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Principal, RouteAuth } from '../auth/principal.js';
+import type { Principal, RouteAuth } from './principal.js';
 import type { Db } from '../db/index.js';
 import { errors } from '../errors.js';
-import { authenticate, KeyUsage } from '../keys/service.js';
-import { errorResponse } from './schemas.js';
+import { authenticate, KeyUsage } from './key-service.js';
+import { errorResponse } from '../http/schemas.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -98,4 +98,8 @@ async function authPlugin(app: FastifyInstance, opts: { db: Db }) {
   app.addHook('onClose', async () => usage.flush());
 }
 
-export const auth = fp(authPlugin, { name: 'prodgraph-auth' });
+export const auth = fp(authPlugin, {
+  name: 'prodgraph-auth',
+  // onRequest hooks run in registration order: a closing server's 503 comes before a 401
+  dependencies: ['prodgraph-shutdown'],
+});
