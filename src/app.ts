@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import multipart from '@fastify/multipart';
 import fp from 'fastify-plugin';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -154,7 +154,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // request parts are validated as sent (src/http/validator.ts)
     schemaController: { compilersFactory: { buildValidator: strictValidatorBuilder() } },
-    frameworkErrors: (err, _request, reply) => frameworkError(err, reply as FastifyReply),
+    frameworkErrors: (err, _request, reply) => {
+      frameworkError(err, reply);
+    },
     clientErrorHandler: clientError,
     bodyLimit: 1024 * 1024,
     // the client's address (rate limits before a key is known, logs) behind a reverse proxy

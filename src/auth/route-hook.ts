@@ -60,7 +60,10 @@ function documentRoute(route: RouteOptions, auth: RouteAuth): void {
   const note = describe(auth);
   route.schema = {
     ...schema,
-    description: schema.description ? `${String(schema.description)}\n\n${note}` : note,
+    description:
+      typeof schema.description === 'string' && schema.description
+        ? `${schema.description}\n\n${note}`
+        : note,
     security: [{ bearerAuth: [] }],
     response: responses,
   };
@@ -73,7 +76,9 @@ async function authPlugin(app: FastifyInstance, opts: { db: Db }) {
   app.addHook('onRoute', (route) => {
     const auth = route.config?.auth;
     if (route.url.startsWith('/api/v1') && auth === undefined) {
-      throw new Error(`route ${route.method} ${route.url} declares no auth (scope and surface)`);
+      throw new Error(
+        `route ${[route.method].flat().join(',')} ${route.url} declares no auth (scope and surface)`,
+      );
     }
     if (auth && auth !== 'public') documentRoute(route, auth);
   });
