@@ -13,7 +13,7 @@ import { ChangeLog, commitChanges } from '../src/db/change-log.js';
 import { openAndMigrate } from '../src/db/index.js';
 import { importDocument } from '../src/document/import.js';
 import { readDocument } from '../src/document/parse.js';
-import { mintKey } from '../src/keys/service.js';
+import { mintKey } from '../src/auth/key-service.js';
 import { FileMediaStore } from '../src/media/store.js';
 
 /*

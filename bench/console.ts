@@ -18,7 +18,7 @@ import { loadConfig, parseDbTarget } from '../src/config.js';
 import { openAndMigrate } from '../src/db/index.js';
 import { importDocument } from '../src/document/import.js';
 import { readDocument } from '../src/document/parse.js';
-import { mintKey } from '../src/keys/service.js';
+import { mintKey } from '../src/auth/key-service.js';
 import { FileMediaStore } from '../src/media/store.js';
 import { CONSOLE_DIR } from '../src/modules/console/files.js';
 import { launch } from '../test/browser/browser.js';
@@ -81,7 +81,7 @@ async function scaleTarget(): Promise<Target> {
     db: dataset.db,
     media: dataset.media,
     production: row.code,
-    close: dataset.close,
+    close: () => dataset.close(),
   };
 }
 
@@ -115,15 +115,15 @@ async function measure(target: Target): Promise<Record<string, number>> {
             timeout: 120_000,
           },
         );
-        const at = (await page.evaluate(
+        const at = await page.evaluate<number>(
           "performance.getEntriesByName('console:first-render')[0].startTime",
-        )) as number;
+        );
         // the first round warms the server's caches and the browser's: not counted
         if (i > 0) times.push(at);
         await page.close();
       }
       out[name] = median(times);
-      log(`${target.name} ${name}: ${out[name]!.toFixed(0)} ms (median of ${rounds})`);
+      log(`${target.name} ${name}: ${out[name].toFixed(0)} ms (median of ${rounds})`);
     }
   } finally {
     await browser.close();

@@ -1,7 +1,7 @@
 import { parseDbTarget } from '../src/config.js';
 import { openDatabase, type Db } from '../src/db/index.js';
 import { generatedCode } from '../src/generate/index.js';
-import { mintKey } from '../src/keys/service.js';
+import { mintKey } from '../src/auth/key-service.js';
 import type { BenchOptions } from './options.js';
 
 /** What the measured requests need: keys, and the ids they rotate over. */

@@ -9,7 +9,7 @@
 import { parseArgs } from 'node:util';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { mintKey } from '../src/keys/service.js';
+import { mintKey } from '../src/auth/key-service.js';
 import { openAndMigrate } from '../src/db/index.js';
 import { prepareDataset } from './dataset.js';
 

@@ -5,7 +5,7 @@ import type { Principal } from '../src/auth/principal.js';
 import { loadConfig, parseDbTarget } from '../src/config.js';
 import type { AppContext } from '../src/context.js';
 import { openDatabase } from '../src/db/index.js';
-import { authenticate } from '../src/keys/service.js';
+import { authenticate } from '../src/auth/key-service.js';
 import { FileMediaStore } from '../src/media/store.js';
 import { getAsset, listAssets } from '../src/modules/assets/service.js';
 import { characterBundle, sceneBundle } from '../src/modules/bundles/service.js';

@@ -21,7 +21,7 @@ export async function servedDocument(): Promise<Record<string, unknown>> {
   try {
     const res = await app.inject({ url: '/api/v1/openapi.json' });
     if (res.statusCode !== 200) throw new Error(`GET /api/v1/openapi.json answered ${res.statusCode}`);
-    return res.json() as Record<string, unknown>;
+    return res.json<Record<string, unknown>>();
   } finally {
     await app.close();
     await rm(dir, { recursive: true, force: true });

@@ -1,13 +1,15 @@
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import multipart from '@fastify/multipart';
+import fp from 'fastify-plugin';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openAndMigrate, type DbHandle } from './db/index.js';
 import { AnswerCache } from './http/answer-cache.js';
-import { auth } from './http/auth.js';
+import { auth } from './auth/route-hook.js';
 import { clientError, frameworkError, installErrorHandling } from './http/error-handler.js';
-import { API_PREFIX, registerOpenApi } from './http/openapi.js';
+import { HTTP_LAYER } from './http/layer.js';
+import { API_PREFIX, openApi } from './http/openapi.js';
 import { FileMediaStore, type MediaStore } from './media/store.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { productionRoutes } from './modules/production/routes.js';
@@ -110,6 +112,34 @@ const apiModules = [
   callerRoutes,
 ];
 
+/**
+ * A plugin of routes, in its own encapsulated context, that fails at start-up unless the whole
+ * HTTP layer (and `after`) is registered before it.
+ */
+function routesAfter<O extends Record<string, unknown>>(
+  name: string,
+  routes: FastifyPluginAsync<O>,
+  after: string[] = [],
+): FastifyPluginAsync<O> {
+  return fp(async (app: FastifyInstance, opts: O) => routes(app, opts), {
+    name,
+    encapsulate: true,
+    dependencies: [...HTTP_LAYER, ...after],
+  });
+}
+
+const health = routesAfter('prodgraph-health', healthRoutes);
+const consolePage = routesAfter('prodgraph-console', consoleRoutes);
+const mediaFiles = routesAfter('prodgraph-media-files', mediaFileRoutes);
+// each MCP tool reads its REST twin's auth and schemas as the twin registers
+const api = routesAfter(
+  'prodgraph-api',
+  async (app) => {
+    for (const mod of apiModules) await app.register(mod);
+  },
+  ['prodgraph-mcp'],
+);
+
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
   const owned = options.database === undefined;
@@ -124,7 +154,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // request parts are validated as sent (src/http/validator.ts)
     schemaController: { compilersFactory: { buildValidator: strictValidatorBuilder() } },
-    frameworkErrors: (err, _request, reply) => frameworkError(err, reply as FastifyReply),
+    frameworkErrors: (err, _request, reply) => {
+      frameworkError(err, reply);
+    },
     clientErrorHandler: clientError,
     bodyLimit: 1024 * 1024,
     // the client's address (rate limits before a key is known, logs) behind a reverse proxy
@@ -161,34 +193,29 @@ export async function buildApp(options: AppOptions): Promise<App> {
   installErrorHandling(app);
   // every JSON body is scanned for its nesting depth before it is parsed (src/http/json-body.ts)
   installJsonParser(app);
+  // The HTTP layer (src/http/layer.ts), then the routes. Each plugin names the ones it must
+  // follow (fastify-plugin's `dependencies`): registered out of order, the app fails to start.
   await app.register(outage, { database });
   await app.register(metricsRoutes, { database, metrics });
   await app.register(shutdownRefusal);
   await app.register(routeTable);
-  await registerOpenApi(app);
+  await app.register(openApi);
   await app.register(multipart, {
     limits: { fileSize: config.limits.uploadBytes, files: config.limits.submissionFiles, fields: 20 },
   });
   await app.register(auth, { db: database.db });
   await app.register(requestRules);
   await app.register(idempotency);
-  // after auth: a limit counts per authenticated key (src/http/rate-limit.ts)
   await app.register(rateLimits, { config: config.rateLimit, db: database.db, dialect: database.dialect });
   await app.register(securityHeaders, { corsOrigins: config.corsOrigins });
 
-  await app.register(healthRoutes);
+  await app.register(health);
   // the web console: one page and its built assets, under its own content security policy
-  await app.register(consoleRoutes);
+  await app.register(consolePage);
   // the off-plane file route lives at the base URL, outside /api/v1: a ticket in its URL, never a key
-  await app.register(mediaFileRoutes);
-  // before the REST modules: each MCP tool reads its REST twin's auth and schemas as it registers
+  await app.register(mediaFiles);
   await app.register(mcp);
-  await app.register(
-    async (api) => {
-      for (const mod of apiModules) await api.register(mod);
-    },
-    { prefix: API_PREFIX },
-  );
+  await app.register(api, { prefix: API_PREFIX });
 
   if (options.webhooks) {
     const worker = new WebhookWorker(database.db, {

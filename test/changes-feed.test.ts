@@ -29,14 +29,16 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       env = await createEnv(dialect);
-      refs = (await env.import(smallProduction('film'))).refs as Record<string, number>;
+      refs = (await env.import(smallProduction('film'))).refs;
       await env.import(smallProduction('other'));
       key = await env.mint({ production: 'film' });
-      film = (await env.handle.db
-        .selectFrom('productions')
-        .where('code', '=', 'film')
-        .select('id')
-        .executeTakeFirstOrThrow())!.id;
+      film = (
+        await env.handle.db
+          .selectFrom('productions')
+          .where('code', '=', 'film')
+          .select('id')
+          .executeTakeFirstOrThrow()
+      ).id;
     });
     after(() => env.close());
 

@@ -101,7 +101,7 @@ for (const dialect of DIALECTS) {
       assert.ok(typeof changes.data?.next_cursor === 'string');
       // the ticket route takes the ticket, not the key; its named path parameter holds slashes
       const ticket = await pw.GET('/api/v1/media-ticket');
-      const released = asset.data!.versions.find((v) => 'media_path' in v && v.media_path);
+      const released = asset.data.versions.find((v) => 'media_path' in v && v.media_path);
       const mediaPath = (released as { media_path: string }).media_path;
       const file = await pw.GET('/media/{path}', {
         params: { path: { path: mediaPath.slice('/media/'.length) }, query: { t: ticket.data!.ticket } },
@@ -289,7 +289,7 @@ for (const dialect of DIALECTS) {
       const resumed = new AbortController();
       const again = followChanges(pw, { after: feed.cursor, wait: 1, signal: resumed.signal });
       for await (const change of again) {
-        assert.notEqual(change.cursor, created!.cursor);
+        assert.notEqual(change.cursor, created.cursor);
         if (change.kind === 'asset' && change.id === later.data!.node_id) resumed.abort();
       }
       // a cursor the feed never issued is a refusal, not a retry loop

@@ -60,7 +60,7 @@ for (const dialect of DIALECTS) {
           steps: ['p-ben'],
         })),
       ];
-      refs = (await env.import(doc, env.dir)).refs as Record<string, number>;
+      refs = (await env.import(doc, env.dir)).refs;
       key = await env.mint({ production: 'film', scopes: ALL_SCOPES });
       vendor = await env.mint({ production: 'film', scopes: ALL_SCOPES, engagement: 'eng-pix' });
       image = await png('#345', 64);

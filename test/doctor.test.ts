@@ -79,11 +79,11 @@ for (const dialect of DIALECTS) {
       await server.exited;
       const line = server.output.find((l) => l.includes('serving 1 production'));
       assert.ok(line, server.output.join('\n'));
-      assert.match(line!, /serving 1 production \(healthy\) from (SQLite|PostgreSQL) /);
+      assert.match(line, /serving 1 production \(healthy\) from (SQLite|PostgreSQL) /);
       assert.ok(!server.output.some((l) => l.includes('lacks')));
 
       const wrong = join(env.dir, 'elsewhere');
-      const third = await startServer({ ...env, config: { ...env.config, mediaDir: wrong } } as TestEnv);
+      const third = await startServer({ ...env, config: { ...env.config, mediaDir: wrong } });
       third.child.kill('SIGTERM');
       await third.exited;
       assert.ok(

@@ -19,7 +19,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       env = await createEnv(dialect);
       const film = await env.import(await roundTripDocument('film', env.dir), env.dir);
-      refs = film.refs as Record<string, number>;
+      refs = film.refs;
       pid = film.production.id;
       key = await env.mint({ production: 'film', scopes: ALL_SCOPES });
       vendor = await env.mint({ production: 'film', scopes: ALL_SCOPES, engagement: 'eng-pix' });

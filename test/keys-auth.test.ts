@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { authenticate, KeyUsage, mintKey, parseScopes, revokeKey } from '../src/keys/service.js';
+import { authenticate, KeyUsage, mintKey, parseScopes, revokeKey } from '../src/auth/key-service.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { Factory } from './support/factory.js';
 import { call, get } from './support/http.js';

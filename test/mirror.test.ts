@@ -33,7 +33,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       env = await createEnv(dialect);
-      refs = (await env.import(smallProduction('mirrored'))).refs as Record<string, number>;
+      refs = (await env.import(smallProduction('mirrored'))).refs;
       key = await env.mint({ production: 'mirrored' });
       await env.app.listen({ port: 0, host: '127.0.0.1' });
       base = `http://127.0.0.1:${(env.app.server.address() as AddressInfo).port}`;

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, statfs, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
@@ -46,7 +46,7 @@ function fillableStore(inner: FileMediaStore): MediaStore & { full: boolean } {
       },
     });
     pipeline(source, disk).catch(() => undefined);
-    return inner.stage(productionId, disk as Readable, options);
+    return inner.stage(productionId, disk, options);
   };
   return store;
 }
@@ -231,7 +231,7 @@ for (const dialect of DIALECTS) {
         }
         if (dialect === 'sqlite') {
           assert.equal(refused?.status, 507, refused?.text);
-          assert.equal(JSON.parse(refused!.text).code, 'insufficient_storage');
+          assert.equal(JSON.parse(refused.text).code, 'insufficient_storage');
         }
         const labels = (
           await env.handle.db.selectFrom('nodes').where('label', 'like', 'full %').select('label').execute()

@@ -78,7 +78,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       env = await createEnv(dialect);
-      refs = (await env.import(pagedProduction('film'))).refs as Record<string, number>;
+      refs = (await env.import(pagedProduction('film'))).refs;
       await env.import(smallProduction('other'));
       key = await env.mint({ production: 'film' });
       vendor = await env.mint({ production: 'film', engagement: 'eng-pix' });
@@ -212,7 +212,7 @@ for (const dialect of DIALECTS) {
       const doc = pagedProduction('film');
       forget(doc, 'co-coat');
       doc.assets = doc.assets!.filter((a) => a.ref !== 'co-coat');
-      doc.assets!.find((a) => a.ref === 'ch-mara')!.costumes = [];
+      doc.assets.find((a) => a.ref === 'ch-mara')!.costumes = [];
       forget(doc, 'sc2');
       doc.scenes = doc.scenes!.filter((s) => s.ref !== 'sc2');
       // and the same sync changes a delivery and a person: their updated_at move with it

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { revokeKey } from '../src/keys/service.js';
+import { revokeKey } from '../src/auth/key-service.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { contactLeaks, demoContacts, loadDemo, recordingGet } from './support/read.js';
 

@@ -172,11 +172,13 @@ for (const dialect of DIALECTS) {
       await env.handle.db
         .insertInto('version_notes')
         .values({
-          production_id: (await env.handle.db
-            .selectFrom('nodes')
-            .where('id', '=', coat)
-            .select('production_id')
-            .executeTakeFirstOrThrow())!.production_id,
+          production_id: (
+            await env.handle.db
+              .selectFrom('nodes')
+              .where('id', '=', coat)
+              .select('production_id')
+              .executeTakeFirstOrThrow()
+          ).production_id,
           version_id: released.id,
           text: 'Hem reads dry on camera',
           author: 'Femi Adeyemi',

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { issueTicket } from '../src/modules/media-ticket/ticket.js';
 import { mediaRestOf } from '../src/modules/media-ticket/media-path.js';
-import { revokeKey } from '../src/keys/service.js';
+import { revokeKey } from '../src/auth/key-service.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { contactLeaks, demoContacts, loadDemo, recordingGet } from './support/read.js';
 

@@ -93,7 +93,7 @@ function describeType(checker: ts.TypeChecker, type: ts.Type, where: string): Co
   const nonNull = parts.filter((t) => !(t.flags & (ts.TypeFlags.Null | ts.TypeFlags.Undefined)));
   const insertParts = inserted.isUnion() ? inserted.types : [inserted];
   const literals = nonNull.every((t) => t.isLiteral())
-    ? nonNull.map((t) => (t as ts.LiteralType).value as string | number).sort()
+    ? nonNull.map((t) => t.value as string | number).sort()
     : undefined;
   return {
     base: baseOf(nonNull, where),
@@ -130,7 +130,7 @@ function declaredTables(): Tables {
   return tables;
 }
 
-function dbBase(dataType: string): Base | string {
+function dbBase(dataType: string): string {
   const t = dataType.toLowerCase();
   if (t === 'bigint' || t === 'int8') return 'number|string';
   if (/int|double|float|real|numeric|serial/.test(t)) return 'number';

@@ -89,7 +89,7 @@ for (const dialect of DIALECTS) {
       const dir = await writeExport(env, first);
       const unchanged = await importDoc(env, first.doc, dir);
       assert.equal(summarise(unchanged.plan), 'no changes', JSON.stringify(unchanged.plan.changes));
-      assert.equal(unchanged.refs[landedRef!], landedId);
+      assert.equal(unchanged.refs[landedRef], landedId);
 
       const edited: ProductionDocument = clone(first.doc);
       const person = edited.people![0]!.ref;
@@ -97,7 +97,7 @@ for (const dialect of DIALECTS) {
         ref: 'ap-landed',
         title: 'Landed still, look',
         mode: 'decision',
-        subject: { node: 'fx-3am', version: landedRef! },
+        subject: { node: 'fx-3am', version: landedRef },
         steps: [person],
       });
       const synced = await importDoc(env, edited, dir);

@@ -48,7 +48,7 @@ for (const dialect of DIALECTS) {
       await writeFile(join(env.dir, 'ward-ref.png'), await png('#0f0'));
       const ward = doc.assets!.find((a) => a.ref === 'loc-ward')!;
       ward.versions![0]!.ingredients = [{ kind: 'reference', label: 'Ward ref', media: 'ward-ref.png' }];
-      refs = (await env.import(doc, env.dir)).refs as Refs;
+      refs = (await env.import(doc, env.dir)).refs;
       wide = await env.mint({ production: 'film' });
       for (const eng of Object.keys(GRANTS)) {
         keys[eng] = await env.mint({ production: 'film', engagement: eng, scopes: ALL_SCOPES });

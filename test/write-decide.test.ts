@@ -402,11 +402,11 @@ for (const dialect of DIALECTS) {
         decide(chain, { decision: 'approved', step: 0 }),
         decide(chain, { decision: 'approved', step: 0 }),
       ]);
-      assert.deepEqual([a!.status, b!.status].sort(), [200, 409]);
-      assert.deepEqual([c!.status, d!.status].sort(), [200, 409]);
+      assert.deepEqual([a.status, b.status].sort(), [200, 409]);
+      assert.deepEqual([c.status, d.status].sort(), [200, 409]);
       const s1 = await stateOf(single);
       assert.equal(s1.steps.filter((s) => s.decision !== null).length, 1);
-      assert.equal(s1.approval.status, a!.status === 200 ? 'approved' : 'changes_requested');
+      assert.equal(s1.approval.status, a.status === 200 ? 'approved' : 'changes_requested');
       const s2 = await stateOf(chain);
       assert.equal(s2.approval.current_step, 1);
       assert.equal(s2.approval.status, 'pending');

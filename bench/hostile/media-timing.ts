@@ -2,7 +2,7 @@ import { createEnv, DIALECTS } from '../../test/support/env.js';
 import { loadDemo } from '../../test/support/read.js';
 import { Clamp, grantsReachMedia, seesMedia } from '../../src/auth/clamp.js';
 import { findMediaWithReach } from '../../src/modules/media/repository.js';
-import { authenticate } from '../../src/keys/service.js';
+import { authenticate } from '../../src/auth/key-service.js';
 import { round } from './setup.js';
 
 /*

@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { openAndMigrate } from '../../src/db/index.js';
 import { importDocument } from '../../src/document/import.js';
 import { parseDocument } from '../../src/document/parse.js';
-import { mintKey } from '../../src/keys/service.js';
+import { mintKey } from '../../src/auth/key-service.js';
 import { FileMediaStore } from '../../src/media/store.js';
 
 /*

@@ -16,7 +16,7 @@ export const forgetKey = (): void => sessionStorage.removeItem(SLOT);
 export interface Session {
   api: Api;
   me: CallerKey;
-  signOut(): void;
+  signOut: () => void;
 }
 
 export const SessionContext = createContext<Session | null>(null);

@@ -34,7 +34,7 @@ function sectionsFor(me: ReturnType<typeof useSession>['me']): Section[] {
 }
 
 function Boundary({ children }: { children: ComponentChildren }) {
-  const [error, reset] = useErrorBoundary();
+  const [error, reset] = useErrorBoundary() as [unknown, () => void];
   if (error) {
     return (
       <div class="note error" role="alert">

@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import { importDocument } from '../document/import.js';
 import { readDocument } from '../document/parse.js';
-import { mintKey } from '../keys/service.js';
+import { mintKey } from '../auth/key-service.js';
 import { FileMediaStore } from '../media/store.js';
 import { findProductionByCode } from '../modules/production/repository.js';
 

@@ -1,5 +1,5 @@
 import { loadConfig } from '../config.js';
-import { listKeys, mintKey, parseScopes, revokeKey } from '../keys/service.js';
+import { listKeys, mintKey, parseScopes, revokeKey } from '../auth/key-service.js';
 import { SCOPES } from '../domain/vocabulary.js';
 import { CliError, COMMON_FLAGS, out, parse, required, table, withDb, type Command } from './args.js';
 

@@ -4,7 +4,7 @@ import { DatabaseError } from '../db/index.js';
 import { DocumentError } from '../document/parse.js';
 import { isAppError } from '../errors.js';
 import { GenerateError } from '../generate/index.js';
-import { KeyError } from '../keys/service.js';
+import { KeyError } from '../auth/key-service.js';
 import { TaskInputError } from '../modules/storage/tasks.js';
 import { CliError, COMMON_FLAGS, out, version, wantsHelp, type Command } from './args.js';
 import { backupCommand } from './backup.js';

@@ -55,7 +55,7 @@ export function storageFailure(err: unknown, depth = 0): StorageFailure | null {
   const e = err as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
   const own = ownFailure(e);
   if (own) return own;
-  const inner = [e.cause, ...(Array.isArray(e.errors) ? e.errors : [])];
+  const inner = [e.cause, ...(Array.isArray(e.errors) ? (e.errors as unknown[]) : [])];
   for (const i of inner) {
     const found = storageFailure(i, depth + 1);
     if (found) return found;

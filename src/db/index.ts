@@ -193,7 +193,7 @@ function openPostgres(
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === INT8
           ? (v: string) => Number(v)
-          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+          : (pg.types.getTypeParser(oid, format) as (v: string) => unknown)) as typeof pg.types.getTypeParser,
     },
   });
   // An idle connection that PostgreSQL ends (57P01 on a restart) is an 'error' event on the pool;

@@ -31,9 +31,9 @@ export function withStatementCache(sqlite: SQLite.Database, max = 500): SqliteDa
       const stmt = prepared(sql);
       return {
         reader: stmt.reader,
-        all: (parameters) => stmt.all(parameters as unknown[]),
-        run: (parameters) => stmt.run(parameters as unknown[]),
-        iterate: (parameters) => sqlite.prepare(sql).iterate(parameters as unknown[]),
+        all: (parameters) => stmt.all(parameters),
+        run: (parameters) => stmt.run(parameters),
+        iterate: (parameters) => sqlite.prepare(sql).iterate(parameters),
       };
     },
   };

@@ -234,31 +234,31 @@ function checkGrant(
 }
 
 const ITEM_CHECKS: Partial<Record<keyof Doc, ItemCheck<never>>> = {
-  people: ((scope, x: Doc['people'][number], at) =>
-    expect(scope, x.department, ['department'], [...at, 'department'])) as ItemCheck<never>,
-  scenes: checkScene as ItemCheck<never>,
-  assets: checkAsset as ItemCheck<never>,
-  shoot_days: ((scope, d: Doc['shoot_days'][number], at) =>
-    d.scenes?.forEach((s, j) => expect(scope, s, ['scene'], [...at, 'scenes', j]))) as ItemCheck<never>,
-  approvals: checkApproval as ItemCheck<never>,
-  department_notes: ((scope, n: Doc['department_notes'][number], at) => {
+  people: (scope, x: Doc['people'][number], at) =>
+    expect(scope, x.department, ['department'], [...at, 'department']),
+  scenes: checkScene,
+  assets: checkAsset,
+  shoot_days: (scope, d: Doc['shoot_days'][number], at) =>
+    d.scenes?.forEach((s, j) => expect(scope, s, ['scene'], [...at, 'scenes', j])),
+  approvals: checkApproval,
+  department_notes: (scope, n: Doc['department_notes'][number], at) => {
     expect(scope, n.department, ['department'], [...at, 'department']);
     expect(scope, n.node, ['scene', 'asset'], [...at, 'node']);
-  }) as ItemCheck<never>,
-  deliveries: ((scope, d: Doc['deliveries'][number], at) => {
+  },
+  deliveries: (scope, d: Doc['deliveries'][number], at) => {
     expect(scope, d.from_department, ['department'], [...at, 'from_department']);
     expect(scope, d.to_department, ['department'], [...at, 'to_department']);
     expect(scope, d.gating_approval, ['approval'], [...at, 'gating_approval']);
-  }) as ItemCheck<never>,
-  engagements: checkEngagement as ItemCheck<never>,
-  purchase_orders: ((scope, o: Doc['purchase_orders'][number], at) => {
+  },
+  engagements: checkEngagement,
+  purchase_orders: (scope, o: Doc['purchase_orders'][number], at) => {
     expect(scope, o.vendor, ['organisation'], [...at, 'vendor']);
     expect(scope, o.department, ['department'], [...at, 'department']);
-  }) as ItemCheck<never>,
-  script_changes: ((scope, c: Doc['script_changes'][number], at) =>
-    expect(scope, c.scene, ['scene'], [...at, 'scene'])) as ItemCheck<never>,
-  activity: ((scope, a: Doc['activity'][number], at) =>
-    expect(scope, a.node, ['scene', 'asset'], [...at, 'node'])) as ItemCheck<never>,
+  },
+  script_changes: (scope, c: Doc['script_changes'][number], at) =>
+    expect(scope, c.scene, ['scene'], [...at, 'scene']),
+  activity: (scope, a: Doc['activity'][number], at) =>
+    expect(scope, a.node, ['scene', 'asset'], [...at, 'node']),
 };
 
 /** Only one weekly cost report may be active; `active` counts those seen so far. */

@@ -223,8 +223,8 @@ export async function exportDocument(db: Db, code: string): Promise<Exported | n
       logline: p.logline,
       status: p.status,
       phase: p.phase,
-      accent: p.accent as ProductionDocument['production']['accent'],
-      format: p.format as 'single' | 'episodic',
+      accent: p.accent,
+      format: p.format,
       ...(episodic && p.season_number !== null ? { season_number: p.season_number } : {}),
       ...(p.current_episode_id !== null ? { current_episode: episodeRef.get(p.current_episode_id) } : {}),
       ...(p.filespace !== null ? { filespace: p.filespace } : {}),
@@ -240,7 +240,7 @@ export async function exportDocument(db: Db, code: string): Promise<Exported | n
       phases: parseJson<string[]>(d.phases, []),
       mission: d.mission,
       key_roles: parseJson<string[]>(d.key_roles, []),
-      privacy: d.privacy as 'open' | 'restricted',
+      privacy: d.privacy,
       unveiled: toBool(d.unveiled),
       accounts: (accountsOf.get(d.id) ?? []).map((a) => a.account),
       registry: parseJson<Record<string, unknown>>(d.registry, {}),
@@ -354,7 +354,7 @@ export async function exportDocument(db: Db, code: string): Promise<Exported | n
             if (s.decision === null && s.decided_at === null) return person;
             return {
               person,
-              decision: opt(s.decision as 'approved' | 'changes' | null),
+              decision: opt(s.decision),
               decided_by: opt(s.decided_by),
               note: opt(s.note),
               decided_at: opt(s.decided_at),

@@ -60,7 +60,7 @@ export function validDocument(data: unknown, source = 'document'): ProductionDoc
     throw new DocumentError(`${source}: the document must be a mapping with a "production" key`);
   }
   if (!validate(data)) throw new DocumentError(describeValidation(validate.errors ?? [], 'document'));
-  return data as ProductionDocument;
+  return data;
 }
 
 const WHY: Record<string, string> = {

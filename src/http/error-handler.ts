@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { storageFailure } from '../db/failures.js';
 import { isDatabaseRefusal } from '../db/refusals.js';
 import { AppError, defaultCode, errors, isAppError, type ErrorCode } from '../errors.js';
-import { validationFailure, type ValidationItem } from '../validation.js';
+import { validationFailure } from '../validation.js';
 import { isBrokenForm } from './multipart-parts.js';
 
 /**
@@ -71,10 +71,7 @@ export function storageRefusal(err: unknown): AppError | null {
 function classify(err: FastifyError): AppError | null {
   if (isAppError(err)) return err;
   if (err.validation) {
-    const { field, detail } = validationFailure(
-      err.validation as ValidationItem[],
-      err.validationContext ?? 'request',
-    );
+    const { field, detail } = validationFailure(err.validation, err.validationContext ?? 'request');
     return fail(422, detail, 'invalid_field', field);
   }
   const known = err.code ? FRAMEWORK[err.code] : undefined;

@@ -6,7 +6,7 @@ import type { Db } from '../db/index.js';
 import { nowIso } from '../db/values.js';
 import type { WriteHooks } from '../db/write-hooks.js';
 import { errors } from '../errors.js';
-import { principalOf } from './auth.js';
+import { principalOf } from '../auth/route-hook.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -189,4 +189,8 @@ async function idempotencyPlugin(app: FastifyInstance) {
   });
 }
 
-export const idempotency = fp(idempotencyPlugin, { name: 'prodgraph-idempotency' });
+export const idempotency = fp(idempotencyPlugin, {
+  name: 'prodgraph-idempotency',
+  // a stored write is filed under the key that made it (the principal the auth hook sets)
+  dependencies: ['prodgraph-auth'],
+});

@@ -64,7 +64,7 @@ export function jsonParser(app: FastifyInstance): JsonParser {
   const parse = app.getDefaultJsonParser('error', 'error');
   return (request, body, done) => {
     if (depthOver(body) > 0) return done(tooDeep());
-    parse(request, body, done);
+    void parse(request, body, done);
   };
 }
 

@@ -89,7 +89,7 @@ const HARMLESS_HEADERS = new Set(['content-type', 'content-length', 'transfer-en
 function redactHeaders(headers: object): unknown {
   if (Array.isArray(headers)) {
     // rawHeaders: name, value, name, value, …
-    return headers.map((v, i) =>
+    return (headers as unknown[]).map((v, i) =>
       i % 2 === 1 && !HARMLESS_HEADERS.has(String(headers[i - 1]).toLowerCase()) ? REDACTED : v,
     );
   }
@@ -110,13 +110,13 @@ const isPlain = (v: object): boolean => {
 export function withoutHeaders(value: unknown, depth = 0): unknown {
   if (depth > 8 || value === null || typeof value !== 'object' || !isPlain(value)) return value;
   let copy: Record<string, unknown> | unknown[] | null = null;
-  for (const [k, v] of Object.entries(value)) {
+  for (const [k, v] of Object.entries(value) as [string, unknown][]) {
     const next =
       /^(raw)?headers$/i.test(k) && v !== null && typeof v === 'object'
         ? redactHeaders(v)
         : withoutHeaders(v, depth + 1);
     if (next !== v) {
-      copy ??= Array.isArray(value) ? [...value] : { ...(value as Record<string, unknown>) };
+      copy ??= Array.isArray(value) ? [...(value as unknown[])] : { ...(value as Record<string, unknown>) };
       (copy as Record<string, unknown>)[k] = next;
     }
   }

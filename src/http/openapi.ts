@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import { referenceRoute } from './reference.js';
 import { everyOperationRefuses, nameSchemas } from './reference-document.js';
 import { documentHeaders } from './reference-headers.js';
@@ -76,7 +77,7 @@ refused on the very next request. This holds across several server processes on 
 **Compatibility.** Changes inside v1 are additive; clients must tolerate unknown fields.
 `;
 
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+async function openApiPlugin(app: FastifyInstance): Promise<void> {
   app.addSchema(ErrorBody);
   /** The last pass, once every route is in the document: named schemas, then every header. */
   const finish = <T>(document: T): T => {
@@ -135,3 +136,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     app.swagger(),
   );
 }
+
+/** The reference: the document at /api/v1/openapi.json and its page at /docs. */
+export const openApi = fp(openApiPlugin, {
+  name: 'prodgraph-openapi',
+  // the document's last pass reads the route table, which lists the reference's own routes too
+  dependencies: ['prodgraph-route-table'],
+});

@@ -115,4 +115,9 @@ async function rateLimitPlugin(
   });
 }
 
-export const rateLimits = fp(rateLimitPlugin, { name: 'prodgraph-rate-limit' });
+export const rateLimits = fp(rateLimitPlugin, {
+  name: 'prodgraph-rate-limit',
+  // counted per authenticated key: its onRequest hook runs after the auth hook's; the
+  // reference's routes, registered before it, are never limited
+  dependencies: ['prodgraph-auth', 'prodgraph-openapi'],
+});

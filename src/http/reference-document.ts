@@ -43,8 +43,8 @@ function hoist(node: unknown, named: Json): unknown {
 /** The last pass over the whole document: named schemas under components, referred to by name. */
 export function nameSchemas<T>(document: T): T {
   const doc = document as Json;
-  const components = (isObject(doc.components) ? doc.components : (doc.components = {})) as Json;
-  const named = (isObject(components.schemas) ? components.schemas : (components.schemas = {})) as Json;
+  const components = isObject(doc.components) ? doc.components : (doc.components = {});
+  const named = isObject(components.schemas) ? components.schemas : (components.schemas = {});
   doc.paths = hoist(doc.paths, named);
   components.schemas = Object.fromEntries(Object.entries(named).sort(([a], [b]) => a.localeCompare(b)));
   return document;

@@ -78,4 +78,8 @@ async function requestRulesPlugin(app: FastifyInstance) {
   app.addHook('preParsing', async (request) => checkBody(request));
 }
 
-export const requestRules = fp(requestRulesPlugin, { name: 'prodgraph-request-rules' });
+export const requestRules = fp(requestRulesPlugin, {
+  name: 'prodgraph-request-rules',
+  // the reference's own routes (/, openapi.json) are not the API's: they keep any query string
+  dependencies: ['prodgraph-openapi'],
+});

@@ -51,4 +51,8 @@ async function routeTablePlugin(app: FastifyInstance) {
   });
 }
 
-export const routeTable = fp(routeTablePlugin, { name: 'prodgraph-route-table' });
+export const routeTable = fp(routeTablePlugin, {
+  name: 'prodgraph-route-table',
+  // the operator's /metrics stays out of the table, hence out of the API's checks and reference
+  dependencies: ['prodgraph-metrics'],
+});

@@ -49,4 +49,9 @@ async function securityHeadersPlugin(app: FastifyInstance, opts: { corsOrigins: 
   }
 }
 
-export const securityHeaders = fp(securityHeadersPlugin, { name: 'prodgraph-security-headers' });
+export const securityHeaders = fp(securityHeadersPlugin, {
+  name: 'prodgraph-security-headers',
+  // CORS's onRequest hook runs after the key and rate-limit hooks (a 401 or 429 carries no
+  // CORS header), and its preflight route is rate-limited like every route
+  dependencies: ['prodgraph-rate-limit'],
+});

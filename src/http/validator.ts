@@ -132,7 +132,7 @@ function convertParameters(
     const values = Array.isArray(raw) ? raw : [raw];
     if (repeatable) {
       const items = isObject(prop) ? prop.items : undefined;
-      out[name] = values.map((v) => (typeof v === 'string' ? convert(v, items) : v));
+      out[name] = (values as unknown[]).map((v) => (typeof v === 'string' ? convert(v, items) : v));
     } else {
       out[name] = typeof raw === 'string' ? convert(raw, prop) : raw;
     }

@@ -17,7 +17,7 @@ import type { AppContext } from '../context.js';
 import { isDatabaseRefusal } from '../db/refusals.js';
 import { isAppError } from '../errors.js';
 import type { Page } from '../domain/page.js';
-import { authorize } from '../http/auth.js';
+import { authorize } from '../auth/route-hook.js';
 import { describeValidation, type ValidationItem } from '../validation.js';
 import type { Catalogue } from './catalogue.js';
 import { errorBody, type JsonRpcRequest } from './envelope.js';

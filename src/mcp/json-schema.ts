@@ -18,13 +18,14 @@ export type JsonSchema = { type: 'object'; [key: string]: unknown };
  * compiling several tools' schemas into one validator would see them collide.
  */
 export function plainSchema(schema: TSchema): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(schema, (key, value) => (key === '$id' ? undefined : value)));
+  const withoutIds = (key: string, value: unknown) => (key === '$id' ? undefined : value);
+  return JSON.parse(JSON.stringify(schema, withoutIds)) as Record<string, unknown>;
 }
 
-const propertiesOf = (schema: TSchema | undefined) =>
-  (schema as { properties?: TProperties } | undefined)?.properties ?? {};
-const requiredOf = (schema: TSchema | undefined) =>
-  (schema as { required?: string[] } | undefined)?.required ?? [];
+// TSchema declares no members: an object schema is read through the shape it has
+type ObjectSchema = { properties?: TProperties; required?: string[] };
+const propertiesOf = (schema: ObjectSchema = {}) => schema.properties ?? {};
+const requiredOf = (schema: ObjectSchema = {}) => schema.required ?? [];
 
 /** A query flag REST spells as text (`1`/`true`/`0`/`false`): a tool takes a JSON boolean too. */
 const FLAG_WORDS = ['0', '1', 'false', 'true'];
@@ -69,10 +70,10 @@ export function inputSchemaOf(twin: RestTwin, extra: TSchema | undefined): JsonS
   const required = parts.flatMap(requiredOf);
   const schema = plainSchema({
     type: 'object',
-    properties: Object.assign({}, ...parts.map(propertiesOf)),
+    properties: Object.fromEntries(parts.flatMap((p) => Object.entries(propertiesOf(p)))),
     ...(required.length ? { required } : {}),
     additionalProperties: false,
-  } as unknown as TSchema) as JsonSchema & { properties: Record<string, Record<string, unknown>> };
+  }) as JsonSchema & { properties: Record<string, Record<string, unknown>> };
   for (const [name, p] of Object.entries(schema.properties)) schema.properties[name] = toolProperty(p);
   return schema;
 }

@@ -3,7 +3,8 @@ import fp from 'fastify-plugin';
 import { Type } from 'typebox';
 import { errors, isAppError } from '../errors.js';
 import { jsonParser } from '../http/json-body.js';
-import { principalOf } from '../http/auth.js';
+import { HTTP_LAYER } from '../http/layer.js';
+import { principalOf } from '../auth/route-hook.js';
 import { errorResponses } from '../http/schemas.js';
 import { buildCatalogue, type Catalogue } from './catalogue.js';
 import { classify, JsonRpcRequest, JsonRpcResponse, UNPARSEABLE } from './envelope.js';
@@ -155,5 +156,5 @@ export const mcp = fp(
       },
     });
   },
-  { name: 'prodgraph-mcp' },
+  { name: 'prodgraph-mcp', dependencies: HTTP_LAYER },
 );

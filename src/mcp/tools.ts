@@ -2,8 +2,8 @@ import type { TSchema } from 'typebox';
 import type { Principal } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
 import { activityFeed } from '../modules/activity/feed.js';
-import { listApprovals, type ApprovalListQuery } from '../modules/approvals/service.js';
-import { getAsset, listAssets, type AssetListQuery } from '../modules/assets/service.js';
+import { listApprovals } from '../modules/approvals/service.js';
+import { getAsset, listAssets } from '../modules/assets/service.js';
 import { characterBundle, sceneBundle } from '../modules/bundles/service.js';
 import { listDeliveries } from '../modules/deliveries/service.js';
 import { getDepartment, listDepartments } from '../modules/departments/service.js';
@@ -89,7 +89,7 @@ export const TOOLS: readonly ToolSpec[] = [
     twin: 'GET /assets',
     listKey: 'assets',
     readOnly: true,
-    run: (ctx, p, a) => listAssets(ctx, p, a as AssetListQuery),
+    run: (ctx, p, a) => listAssets(ctx, p, a),
   },
   {
     name: 'get_asset',
@@ -128,7 +128,7 @@ export const TOOLS: readonly ToolSpec[] = [
     twin: 'GET /approvals',
     listKey: 'approvals',
     readOnly: true,
-    run: (ctx, p, a) => listApprovals(ctx, p, a as ApprovalListQuery),
+    run: (ctx, p, a) => listApprovals(ctx, p, a),
   },
   {
     name: 'get_activity',

@@ -167,4 +167,9 @@ async function metricsPlugin(app: FastifyInstance, opts: { database: DbHandle; m
   );
 }
 
-export const metricsRoutes = fp(metricsPlugin, { name: 'prodgraph-metrics' });
+export const metricsRoutes = fp(metricsPlugin, {
+  name: 'prodgraph-metrics',
+  // the scrape route answers an outage's 503 like every route; the gauges read ctx and answers
+  dependencies: ['prodgraph-outage'],
+  decorators: { fastify: ['ctx', 'answers'] },
+});

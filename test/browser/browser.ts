@@ -85,9 +85,9 @@ export interface AxeViolation {
  */
 export async function axe(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(`${AXE}\n;true`);
-  const result = (await page.evaluate(
+  const result = await page.evaluate<AxeViolation[]>(
     "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))",
-  )) as AxeViolation[];
+  );
   return result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
@@ -110,11 +110,18 @@ export function shooter(dialect: string) {
 
 /** What the page keeps anywhere a browser keeps things: web storage, cookies, IndexedDB, caches. */
 export async function storedEverywhere(context: BrowserContext, page: Page) {
-  const inPage = (await page.evaluate(`(async () => ({
+  const inPage = await page.evaluate<{
+    session: string[][];
+    local: string[][];
+    idb: string[];
+    caches: string[];
+  }>(
+    `(async () => ({
     session: Object.entries(sessionStorage),
     local: Object.entries(localStorage),
     idb: indexedDB.databases ? (await indexedDB.databases()).map((d) => d.name) : [],
     caches: (await caches.keys()),
-  }))()`)) as { session: string[][]; local: string[][]; idb: string[]; caches: string[] };
+  }))()`,
+  );
   return { ...inPage, cookies: await context.cookies() };
 }

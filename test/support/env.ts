@@ -9,7 +9,7 @@ import { openAndMigrate, type DbHandle, type Dialect } from '../../src/db/index.
 import { importDocument, type ImportResult } from '../../src/document/import.js';
 import { parseDocument } from '../../src/document/parse.js';
 import type { ProductionDocument } from '../../src/document/schema.js';
-import { mintKey, type MintInput } from '../../src/keys/service.js';
+import { mintKey, type MintInput } from '../../src/auth/key-service.js';
 import { FileMediaStore, type MediaStore } from '../../src/media/store.js';
 
 /** SQLite always; PostgreSQL as well when PRODGRAPH_TEST_PG holds a URL (CI sets it). */

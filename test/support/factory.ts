@@ -3,7 +3,7 @@ import type { Insertable, Selectable } from 'kysely';
 import type { Db } from '../../src/db/index.js';
 import type { Database } from '../../src/db/schema.js';
 import type { Scope } from '../../src/domain/vocabulary.js';
-import { mintKeyById } from '../../src/keys/service.js';
+import { mintKeyById } from '../../src/auth/key-service.js';
 
 /*
  * Row factories for module tests: each inserts one row with plausible defaults straight into the

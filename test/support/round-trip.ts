@@ -327,7 +327,7 @@ export interface Refs {
 
 export async function importRoundTrip(env: TestEnv, code: string): Promise<Refs> {
   const result = await env.import(await roundTripDocument(code, env.dir), env.dir);
-  return result.refs as Refs;
+  return result.refs;
 }
 
 /** POST a submission through the app; returns the raw inject response. */

@@ -68,8 +68,8 @@ export async function startServer(
         if (line.includes('Server listening at')) resolve();
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     void exited.then((code) =>
       reject(new Error(`server exited (${code}) before listening:\n${output.join('\n')}`)),
     );

@@ -106,7 +106,7 @@ export async function readState(
 export function moved(plan: Plan): Record<string, Record<string, number>> {
   const out: Record<string, Record<string, number>> = {};
   for (const [kind, c] of Object.entries(plan.counts)) {
-    const m = Object.fromEntries(Object.entries(c!).filter(([k, v]) => k !== 'unchanged' && v > 0));
+    const m = Object.fromEntries(Object.entries(c).filter(([k, v]) => k !== 'unchanged' && v > 0));
     if (Object.keys(m).length) out[kind] = m;
   }
   return out;

@@ -55,11 +55,7 @@ function Lazy<T>({
 }) {
   const [open, setOpen] = useState(initiallyOpen);
   return (
-    <details
-      class="reach-item"
-      open={open}
-      onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}
-    >
+    <details class="reach-item" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>{summary}</summary>
       {open && <Loaded load={load} show={show} />}
     </details>
@@ -217,12 +213,12 @@ function Submissions({ reach }: { reach: Summary }) {
   if (!reach.submissions) return null;
   return (
     <section aria-labelledby="r-subs">
-      <h2 id="r-subs">Its submissions ({reach.submissions!.length})</h2>
-      {reach.submissions!.length === 0 ? (
+      <h2 id="r-subs">Its submissions ({reach.submissions.length})</h2>
+      {reach.submissions.length === 0 ? (
         <Empty>Nothing submitted yet.</Empty>
       ) : (
         <ul>
-          {reach.submissions!.map((s) => (
+          {reach.submissions.map((s) => (
             <li key={s.id}>
               {when(s.created_at)}: <strong>{s.title}</strong> ({s.media.map((m) => m.label).join(', ')})
             </li>
@@ -267,13 +263,13 @@ export function SeeAsVendor({ engagementId: id }: { engagementId: number }) {
   const { api } = useSession();
   const media = useCallback<MediaLoader>(
     (media_id, signal) =>
-      must(
+      must<Blob>(
         api.GET('/api/v1/admin/engagements/{id}/view/media/{media_id}/content', {
           params: { path: { id, media_id } },
           parseAs: 'blob',
           signal,
         }),
-      ) as Promise<Blob>,
+      ),
     [api, id],
   );
   const [source] = useState<ReachSource>(() => ({
@@ -320,9 +316,9 @@ export function OwnReach() {
   const { api, me } = useSession();
   const media = useCallback<MediaLoader>(
     (id, signal) =>
-      must(
+      must<Blob>(
         api.GET('/api/v1/media/{id}/content', { params: { path: { id } }, parseAs: 'blob', signal }),
-      ) as Promise<Blob>,
+      ),
     [api],
   );
   const [source] = useState<ReachSource>(() => ({

@@ -57,11 +57,11 @@ export function Scenes() {
 /** Media for a production-wide key: its own key on the media route, shown from a blob. */
 export function useOwnMedia(): MediaLoader {
   const { api } = useSession();
-  return useCallback(
+  return useCallback<MediaLoader>(
     (id, signal) =>
       must(api.GET('/api/v1/media/{id}/content', { params: { path: { id } }, parseAs: 'blob', signal })),
     [api],
-  ) as MediaLoader;
+  );
 }
 
 export function SceneDetail({ id }: { id: number }) {

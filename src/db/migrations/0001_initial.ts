@@ -16,7 +16,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   const table = (name: string): Builder =>
     db.schema
       .createTable(name)
-      .addColumn('id', idType, (c) => (pg ? c.primaryKey() : c.primaryKey().autoIncrement())) as Builder;
+      .addColumn('id', idType, (c) => (pg ? c.primaryKey() : c.primaryKey().autoIncrement()));
   const prod = (b: Builder): Builder =>
     b.addColumn('production_id', 'integer', (c) =>
       c.notNull().references('productions.id').onDelete('cascade'),

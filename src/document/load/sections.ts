@@ -40,7 +40,7 @@ async function simple<T extends { ref?: string }>(
 ): Promise<number[]> {
   const list = items<T>(ready);
   const rows = list.map(({ item, i }) => row(item, i));
-  const ids = await L.insert(table, rows as never);
+  const ids = await L.insert(table, rows);
   list.forEach(({ item }, n) => item.ref !== undefined && L.refs.setId(item.ref, ids[n]!));
   L.created(kind, rows.length);
   return ids;
@@ -199,12 +199,10 @@ const engagements: Load = async (L, ready) => {
   );
   await L.insertOnly(
     'engagement_departments',
-    departmentsOf.flatMap((depts, n) =>
-      depts.map((d) => ({ engagement_id: ids[n]!, department_id: d as number })),
-    ),
+    departmentsOf.flatMap((depts, n) => depts.map((d) => ({ engagement_id: ids[n]!, department_id: d }))),
   );
   const rows = list.flatMap(({ item }) => (item.grants ?? []).map((g) => grantRow(item, g, undefined, L)));
-  await L.insert('grants', rows as never);
+  await L.insert('grants', rows);
   L.created('grants', rows.length);
 };
 
@@ -230,7 +228,7 @@ const costReports: Load = async (L, ready) => {
 
 const activity: Load = async (L, ready) => {
   const rows = items<Doc['activity'][number]>(ready).map(({ item }) => activityRow(item, L));
-  await L.insertOnly('activity', rows as never);
+  await L.insertOnly('activity', rows);
   L.created('activity', rows.length);
 };
 

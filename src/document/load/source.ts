@@ -79,7 +79,8 @@ export function jsonFileSource(file: string): DocumentSource {
     async read(to) {
       const tokenizer = new Tokenizer();
       const parser = new SectionParser();
-      let failure: unknown = null;
+      // assigned by the tokenizer's callbacks, which the compiler's narrowing does not see
+      let failure = null as DocumentError | null;
       tokenizer.onToken = (token) => {
         if (failure === null) parser.parser.write(token);
       };

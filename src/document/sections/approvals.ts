@@ -249,10 +249,10 @@ export class ApprovalsSection {
     }
     const pid = idOf(ctx.productionId);
     const chains: Array<{ id: Id; key: string }> = [
-      ...this.approvals.creates.map((c) => ({ id: c.pending as Id, key: c.key })),
+      ...this.approvals.creates.map((c) => ({ id: c.pending, key: c.key })),
       ...this.approvals.updates
         .filter((u) => u.children.includes('steps'))
-        .map((u) => ({ id: u.id as Id, key: u.key })),
+        .map((u) => ({ id: u.id, key: u.key })),
     ];
     await insertRows(
       ctx.db,

@@ -209,8 +209,8 @@ export class GraphSection {
         .execute();
     }
     const from: Array<{ id: Id; key: string }> = [
-      ...this.nodes.creates.map((c) => ({ id: c.pending as Id, key: c.key })),
-      ...this.nodes.updates.filter((u) => u.children.length).map((u) => ({ id: u.id as Id, key: u.key })),
+      ...this.nodes.creates.map((c) => ({ id: c.pending, key: c.key })),
+      ...this.nodes.updates.filter((u) => u.children.length).map((u) => ({ id: u.id, key: u.key })),
     ];
     const pid = idOf(ctx.productionId);
     await insertRows(

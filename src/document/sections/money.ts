@@ -172,8 +172,8 @@ export class MoneySection {
       await ctx.db.deleteFrom('cost_report_lines').where('cost_report_id', 'in', rewrite).execute();
     const pid = idOf(ctx.productionId);
     const reports: Array<{ id: Id; key: string }> = [
-      ...this.reports.creates.map((c) => ({ id: c.pending as Id, key: c.key })),
-      ...this.reports.updates.filter((u) => u.children.length).map((u) => ({ id: u.id as Id, key: u.key })),
+      ...this.reports.creates.map((c) => ({ id: c.pending, key: c.key })),
+      ...this.reports.updates.filter((u) => u.children.length).map((u) => ({ id: u.id, key: u.key })),
     ];
     await insertRows(
       ctx.db,

@@ -55,7 +55,7 @@ export class ProductionSection {
     }
     ctx.productionId = this.stored.id;
     ctx.productionExists = true;
-    this.fields = changedColumns(this.stored, this.row, Object.keys(COLUMNS) as Array<keyof Row>) as string[];
+    this.fields = changedColumns(this.stored, this.row, Object.keys(COLUMNS) as Array<keyof Row>);
   }
 
   /** Runs once the episodes are known: the current episode is a field of the production. */

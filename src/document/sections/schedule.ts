@@ -103,8 +103,8 @@ export class ScheduleSection {
     }
     const pid = idOf(ctx.productionId);
     const days: Array<{ id: Id; key: string }> = [
-      ...this.days.creates.map((c) => ({ id: c.pending as Id, key: c.key })),
-      ...this.days.updates.filter((u) => u.children.length).map((u) => ({ id: u.id as Id, key: u.key })),
+      ...this.days.creates.map((c) => ({ id: c.pending, key: c.key })),
+      ...this.days.updates.filter((u) => u.children.length).map((u) => ({ id: u.id, key: u.key })),
     ];
     await insertRows(
       ctx.db,

@@ -137,9 +137,7 @@ export class VendorsSection {
       children: (s, w) => {
         const have = [...(this.departmentsStored.get(s.id) ?? [])].sort((a, b) => a - b);
         const want = this.departmentsWanted.get(w.key) ?? [];
-        const sortedWant = want.every((x) => typeof x === 'number')
-          ? [...(want as number[])].sort((a, b) => a - b)
-          : want;
+        const sortedWant = want.every((x) => typeof x === 'number') ? [...want].sort((a, b) => a - b) : want;
         return have.length === sortedWant.length && have.every((x, i) => same(x, sortedWant[i]))
           ? []
           : ['departments'];
@@ -333,10 +331,8 @@ export class VendorsSection {
       await ctx.db.deleteFrom('engagement_departments').where('engagement_id', 'in', rewrite).execute();
     }
     const rows: Array<{ id: Id; key: string }> = [
-      ...this.engagements.creates.map((c) => ({ id: c.pending as Id, key: c.key })),
-      ...this.engagements.updates
-        .filter((u) => u.children.length)
-        .map((u) => ({ id: u.id as Id, key: u.key })),
+      ...this.engagements.creates.map((c) => ({ id: c.pending, key: c.key })),
+      ...this.engagements.updates.filter((u) => u.children.length).map((u) => ({ id: u.id, key: u.key })),
     ];
     await insertRows(
       ctx.db,

@@ -293,10 +293,10 @@ export class VersionsSection {
       ...this.versions.updates.map((u) => ({ key: u.key, row: u.wanted.row })),
     ]) {
       const node = w.row.node_id;
-      const other = typeof node === 'number' ? held.get(`${node}:${w.row.version}`) : undefined;
+      const other = typeof node === 'number' ? held.get(`${node}:${String(w.row.version)}`) : undefined;
       if (other) {
         throw new DocumentError(
-          `${pathOf([...this.pathOf(ctx, w.key), 'version'])}: version ${w.row.version} is still held by "${other}", which notes or a decision made through the API keep; give this version another number.`,
+          `${pathOf([...this.pathOf(ctx, w.key), 'version'])}: version ${String(w.row.version)} is still held by "${other}", which notes or a decision made through the API keep; give this version another number.`,
         );
       }
     }

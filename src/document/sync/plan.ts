@@ -69,7 +69,7 @@ export const emptyCounts = (): Counts => ({
 export function totals(plan: Plan): Counts {
   const sum = emptyCounts();
   for (const c of Object.values(plan.counts)) {
-    for (const k of Object.keys(sum) as Array<keyof Counts>) sum[k] += c![k];
+    for (const k of Object.keys(sum) as Array<keyof Counts>) sum[k] += c[k];
   }
   return sum;
 }

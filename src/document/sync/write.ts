@@ -54,7 +54,7 @@ export async function insertRows<T extends Table>(
   for (let i = 0; i < rows.length; i += per) {
     await trx
       .insertInto(table)
-      .values(rows.slice(i, i + per) as never)
+      .values(rows.slice(i, i + per))
       .execute();
   }
 }
@@ -98,7 +98,7 @@ export async function updateRows<T extends Table>(
         );
         set[col] = sql`case id ${sql.join(whens, sql` `)} end`;
       }
-      await (trx as unknown as Db)
+      await trx
         .updateTable(table as 'nodes')
         .set(set)
         .where(

@@ -76,7 +76,7 @@ export const activityKey = (at: string, actor: string, verb: string, summary: st
   JSON.stringify([at, actor, verb, summary, node]);
 
 export const activityRow = <I extends Id>(a: DocActivity, ctx: RowContext<I>) => ({
-  production_id: ctx.productionId as Id,
+  production_id: ctx.productionId,
   at: iso(a.at)!,
   actor: a.actor,
   verb: a.verb,

@@ -5,7 +5,7 @@ import { nowIso, parseJson, toInt } from '../../db/values.js';
 import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
 import type { Scope } from '../../domain/vocabulary.js';
 import { AppError, errors } from '../../errors.js';
-import { KeyError, mintKeyById } from '../../keys/service.js';
+import { KeyError, mintKeyById } from '../../auth/key-service.js';
 import { groupBy } from '../../util/group-by.js';
 import { appendActivity } from '../activity/repository.js';
 import { activityActor } from '../activity/write-entry.js';

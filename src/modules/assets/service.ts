@@ -7,7 +7,7 @@ import { MAX_PAGE, openPage, type Page, type PagedList, type PageQuery } from '.
 import { groupBy } from '../../util/group-by.js';
 import { mediaPathOf } from '../../media/paths.js';
 import { sceneRefOf } from '../scenes/scene-row.js';
-import { toVersionSummary, type VersionRow } from '../versions/summary.js';
+import { toVersionSummary } from '../versions/summary.js';
 import * as repo from './repository.js';
 import type { AssetRecord, AssetRow, AssetVersion } from './schemas.js';
 
@@ -106,7 +106,7 @@ export async function getAsset(ctx: AppContext, principal: Principal, nodeId: nu
         };
       }
       return {
-        ...toVersionSummary(v as VersionRow),
+        ...toVersionSummary(v),
         released: true,
         locked: false,
         notes: notesOn(v.id),

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { principalOf } from '../../http/auth.js';
+import { principalOf } from '../../auth/route-hook.js';
 import { requestHashOf, respondToWrite } from '../../http/idempotency.js';
 import { formParts, uploadLimits } from '../../http/multipart-parts.js';
 import { API_PREFIX } from '../../http/openapi.js';

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { NodeGrantKind } from '../../auth/clamp.js';
 import { AnswerCache, sendAnswer } from '../../http/answer-cache.js';
-import { principalOf } from '../../http/auth.js';
+import { principalOf } from '../../auth/route-hook.js';
 import { sendPage } from '../../http/paging.js';
 import { CONDITIONAL_ANSWER } from '../../http/reference-headers.js';
 import { errorResponses } from '../../http/schemas.js';

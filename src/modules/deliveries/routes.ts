@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { principalOf } from '../../http/auth.js';
+import { principalOf } from '../../auth/route-hook.js';
 import { sendPage } from '../../http/paging.js';
 import { errorResponses } from '../../http/schemas.js';
 import { Delivery, DeliveryListQuery } from './schemas.js';

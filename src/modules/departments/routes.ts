@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { principalOf } from '../../http/auth.js';
+import { principalOf } from '../../auth/route-hook.js';
 import { errorResponses } from '../../http/schemas.js';
 import { DepartmentDetail, DepartmentParams, DepartmentRow } from './schemas.js';
 import { getDepartment, listDepartments } from './service.js';

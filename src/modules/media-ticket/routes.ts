@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { principalOf } from '../../http/auth.js';
+import { principalOf } from '../../auth/route-hook.js';
 import { mediaAnswerHeaders, MediaRequestHeaders, sendMedia } from '../../http/media-response.js';
 import { MEDIA_BYTES, NOT_KEPT } from '../../http/reference-headers.js';
 import { errorResponses } from '../../http/schemas.js';

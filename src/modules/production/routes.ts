@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AnswerCache, sendAnswer } from '../../http/answer-cache.js';
-import { principalOf } from '../../http/auth.js';
+import { principalOf } from '../../auth/route-hook.js';
 import { Production } from './schemas.js';
 import { getProduction } from './service.js';
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AnswerCache, sendAnswer } from '../../http/answer-cache.js';
-import { principalOf } from '../../http/auth.js';
+import { principalOf } from '../../auth/route-hook.js';
 import { PurchaseOrders } from './schemas.js';
 import { holdsOwnPo, purchaseOrders } from './service.js';
 

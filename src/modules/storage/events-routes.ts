@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { principalOf } from '../../http/auth.js';
+import { principalOf } from '../../auth/route-hook.js';
 import { respondToWrite } from '../../http/idempotency.js';
 import { errorResponses } from '../../http/schemas.js';
 import { ingestEvents } from './events-service.js';

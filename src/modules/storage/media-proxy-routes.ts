@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { createHash } from 'node:crypto';
-import { principalOf } from '../../http/auth.js';
+import { principalOf } from '../../auth/route-hook.js';
 import { requestHashOf, respondToWrite } from '../../http/idempotency.js';
 import { errorResponses } from '../../http/schemas.js';
 import { errors } from '../../errors.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AnswerCache, sendAnswer } from '../../http/answer-cache.js';
-import { principalOf } from '../../http/auth.js';
+import { principalOf } from '../../auth/route-hook.js';
 import { requestHashOf, respondToWrite } from '../../http/idempotency.js';
 import { formParts, uploadLimits } from '../../http/multipart-parts.js';
 import { isPaged, sendPage } from '../../http/paging.js';

@@ -50,7 +50,7 @@ async function readBounded(res: Response): Promise<string> {
     throw new ProviderFailure('garbage', 'answered with an oversized body');
   }
   if (!res.body) return '';
-  const reader = res.body.getReader();
+  const reader = res.body.getReader() as ReadableStreamDefaultReader<Uint8Array>;
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {

@@ -162,10 +162,10 @@ function multipartBody(
     .constantFrom(...Object.entries(p.byName).filter(([, v]) => typeof v[0] === 'string'))
     .chain(([name, v]) => fc.constantFrom(...(v as string[])).map((value) => [name, value] as const));
   const part = fc.oneof(
-    hinted.map(([name, value]) => ({ name, value: Buffer.from(value) as Buffer, filename: undefined })),
+    hinted.map(([name, value]) => ({ name, value: Buffer.from(value), filename: undefined })),
     fc
       .tuple(fieldName, text)
-      .map(([name, value]) => ({ name, value: Buffer.from(value) as Buffer, filename: undefined })),
+      .map(([name, value]) => ({ name, value: Buffer.from(value), filename: undefined })),
     fc.tuple(fieldName, filename, content).map(([name, fname, value]) => ({ name, value, filename: fname })),
   );
   const boundary = 'fuzzBoundary7MA4YWxkTrZu0gW';

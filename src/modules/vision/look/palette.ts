@@ -39,9 +39,9 @@ function histogram(pixels: Uint8Array): Bins {
     const b = pixels[i + 2]!;
     const bin = ((r >> 3) << 10) | ((g >> 3) << 5) | (b >> 3);
     count[bin]!++;
-    sums[bin * 3] += r;
-    sums[bin * 3 + 1] += g;
-    sums[bin * 3 + 2] += b;
+    sums[bin * 3]! += r;
+    sums[bin * 3 + 1]! += g;
+    sums[bin * 3 + 2]! += b;
   }
   let length = 0;
   for (const c of count) if (c > 0) length++;

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Principal, RouteAuth } from '../auth/principal.js';
+import type { Principal, RouteAuth } from './principal.js';
 import type { Db } from '../db/index.js';
 import { errors } from '../errors.js';
-import { authenticate, KeyUsage } from '../keys/service.js';
-import { errorResponse } from './schemas.js';
+import { authenticate, KeyUsage } from './key-service.js';
+import { errorResponse } from '../http/schemas.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -60,7 +60,10 @@ function documentRoute(route: RouteOptions, auth: RouteAuth): void {
   const note = describe(auth);
   route.schema = {
     ...schema,
-    description: schema.description ? `${String(schema.description)}\n\n${note}` : note,
+    description:
+      typeof schema.description === 'string' && schema.description
+        ? `${schema.description}\n\n${note}`
+        : note,
     security: [{ bearerAuth: [] }],
     response: responses,
   };
@@ -73,7 +76,9 @@ async function authPlugin(app: FastifyInstance, opts: { db: Db }) {
   app.addHook('onRoute', (route) => {
     const auth = route.config?.auth;
     if (route.url.startsWith('/api/v1') && auth === undefined) {
-      throw new Error(`route ${route.method} ${route.url} declares no auth (scope and surface)`);
+      throw new Error(
+        `route ${[route.method].flat().join(',')} ${route.url} declares no auth (scope and surface)`,
+      );
     }
     if (auth && auth !== 'public') documentRoute(route, auth);
   });
@@ -98,4 +103,8 @@ async function authPlugin(app: FastifyInstance, opts: { db: Db }) {
   app.addHook('onClose', async () => usage.flush());
 }
 
-export const auth = fp(authPlugin, { name: 'prodgraph-auth' });
+export const auth = fp(authPlugin, {
+  name: 'prodgraph-auth',
+  // onRequest hooks run in registration order: a closing server's 503 comes before a 401
+  dependencies: ['prodgraph-shutdown'],
+});

@@ -1,9 +1,9 @@
 import type { Db } from '../db/index.js';
 import { nowIso, parseJson } from '../db/values.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from './principal.js';
 import { SCOPES, type Scope } from '../domain/vocabulary.js';
-import * as repo from './repository.js';
-import { hashMatches, newToken, prefixOf, shapeOf } from './tokens.js';
+import * as repo from './key-repository.js';
+import { hashMatches, newToken, prefixOf, shapeOf } from './key-tokens.js';
 
 export class KeyError extends Error {}
 
