@@ -66,7 +66,7 @@ for (const dialect of DIALECTS) {
       const send = async (who: 'pix' | 'hal', delivery: string, entries: Parameters<typeof submit>[3]) => {
         const r = await submit(env, vendor[`eng-${who}`], refs[delivery]!, entries);
         assert.equal(r.statusCode, 200, r.body);
-        sent[who].push(JSON.parse(r.body) as Row);
+        sent[who]!.push(JSON.parse(r.body) as Row);
       };
       await send('pix', 'dl-plates', [
         { name: 'note', value: 'reel 1' },
