@@ -8,7 +8,8 @@ import { assetRow, sceneRow, type DocAsset, type DocScene } from '../tables/grap
 import { costReportRow, linesOf, purchaseOrderRow } from '../tables/money.js';
 import { POSITION_GAP } from '../tables/row-context.js';
 import { shootDayRow } from '../tables/schedule.js';
-import { deliveryRow, engagementRow, grantRow } from '../tables/vendors.js';
+import { deliveryRow } from '../tables/deliveries.js';
+import { engagementRow, grantRow } from '../tables/engagements.js';
 import { ingredientRow, notesOf, versionRow } from '../tables/versions.js';
 import type { Loader } from './loader.js';
 import type { MediaUse } from './media.js';

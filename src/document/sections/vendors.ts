@@ -5,15 +5,14 @@ import { referencedByAny } from '../sync/references.js';
 import { orderPositions } from '../sync/order.js';
 import { madeUpRef } from '../sync/made-up-refs.js';
 import { insertRows } from '../sync/write.js';
+import { DELIVERY_COLUMNS, deliveryRow } from '../tables/deliveries.js';
 import {
-  DELIVERY_COLUMNS,
-  deliveryRow,
   ENGAGEMENT_COLUMNS,
   engagementRow,
   GRANT_COLUMNS,
   grantKey,
   grantRow,
-} from '../tables/vendors.js';
+} from '../tables/engagements.js';
 
 /*
  * Deliveries, engagements and their grants: what vendors reach.

@@ -1,10 +1,16 @@
+import type { Db } from '../../db/index.js';
 import type { Id } from '../sync/cells.js';
-import { fromBool } from '../../db/values.js';
+import { fromBool, parseJson, toBool } from '../../db/values.js';
+import { groupBy } from '../../util/group-by.js';
 import type { ProductionDocument } from '../schema.js';
 import type { ColumnTypes } from '../sync/write.js';
+import type { ExportContext } from './export-context.js';
 import { json, type RowContext } from './row-context.js';
 
-/** Episodes, organisations, departments and people: the rows each document object becomes. */
+/**
+ * Episodes, organisations, departments and people: the rows each document object becomes,
+ * and (for an export) the document objects the stored rows become.
+ */
 
 type Doc = Required<ProductionDocument>;
 export type DocEpisode = Doc['episodes'][number];
@@ -86,3 +92,83 @@ export const personRow = <I extends Id>(x: DocPerson, position: number, ctx: Row
   phone: x.phone ?? null,
   position,
 });
+
+/** The stored rows an export reads, in the document's order. */
+export async function readCrew(db: Db, pid: number) {
+  const [episodes, organisations, departments, accounts, people] = await Promise.all([
+    db
+      .selectFrom('episodes')
+      .where('production_id', '=', pid)
+      .selectAll()
+      .orderBy('position')
+      .orderBy('id')
+      .execute(),
+    db.selectFrom('organisations').where('production_id', '=', pid).selectAll().orderBy('id').execute(),
+    db
+      .selectFrom('departments')
+      .where('production_id', '=', pid)
+      .selectAll()
+      .orderBy('position')
+      .orderBy('id')
+      .execute(),
+    db
+      .selectFrom('department_accounts')
+      .where('production_id', '=', pid)
+      .selectAll()
+      .orderBy('account')
+      .execute(),
+    db
+      .selectFrom('people')
+      .where('production_id', '=', pid)
+      .selectAll()
+      .orderBy('position')
+      .orderBy('id')
+      .execute(),
+  ]);
+  return { episodes, organisations, departments, accounts, people };
+}
+export type StoredCrew = Awaited<ReturnType<typeof readCrew>>;
+
+export const crewRefs = (c: StoredCrew): Array<string | null> => [
+  ...[...c.episodes, ...c.organisations, ...c.people].map((r) => r.ref),
+  ...c.departments.map((d) => d.slug),
+];
+
+export function nameCrew(c: StoredCrew, ex: ExportContext): void {
+  ex.name(c.episodes, ex.episode, () => 'episode');
+  ex.name(c.organisations, ex.organisation, () => 'org');
+  for (const d of c.departments) ex.department.set(d.id, d.slug);
+  ex.name(c.people, ex.person, () => 'person');
+}
+
+export function crewDoc(c: StoredCrew, ex: ExportContext) {
+  const accountsOfDepartment = groupBy(c.accounts, (a) => a.department_id);
+  return {
+    ...(ex.episodic
+      ? { episodes: c.episodes.map((e) => ({ ref: ex.episode.get(e.id)!, code: e.code, title: e.title })) }
+      : {}),
+    organisations: c.organisations.map((o) => ({ ref: ex.organisation.get(o.id)!, name: o.name })),
+    departments: c.departments.map((d): DocDepartment => ({
+      slug: d.slug,
+      name: d.name,
+      cluster: d.cluster,
+      phases: parseJson<string[]>(d.phases, []),
+      mission: d.mission,
+      key_roles: parseJson<string[]>(d.key_roles, []),
+      privacy: d.privacy,
+      unveiled: toBool(d.unveiled),
+      accounts: (accountsOfDepartment.get(d.id) ?? []).map((a) => a.account),
+      registry: parseJson<Record<string, unknown>>(d.registry, {}),
+    })),
+    people: c.people.map((x): DocPerson => ({
+      ref: ex.person.get(x.id)!,
+      name: x.name,
+      role: x.role,
+      department: ex.departmentOf(x.department_id),
+      is_hod: toBool(x.is_hod),
+      is_admin: toBool(x.is_admin),
+      email: x.email,
+      phone: x.phone,
+    })),
+  };
+}
