@@ -9,13 +9,16 @@ import {
   readApprovals,
   subjectVersions,
 } from './tables/approvals.js';
-import { crewDoc, crewRefs, nameCrew, readCrew } from './tables/crew.js';
+import { departmentsDoc, readDepartments } from './tables/departments.js';
 import { deliveriesDoc, gatingApprovals, readDeliveries } from './tables/deliveries.js';
+import { episodesDoc, readEpisodes } from './tables/episodes.js';
 import { engagementRefs, engagementsDoc, readEngagements } from './tables/engagements.js';
 import { ExportContext, type ExportedFile } from './tables/export-context.js';
 import { feedDoc, feedRefs, readFeed } from './tables/feed.js';
 import { graphDoc, graphRefs, nameGraph, readGraph } from './tables/graph.js';
 import { moneyDoc, moneyRefs, readMoney } from './tables/money.js';
+import { organisationsDoc, readOrganisations } from './tables/organisations.js';
+import { peopleDoc, readPeople } from './tables/people.js';
 import { readSchedule, scheduleDoc, scheduleRefs } from './tables/schedule.js';
 import { nameVersions, readVersions, versionRefs, versionsDoc } from './tables/versions.js';
 
@@ -48,20 +51,50 @@ export interface Exported {
 
 /** Every section's stored rows, read side by side. */
 async function readSections(db: Db, pid: number) {
-  const [crew, graph, versions, media, schedule, approvals, deliveries, engagements, money, feed] =
-    await Promise.all([
-      readCrew(db, pid),
-      readGraph(db, pid),
-      readVersions(db, pid),
-      readMediaFiles(db, pid),
-      readSchedule(db, pid),
-      readApprovals(db, pid),
-      readDeliveries(db, pid),
-      readEngagements(db, pid),
-      readMoney(db, pid),
-      readFeed(db, pid),
-    ]);
-  return { crew, graph, versions, media, schedule, approvals, deliveries, engagements, money, feed };
+  const [
+    episodes,
+    organisations,
+    departments,
+    people,
+    graph,
+    versions,
+    media,
+    schedule,
+    approvals,
+    deliveries,
+    engagements,
+    money,
+    feed,
+  ] = await Promise.all([
+    readEpisodes(db, pid),
+    readOrganisations(db, pid),
+    readDepartments(db, pid),
+    readPeople(db, pid),
+    readGraph(db, pid),
+    readVersions(db, pid),
+    readMediaFiles(db, pid),
+    readSchedule(db, pid),
+    readApprovals(db, pid),
+    readDeliveries(db, pid),
+    readEngagements(db, pid),
+    readMoney(db, pid),
+    readFeed(db, pid),
+  ]);
+  return {
+    episodes,
+    organisations,
+    departments,
+    people,
+    graph,
+    versions,
+    media,
+    schedule,
+    approvals,
+    deliveries,
+    engagements,
+    money,
+    feed,
+  };
 }
 
 export async function exportDocument(db: Db, code: string): Promise<Exported | null> {
@@ -70,7 +103,8 @@ export async function exportDocument(db: Db, code: string): Promise<Exported | n
   const s = await readSections(db, p.id);
   // a made-up ref is never one the production's rows already carry
   const taken = [
-    ...crewRefs(s.crew),
+    ...[...s.episodes, ...s.organisations, ...s.people].map((r) => r.ref),
+    ...s.departments.departments.map((d) => d.slug),
     ...graphRefs(s.graph),
     ...versionRefs(s.versions),
     ...scheduleRefs(s.schedule),
@@ -82,13 +116,19 @@ export async function exportDocument(db: Db, code: string): Promise<Exported | n
   ].filter((ref): ref is string => !!ref);
   const ex = new ExportContext(p.format === 'episodic', taken, s.media);
   // the objects other sections refer to are named first
-  nameCrew(s.crew, ex);
+  ex.name(s.episodes, ex.episode, () => 'episode');
+  ex.name(s.organisations, ex.organisation, () => 'org');
+  for (const d of s.departments.departments) ex.department.set(d.id, d.slug);
+  ex.name(s.people, ex.person, () => 'person');
   nameGraph(s.graph, ex);
   nameVersions(s.versions, subjectVersions(s.approvals), ex);
   nameApprovals(s.approvals, gatingApprovals(s.deliveries), ex);
   const doc: ProductionDocument = {
     production: productionDoc(p, ex),
-    ...crewDoc(s.crew, ex),
+    ...episodesDoc(s.episodes, ex),
+    ...organisationsDoc(s.organisations, ex),
+    ...departmentsDoc(s.departments, ex),
+    ...peopleDoc(s.people, ex),
     ...graphDoc(s.graph, ex, versionsDoc(s.versions, ex)),
     ...scheduleDoc(s.schedule, ex),
     ...approvalsDoc(s.approvals, ex),
