@@ -127,7 +127,7 @@ export async function exportDocument(db: Db, code: string): Promise<Exported | n
     production: productionDoc(p, ex),
     ...episodesDoc(s.episodes, ex),
     ...organisationsDoc(s.organisations, ex),
-    ...departmentsDoc(s.departments, ex),
+    ...departmentsDoc(s.departments),
     ...peopleDoc(s.people, ex),
     ...graphDoc(s.graph, ex, versionsDoc(s.versions, ex)),
     ...scheduleDoc(s.schedule, ex),

@@ -4,7 +4,6 @@ import { groupBy } from '../../util/group-by.js';
 import type { Id } from '../sync/cells.js';
 import type { ProductionDocument } from '../schema.js';
 import type { ColumnTypes } from '../sync/write.js';
-import type { ExportContext } from './export-context.js';
 import { json, type RowContext } from './row-context.js';
 
 /**
@@ -64,7 +63,7 @@ export async function readDepartments(db: Db, pid: number) {
 }
 export type StoredDepartments = Awaited<ReturnType<typeof readDepartments>>;
 
-export function departmentsDoc(d: StoredDepartments, ex: ExportContext) {
+export function departmentsDoc(d: StoredDepartments) {
   const accountsOfDepartment = groupBy(d.accounts, (a) => a.department_id);
   return {
     departments: d.departments.map((r): DocDepartment => ({
