@@ -140,14 +140,9 @@ const api = routesAfter(
   ['prodgraph-mcp'],
 );
 
-export async function buildApp(options: AppOptions): Promise<App> {
-  const { config } = options;
-  const owned = options.database === undefined;
-  const database =
-    options.database ?? (await openAndMigrate(config.db, { connectTimeoutMs: config.dbConnectTimeoutMs }));
-  const store = options.store ?? new FileMediaStore(config.mediaDir);
-
-  const app = Fastify({
+/** The Fastify server, with the limits and timeouts every request is held to. */
+function createServer(config: Config, options: AppOptions) {
+  return Fastify({
     // tickets in URLs and Authorization headers never reach a log line (src/http/logging.ts)
     logger: options.logger === false ? false : loggerOptions(config.logLevel, options.logStream),
     // ids in paths are integers; trailing slashes are the same route
@@ -173,23 +168,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
       connectionsCheckingInterval: Math.max(100, Math.min(5000, Math.floor(config.timeouts.headersMs / 4))),
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+}
 
-  const changes = new ChangeWatch(
-    database.db,
-    250,
-    repeatedWarning(() => app.log, 'could not look for changes'),
-  );
-  const metrics = new Metrics();
-  app.decorate('ctx', {
-    config,
-    db: database.db,
-    dialect: database.dialect,
-    store: measuredStore(store, metrics),
-    changes,
-  });
-  app.decorate('answers', new AnswerCache(config.answerCacheBytes));
-  // before the server stops taking connections: held long-polls answer now instead of holding close up
-  app.addHook('preClose', async () => changes.close());
+/** The plugins every request passes through, in the order they see it. */
+async function registerPlugins(
+  app: App,
+  config: Config,
+  database: DbHandle,
+  metrics: Metrics,
+): Promise<void> {
   installErrorHandling(app);
   // every JSON body is scanned for its nesting depth before it is parsed (src/http/json-body.ts)
   installJsonParser(app);
@@ -208,7 +195,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(idempotency);
   await app.register(rateLimits, { config: config.rateLimit, db: database.db, dialect: database.dialect });
   await app.register(securityHeaders, { corsOrigins: config.corsOrigins });
+}
 
+/** Every route: health, the console, the file route, MCP, then the REST modules under /api/v1. */
+async function registerRoutes(app: App): Promise<void> {
   await app.register(health);
   // the web console: one page and its built assets, under its own content security policy
   await app.register(consolePage);
@@ -216,22 +206,53 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await app.register(mediaFiles);
   await app.register(mcp);
   await app.register(api, { prefix: API_PREFIX });
+}
 
-  if (options.webhooks) {
-    const worker = new WebhookWorker(database.db, {
-      config: config.webhooks,
-      userAgent: 'prodgraph-webhooks/1',
-      onError: repeatedWarning(() => app.log, 'webhook delivery', 5000),
-      onAttempt: (a) =>
-        metrics.webhookAttempts.inc({
-          webhook: String(a.webhookId),
-          outcome: a.delivered ? 'delivered' : 'failed',
-        }),
-    });
-    app.addHook('onReady', async () => worker.start());
-    // before the database closes: the worker releases its leases on the way out
-    app.addHook('preClose', async () => worker.close());
-  }
+/** The webhook delivery worker, from ready to close. */
+function runWebhooks(app: App, config: Config, database: DbHandle, metrics: Metrics): void {
+  const worker = new WebhookWorker(database.db, {
+    config: config.webhooks,
+    userAgent: 'prodgraph-webhooks/1',
+    onError: repeatedWarning(() => app.log, 'webhook delivery', 5000),
+    onAttempt: (a) =>
+      metrics.webhookAttempts.inc({
+        webhook: String(a.webhookId),
+        outcome: a.delivered ? 'delivered' : 'failed',
+      }),
+  });
+  app.addHook('onReady', async () => worker.start());
+  // before the database closes: the worker releases its leases on the way out
+  app.addHook('preClose', async () => worker.close());
+}
+
+export async function buildApp(options: AppOptions): Promise<App> {
+  const { config } = options;
+  const owned = options.database === undefined;
+  const database =
+    options.database ?? (await openAndMigrate(config.db, { connectTimeoutMs: config.dbConnectTimeoutMs }));
+  const store = options.store ?? new FileMediaStore(config.mediaDir);
+  const app = createServer(config, options);
+
+  const changes = new ChangeWatch(
+    database.db,
+    250,
+    repeatedWarning(() => app.log, 'could not look for changes'),
+  );
+  const metrics = new Metrics();
+  app.decorate('ctx', {
+    config,
+    db: database.db,
+    dialect: database.dialect,
+    store: measuredStore(store, metrics),
+    changes,
+  });
+  app.decorate('answers', new AnswerCache(config.answerCacheBytes));
+  // before the server stops taking connections: held long-polls answer now instead of holding close up
+  app.addHook('preClose', async () => changes.close());
+  await registerPlugins(app, config, database, metrics);
+  await registerRoutes(app);
+
+  if (options.webhooks) runWebhooks(app, config, database, metrics);
   if (options.metricsListener && config.metricsListener) metricsListener(app, config.metricsListener);
   if (owned) app.addHook('onClose', async () => database.close());
   return app;

@@ -128,6 +128,57 @@ export interface ConfigInput {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
+/** How much a request may carry. */
+function loadLimits(env: NodeJS.ProcessEnv): Config['limits'] {
+  return {
+    uploadBytes: positiveInt('PRODGRAPH_MAX_UPLOAD_BYTES', env.PRODGRAPH_MAX_UPLOAD_BYTES, 512 * 1024 * 1024),
+    submissionFiles: positiveInt('PRODGRAPH_MAX_SUBMISSION_FILES', env.PRODGRAPH_MAX_SUBMISSION_FILES, 50),
+    eventBatch: positiveInt('PRODGRAPH_MAX_EVENT_BATCH', env.PRODGRAPH_MAX_EVENT_BATCH, 10_000),
+    mcpBodyBytes: positiveInt(
+      'PRODGRAPH_MAX_MCP_BODY_BYTES',
+      env.PRODGRAPH_MAX_MCP_BODY_BYTES,
+      32 * 1024 * 1024,
+    ),
+    decodeBytes:
+      boundedInt('PRODGRAPH_MAX_DECODE_MB', env.PRODGRAPH_MAX_DECODE_MB, 128, 1, 16_384) * 1024 * 1024,
+  };
+}
+
+/** How long a client, a request and a shutdown may take. */
+function loadTimeouts(env: NodeJS.ProcessEnv): Config['timeouts'] {
+  return {
+    headersMs: boundedInt(
+      'PRODGRAPH_HEADERS_TIMEOUT_MS',
+      env.PRODGRAPH_HEADERS_TIMEOUT_MS,
+      30_000,
+      100,
+      600_000,
+    ),
+    requestMs: boundedInt(
+      'PRODGRAPH_REQUEST_TIMEOUT_MS',
+      env.PRODGRAPH_REQUEST_TIMEOUT_MS,
+      3_600_000,
+      100,
+      86_400_000,
+    ),
+    idleMs: boundedInt('PRODGRAPH_IDLE_TIMEOUT_MS', env.PRODGRAPH_IDLE_TIMEOUT_MS, 60_000, 100, 3_600_000),
+    keepAliveMs: boundedInt(
+      'PRODGRAPH_KEEP_ALIVE_TIMEOUT_MS',
+      env.PRODGRAPH_KEEP_ALIVE_TIMEOUT_MS,
+      5_000,
+      100,
+      600_000,
+    ),
+    shutdownMs: boundedInt(
+      'PRODGRAPH_SHUTDOWN_TIMEOUT_MS',
+      env.PRODGRAPH_SHUTDOWN_TIMEOUT_MS,
+      30_000,
+      100,
+      600_000,
+    ),
+  };
+}
+
 /** Flags win over the environment; the environment wins over defaults. */
 export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = env.PRODGRAPH_LOG_LEVEL ?? env.LOG_LEVEL ?? 'info';
@@ -147,56 +198,11 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     port: positiveInt('port', flags.port ?? env.PORT, 8080, 65535),
     ticketSecret: secret ?? null,
     logLevel,
-    limits: {
-      uploadBytes: positiveInt(
-        'PRODGRAPH_MAX_UPLOAD_BYTES',
-        env.PRODGRAPH_MAX_UPLOAD_BYTES,
-        512 * 1024 * 1024,
-      ),
-      submissionFiles: positiveInt('PRODGRAPH_MAX_SUBMISSION_FILES', env.PRODGRAPH_MAX_SUBMISSION_FILES, 50),
-      eventBatch: positiveInt('PRODGRAPH_MAX_EVENT_BATCH', env.PRODGRAPH_MAX_EVENT_BATCH, 10_000),
-      mcpBodyBytes: positiveInt(
-        'PRODGRAPH_MAX_MCP_BODY_BYTES',
-        env.PRODGRAPH_MAX_MCP_BODY_BYTES,
-        32 * 1024 * 1024,
-      ),
-      decodeBytes:
-        boundedInt('PRODGRAPH_MAX_DECODE_MB', env.PRODGRAPH_MAX_DECODE_MB, 128, 1, 16_384) * 1024 * 1024,
-    },
+    limits: loadLimits(env),
     vision: loadVisionConfig(env),
     corsOrigins: parseOrigins(env.PRODGRAPH_CORS_ORIGINS),
     rateLimit: parseRateLimit(env),
-    timeouts: {
-      headersMs: boundedInt(
-        'PRODGRAPH_HEADERS_TIMEOUT_MS',
-        env.PRODGRAPH_HEADERS_TIMEOUT_MS,
-        30_000,
-        100,
-        600_000,
-      ),
-      requestMs: boundedInt(
-        'PRODGRAPH_REQUEST_TIMEOUT_MS',
-        env.PRODGRAPH_REQUEST_TIMEOUT_MS,
-        3_600_000,
-        100,
-        86_400_000,
-      ),
-      idleMs: boundedInt('PRODGRAPH_IDLE_TIMEOUT_MS', env.PRODGRAPH_IDLE_TIMEOUT_MS, 60_000, 100, 3_600_000),
-      keepAliveMs: boundedInt(
-        'PRODGRAPH_KEEP_ALIVE_TIMEOUT_MS',
-        env.PRODGRAPH_KEEP_ALIVE_TIMEOUT_MS,
-        5_000,
-        100,
-        600_000,
-      ),
-      shutdownMs: boundedInt(
-        'PRODGRAPH_SHUTDOWN_TIMEOUT_MS',
-        env.PRODGRAPH_SHUTDOWN_TIMEOUT_MS,
-        30_000,
-        100,
-        600_000,
-      ),
-    },
+    timeouts: loadTimeouts(env),
     answerCacheBytes: cacheMegabytes(env.PRODGRAPH_ANSWER_CACHE_MB) * 1024 * 1024,
     webhooks: loadWebhookConfig(env),
     feedMaxWaitSeconds: feedMaxWait(env.PRODGRAPH_FEED_MAX_WAIT_SECONDS),

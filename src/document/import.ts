@@ -9,14 +9,18 @@ import { documentSource, loadDocument } from './load/index.js';
 import { planLoad } from './load/index.js';
 import type { ProductionDocument } from './schema.js';
 import { ApprovalsSection } from './sections/approvals.js';
-import { CrewSection } from './sections/crew.js';
+import { DeliveriesSection } from './sections/deliveries.js';
+import { DepartmentsSection } from './sections/departments.js';
+import { EngagementsSection } from './sections/engagements.js';
+import { EpisodesSection } from './sections/episodes.js';
 import { FeedSection } from './sections/feed.js';
 import { GraphSection } from './sections/graph.js';
 import { MediaSection, readDocumentFiles, stageNewFiles, type DocumentFile } from './sections/media.js';
 import { MoneySection } from './sections/money.js';
+import { OrganisationsSection } from './sections/organisations.js';
+import { PeopleSection } from './sections/people.js';
 import { ProductionSection } from './sections/production.js';
 import { ScheduleSection } from './sections/schedule.js';
-import { VendorsSection } from './sections/vendors.js';
 import { VersionsSection } from './sections/versions.js';
 import { idOf } from './sync/cells.js';
 import { changesOfPlan } from './sync/changes.js';
@@ -67,13 +71,17 @@ interface Written {
 
 class Sections {
   readonly production = new ProductionSection();
-  readonly crew = new CrewSection();
+  readonly episodes = new EpisodesSection();
+  readonly organisations = new OrganisationsSection();
+  readonly departments = new DepartmentsSection();
+  readonly people = new PeopleSection();
   readonly graph = new GraphSection();
   readonly media: MediaSection;
   readonly versions = new VersionsSection();
   readonly schedule = new ScheduleSection();
   readonly approvals = new ApprovalsSection();
-  readonly vendors = new VendorsSection();
+  readonly deliveries = new DeliveriesSection();
+  readonly engagements = new EngagementsSection();
   readonly money = new MoneySection();
   readonly feed = new FeedSection();
 
@@ -89,50 +97,67 @@ class Sections {
 /** Compares the document with the database; writes nothing. */
 async function decide(ctx: SyncContext, s: Sections): Promise<void> {
   await s.production.diff(ctx);
-  await s.crew.diff(ctx);
+  await s.episodes.diff(ctx);
+  await s.organisations.diff(ctx);
+  await s.departments.diff(ctx);
+  await s.people.diff(ctx);
   await s.graph.diff(ctx);
   await s.media.diff(ctx);
   await s.versions.diff(ctx, s.media);
   await s.schedule.diff(ctx);
   await s.approvals.diff(ctx);
-  await s.vendors.diff(ctx);
+  await s.deliveries.diff(ctx);
+  await s.engagements.diff(ctx);
   await s.money.diff(ctx);
   await s.feed.diff(ctx);
   // What left the document: those that refer to others decide first, so each object knows
   // whether anything that stays still refers to it.
   s.feed.settle(ctx);
   s.money.settle(ctx);
-  await s.vendors.settle(ctx);
+  await s.engagements.settle(ctx);
+  await s.deliveries.settle(ctx);
   s.approvals.settle(ctx);
   s.schedule.settle(ctx);
   await s.versions.settle(ctx, { graph: s.graph, approvals: s.approvals });
   await s.media.settle(ctx, { versions: s.versions });
   await s.graph.settle(ctx, { approvals: s.approvals });
-  await s.crew.settle(ctx, { vendors: s.vendors, approvals: s.approvals, versions: s.versions });
+  s.episodes.settle(ctx);
+  await s.organisations.settle(ctx, s.engagements);
+  await s.departments.settle(ctx, { engagements: s.engagements, approvals: s.approvals });
+  await s.people.settle(ctx, { approvals: s.approvals, versions: s.versions });
   s.production.settle(ctx);
 }
 
 /** Writes the plan: creates and updates in dependency order, then retirements and deletions. */
 async function apply(ctx: SyncContext, s: Sections): Promise<string[]> {
   await s.production.write(ctx);
-  await s.crew.write(ctx, () => s.production.writeCurrentEpisode(ctx));
+  await s.episodes.write(ctx);
+  await s.production.writeCurrentEpisode(ctx);
+  await s.organisations.write(ctx);
+  await s.departments.write(ctx);
+  await s.people.write(ctx);
   await s.graph.write(ctx);
   await s.media.write(ctx);
   await s.versions.write(ctx);
   await s.schedule.write(ctx);
   await s.approvals.write(ctx);
-  await s.vendors.write(ctx);
+  await s.deliveries.write(ctx);
+  await s.engagements.write(ctx);
   await s.money.write(ctx);
   await s.feed.write(ctx);
   // after the writes, so no row that stays still points at what goes
   await s.feed.remove(ctx);
   await s.money.remove(ctx);
-  await s.vendors.remove(ctx);
+  await s.engagements.remove(ctx);
+  await s.deliveries.remove(ctx);
   await s.approvals.remove(ctx);
   await s.schedule.remove(ctx);
   await s.versions.remove(ctx);
   await s.graph.remove(ctx);
-  await s.crew.remove(ctx);
+  await s.people.remove(ctx);
+  await s.departments.remove(ctx);
+  await s.organisations.remove(ctx);
+  await s.episodes.remove(ctx);
   return s.media.removeOrphans(ctx);
 }
 

@@ -1,9 +1,17 @@
-import type { ApprovalStepsTable } from '../../db/schema.js';
 import { idOf, same, type Id } from '../sync/cells.js';
 import { occurrenceKeys, type SyncContext } from '../sync/context.js';
 import { diffKeyed, madeUpKeys, type KeyedDiff } from '../sync/keyed.js';
 import { insertRows } from '../sync/write.js';
-import { stepPerson } from '../schema.js';
+import {
+  APPROVAL_COLUMNS,
+  approvalKey,
+  approvalRow,
+  DEPARTMENT_NOTE_COLUMNS,
+  departmentNoteKey,
+  departmentNoteRow,
+  stepsOf,
+  type Step,
+} from '../tables/approvals.js';
 
 /*
  * Approvals (by ref, or by title when they have none), their steps, and department notes.
@@ -13,16 +21,7 @@ import { stepPerson } from '../schema.js';
  * decided it and deleted otherwise.
  */
 
-const iso = (ts: string | null | undefined): string | null => (ts ? new Date(ts).toISOString() : null);
 const API_OWNED = ['mode', 'status', 'current_step', 'subject_node_id', 'subject_version_id', 'steps'];
-
-interface Step {
-  person_id: Id;
-  decision: ApprovalStepsTable['decision'];
-  decided_by: string | null;
-  note: string | null;
-  decided_at: string | null;
-}
 
 const sameStep = (a: Step, b: Step) =>
   same(a.person_id, b.person_id) &&
@@ -41,8 +40,35 @@ export class ApprovalsSection {
   private readonly keptRemoved = new Set<number>();
 
   async diff(ctx: SyncContext): Promise<void> {
+    await this.diffApprovals(ctx);
+    await this.diffNotes(ctx);
+  }
+
+  /** The stored steps by approval (noting which approvals the API decided, and the step ids). */
+  private async readSteps(ctx: SyncContext, pid: number | null): Promise<Map<number, Step[]>> {
+    const steps = new Map<number, Step[]>();
+    if (pid === null) return steps;
+    for (const s of await ctx.db
+      .selectFrom('approval_steps')
+      .where('production_id', '=', pid)
+      .select(['id', 'approval_id', 'person_id', 'decision', 'decided_by', 'note', 'decided_at'])
+      .orderBy('approval_id')
+      .orderBy('position')
+      .execute()) {
+      const step = { ...s, person_id: s.person_id ?? -1 };
+      const list = steps.get(s.approval_id);
+      if (list) list.push(step);
+      else steps.set(s.approval_id, [step]);
+      const ids = this.stepIds.get(s.approval_id);
+      if (ids) ids.push(s.id);
+      else this.stepIds.set(s.approval_id, [s.id]);
+      if (s.decided_at !== null) this.decided.add(s.approval_id);
+    }
+    return steps;
+  }
+
+  private async diffApprovals(ctx: SyncContext): Promise<void> {
     const pid = ctx.existingProductionId;
-    const p = ctx.productionId;
     const stored =
       pid === null
         ? []
@@ -63,97 +89,29 @@ export class ApprovalsSection {
             ])
             .orderBy('id')
             .execute();
-    const steps = new Map<number, Step[]>();
-    if (pid !== null) {
-      for (const s of await ctx.db
-        .selectFrom('approval_steps')
-        .where('production_id', '=', pid)
-        .select(['id', 'approval_id', 'person_id', 'decision', 'decided_by', 'note', 'decided_at'])
-        .orderBy('approval_id')
-        .orderBy('position')
-        .execute()) {
-        const step = { ...s, person_id: s.person_id ?? -1 };
-        const list = steps.get(s.approval_id);
-        if (list) list.push(step);
-        else steps.set(s.approval_id, [step]);
-        const ids = this.stepIds.get(s.approval_id);
-        if (ids) ids.push(s.id);
-        else this.stepIds.set(s.approval_id, [s.id]);
-        if (s.decided_at !== null) this.decided.add(s.approval_id);
-      }
-    }
+    const steps = await this.readSteps(ctx, pid);
     const names = new Map((ctx.doc.people ?? []).map((x) => [x.ref, x.name]));
     const doc = ctx.doc.approvals ?? [];
-    const storedKeys = occurrenceKeys(stored, (a) => a.ref ?? `approval "${a.title}"`);
+    const storedKeys = occurrenceKeys(stored, approvalKey);
     const storedRows = stored.map((a, i) => ({ id: a.id, key: storedKeys[i]!, values: a }));
     const wantedKeys = madeUpKeys(
       'approval',
       storedRows,
       doc.map((a) => a.ref),
-      occurrenceKeys(doc, (a) => a.ref ?? `approval "${a.title}"`),
+      occurrenceKeys(doc, approvalKey),
     );
-    doc.forEach((a, i) => {
-      const current = a.current_step ?? 0;
+    doc.forEach((a, i) =>
       this.stepsWanted.set(
         wantedKeys[i]!,
-        a.steps.map((step, j) => {
-          const person = stepPerson(step);
-          if (typeof step !== 'string' && (step.decision || step.decided_at)) {
-            return {
-              person_id: ctx.need(person),
-              decision: step.decision ?? null,
-              decided_by: step.decided_by ?? names.get(person) ?? null,
-              note: step.note ?? null,
-              decided_at: iso(step.decided_at),
-            };
-          }
-          // steps before the current one were decided in the app before the document was written
-          const decided = j < current || (a.status === 'approved' && j <= current);
-          return {
-            person_id: ctx.need(person),
-            decision: decided ? 'approved' : null,
-            decided_by: decided ? names.get(person)! : null,
-            note: null,
-            decided_at: null,
-          };
-        }),
-      );
-    });
+        stepsOf(a, (ref) => names.get(ref), ctx),
+      ),
+    );
     this.approvals = diffKeyed(ctx, {
       kind: 'approvals',
       table: 'approvals',
-      columns: {
-        title: 'text',
-        mode: 'text',
-        status: 'text',
-        due: 'text',
-        department_id: 'integer',
-        subject_node_id: 'integer',
-        subject_version_id: 'integer',
-        current_step: 'integer',
-      },
+      columns: APPROVAL_COLUMNS,
       stored: storedRows,
-      wanted: doc.map((a, i) => {
-        const created = iso(a.created_at) ?? ctx.now;
-        return {
-          key: wantedKeys[i]!,
-          ref: a.ref ?? null,
-          row: {
-            production_id: p,
-            ref: a.ref ?? null,
-            title: a.title,
-            mode: a.mode,
-            status: a.status ?? 'pending',
-            due: a.due ?? null,
-            department_id: ctx.id(a.department),
-            subject_node_id: ctx.id(a.subject?.node),
-            subject_version_id: ctx.id(a.subject?.version),
-            current_step: a.current_step ?? 0,
-            created_at: created,
-            updated_at: iso(a.updated_at) ?? created,
-          },
-        };
-      }),
+      wanted: doc.map((a, i) => ({ key: wantedKeys[i]!, ref: a.ref ?? null, row: approvalRow(a, ctx) })),
       stands: (s) => (this.decided.has(s.id) ? API_OWNED : []),
       keptReason: 'decided through the API',
       children: (s, w) => {
@@ -163,7 +121,10 @@ export class ApprovalsSection {
       },
       onUpdate: () => ({ updated_at: ctx.now }),
     });
+  }
 
+  private async diffNotes(ctx: SyncContext): Promise<void> {
+    const pid = ctx.existingProductionId;
     const notes =
       pid === null
         ? []
@@ -174,30 +135,23 @@ export class ApprovalsSection {
             .orderBy('id')
             .execute();
     const docNotes = ctx.doc.department_notes ?? [];
-    const storedNoteKeys = occurrenceKeys(notes, (n) => n.ref ?? `note "${n.summary}"`);
+    const storedNoteKeys = occurrenceKeys(notes, departmentNoteKey);
     const storedNotes = notes.map((n, i) => ({ id: n.id, key: storedNoteKeys[i]!, values: n }));
     const wantedNoteKeys = madeUpKeys(
       'note',
       storedNotes,
       docNotes.map((n) => n.ref),
-      occurrenceKeys(docNotes, (n) => n.ref ?? `note "${n.summary}"`),
+      occurrenceKeys(docNotes, departmentNoteKey),
     );
     this.notes = diffKeyed(ctx, {
       kind: 'department_notes',
       table: 'department_notes',
-      columns: { department_id: 'integer', node_id: 'integer', summary: 'text', created_at: 'text' },
+      columns: DEPARTMENT_NOTE_COLUMNS,
       stored: storedNotes,
       wanted: docNotes.map((n, i) => ({
         key: wantedNoteKeys[i]!,
         ref: n.ref ?? null,
-        row: {
-          production_id: p,
-          ref: n.ref ?? null,
-          department_id: ctx.id(n.department),
-          node_id: ctx.id(n.node),
-          summary: n.summary,
-          created_at: iso(n.created_at),
-        },
+        row: departmentNoteRow(n, ctx),
       })),
     });
   }

@@ -5,6 +5,18 @@ import { occurrenceKeys, type SyncContext } from '../sync/context.js';
 import { diffKeyed, madeUpKeys, type KeyedDiff } from '../sync/keyed.js';
 import { madeUpRef } from '../sync/made-up-refs.js';
 import { insertRows } from '../sync/write.js';
+import {
+  activityKey,
+  activityRow,
+  JOB_COLUMNS,
+  jobKey,
+  jobRow,
+  libraryRow,
+  SCRIPT_CHANGE_COLUMNS,
+  scriptChangeKey,
+  scriptChangeRow,
+} from '../tables/feed.js';
+import { iso } from '../tables/row-context.js';
 
 /*
  * What happened and what is on disk: script changes and generation jobs (by ref, or by their
@@ -16,8 +28,6 @@ import { insertRows } from '../sync/write.js';
  *   added; a row the agent (or an earlier import) wrote is never changed or retired by a sync.
  */
 
-const iso = (ts: string | null | undefined): string | null => (ts ? new Date(ts).toISOString() : null);
-
 export class FeedSection {
   scriptChanges!: KeyedDiff<'script_changes'>;
   jobs!: KeyedDiff<'generation_jobs'>;
@@ -25,10 +35,14 @@ export class FeedSection {
   private library: Array<Insertable<LibraryFilesTable>> = [];
 
   async diff(ctx: SyncContext): Promise<void> {
-    const pid = ctx.existingProductionId;
-    const p = ctx.productionId;
-    const doc = ctx.doc;
+    await this.diffScriptChanges(ctx);
+    await this.diffJobs(ctx);
+    await this.diffActivity(ctx);
+    await this.diffLibrary(ctx);
+  }
 
+  private async diffScriptChanges(ctx: SyncContext): Promise<void> {
+    const pid = ctx.existingProductionId;
     const changes =
       pid === null
         ? []
@@ -49,49 +63,33 @@ export class FeedSection {
             ])
             .orderBy('c.id')
             .execute();
-    const natural = (scene: string | null, c: { change: string; detected_at: string }) =>
-      `${c.change} ${scene ?? '?'} at ${c.detected_at}`;
-    const storedKeys = occurrenceKeys(changes, (c) => c.ref ?? natural(c.scene_ref, c));
+    const storedKeys = occurrenceKeys(changes, (c) => scriptChangeKey(c.ref, c.scene_ref, c));
     const storedChanges = changes.map((c, i) => ({ id: c.id, key: storedKeys[i]!, values: c }));
-    const docChanges = doc.script_changes ?? [];
+    const docChanges = ctx.doc.script_changes ?? [];
     const wantedKeys = madeUpKeys(
       'change',
       storedChanges,
       docChanges.map((c) => c.ref),
-      occurrenceKeys(
-        docChanges,
-        (c) => c.ref ?? natural(c.scene, { ...c, detected_at: iso(c.detected_at)! }),
+      occurrenceKeys(docChanges, (c) =>
+        scriptChangeKey(c.ref, c.scene, { ...c, detected_at: iso(c.detected_at)! }),
       ),
     );
-    const sceneEpisode = new Map((doc.scenes ?? []).map((s) => [s.ref, s.episode ?? null]));
+    const sceneEpisode = new Map((ctx.doc.scenes ?? []).map((s) => [s.ref, s.episode ?? null]));
     this.scriptChanges = diffKeyed(ctx, {
       kind: 'script_changes',
       table: 'script_changes',
-      columns: {
-        scene_node_id: 'integer',
-        episode_id: 'integer',
-        change: 'text',
-        summary: 'text',
-        status: 'text',
-        detected_at: 'text',
-      },
+      columns: SCRIPT_CHANGE_COLUMNS,
       stored: storedChanges,
       wanted: docChanges.map((c, i) => ({
         key: wantedKeys[i]!,
         ref: c.ref ?? null,
-        row: {
-          production_id: p,
-          ref: c.ref ?? null,
-          scene_node_id: ctx.need(c.scene),
-          episode_id: ctx.id(sceneEpisode.get(c.scene)),
-          change: c.change,
-          summary: c.summary ?? '',
-          status: c.status ?? 'pending',
-          detected_at: iso(c.detected_at)!,
-        },
+        row: scriptChangeRow(c, sceneEpisode.get(c.scene), ctx),
       })),
     });
+  }
 
+  private async diffJobs(ctx: SyncContext): Promise<void> {
+    const pid = ctx.existingProductionId;
     const jobs =
       pid === null
         ? []
@@ -101,58 +99,28 @@ export class FeedSection {
             .select(['id', 'ref', 'kind', 'model', 'prompt', 'status', 'created_at', 'finished_at'])
             .orderBy('id')
             .execute();
-    const jobKey = (j: { kind: string; created_at: string; prompt: string }) =>
-      `${j.kind} job at ${j.created_at} "${j.prompt}"`;
-    const storedJobKeys = occurrenceKeys(jobs, (j) => j.ref ?? jobKey(j));
+    const storedJobKeys = occurrenceKeys(jobs, (j) => jobKey(j.ref, j));
     const storedJobs = jobs.map((j, i) => ({ id: j.id, key: storedJobKeys[i]!, values: j }));
-    const docJobs = doc.jobs ?? [];
+    const docJobs = ctx.doc.jobs ?? [];
     const wantedJobKeys = madeUpKeys(
       'job',
       storedJobs,
       docJobs.map((j) => j.ref),
-      occurrenceKeys(
-        docJobs,
-        (j) => j.ref ?? jobKey({ kind: j.kind, created_at: iso(j.created_at)!, prompt: j.prompt ?? '' }),
+      occurrenceKeys(docJobs, (j) =>
+        jobKey(j.ref, { kind: j.kind, created_at: iso(j.created_at)!, prompt: j.prompt ?? '' }),
       ),
     );
     this.jobs = diffKeyed(ctx, {
       kind: 'jobs',
       table: 'generation_jobs',
-      columns: {
-        kind: 'text',
-        model: 'text',
-        prompt: 'text',
-        status: 'text',
-        created_at: 'text',
-        finished_at: 'text',
-      },
+      columns: JOB_COLUMNS,
       stored: storedJobs,
-      wanted: docJobs.map((j, i) => ({
-        key: wantedJobKeys[i]!,
-        ref: j.ref ?? null,
-        row: {
-          production_id: p,
-          ref: j.ref ?? null,
-          kind: j.kind,
-          // the format marks no model required: a job from a system that did not name one has none
-          model: j.model ?? '',
-          prompt: j.prompt ?? '',
-          status: j.status ?? 'queued',
-          media_id: null,
-          created_at: iso(j.created_at)!,
-          finished_at: iso(j.finished_at),
-        },
-      })),
+      wanted: docJobs.map((j, i) => ({ key: wantedJobKeys[i]!, ref: j.ref ?? null, row: jobRow(j, ctx) })),
     });
-
-    await this.diffActivity(ctx);
-    await this.diffLibrary(ctx);
   }
 
   private async diffActivity(ctx: SyncContext): Promise<void> {
     const pid = ctx.existingProductionId;
-    const key = (at: string, actor: string, verb: string, summary: string, node: string | null) =>
-      JSON.stringify([at, actor, verb, summary, node]);
     const have = new Map<string, number>();
     if (pid !== null) {
       for (const a of await ctx.db
@@ -164,30 +132,21 @@ export class FeedSection {
         // the node as an export names it: none for a retired one, a made-up ref for one the API made
         const node =
           a.node_id === null || a.retired_at !== null ? null : (a.ref ?? madeUpRef('asset', a.node_id));
-        const k = key(a.at, a.actor, a.verb, a.summary, node);
+        const k = activityKey(a.at, a.actor, a.verb, a.summary, node);
         have.set(k, (have.get(k) ?? 0) + 1);
       }
     }
     let present = 0;
     for (const a of ctx.doc.activity ?? []) {
       const at = iso(a.at)!;
-      const k = key(at, a.actor, a.verb, a.summary ?? '', a.node ? ctx.canonical(a.node) : null);
+      const k = activityKey(at, a.actor, a.verb, a.summary ?? '', a.node ? ctx.canonical(a.node) : null);
       const n = have.get(k) ?? 0;
       if (n > 0) {
         have.set(k, n - 1);
         present++;
         continue;
       }
-      this.activity.push({
-        production_id: ctx.productionId,
-        at,
-        actor: a.actor,
-        verb: a.verb,
-        summary: a.summary ?? '',
-        node_id: ctx.id(a.node),
-        api_key_id: null,
-        person_id: null,
-      });
+      this.activity.push(activityRow(a, ctx));
     }
     ctx.countsOf('activity').created += this.activity.length;
     ctx.unchanged('activity', present);
@@ -213,16 +172,8 @@ export class FeedSection {
         continue;
       }
       live.add(f.path);
-      const at = iso(f.detected_at)!;
-      this.library.push({
-        production_id: -1,
-        path: f.path,
-        size: f.size ?? null,
-        detected_at: at,
-        updated_at: at,
-        retired_at: null,
-        proxy_media_id: null,
-      });
+      // the production's id is filled in as the rows are written (a new one has none yet)
+      this.library.push(libraryRow(f, -1));
       if (ctx.productionExists) ctx.record('library', 'created', f.path, null);
       else ctx.countsOf('library').created++;
     }

@@ -24,6 +24,33 @@ interface WantedEdges {
   to: Id[];
 }
 
+/** Every node the document has named, and every live one (the API's, without a ref, included). */
+const readStoredNodes = async (ctx: SyncContext, pid: number | null) =>
+  pid === null
+    ? []
+    : ctx.db
+        .selectFrom('nodes')
+        .where('production_id', '=', pid)
+        // assets the API created (no ref) are read too: an edited export names them by made-up refs
+        .where((eb) => eb.or([eb('ref', 'is not', null), eb('retired_at', 'is', null)]))
+        .select([
+          'id',
+          'ref',
+          'kind',
+          'label',
+          'status',
+          'department_id',
+          'position',
+          'number',
+          'slugline',
+          'synopsis',
+          'revision_color',
+          'elements',
+          'episode_id',
+          'retired_at',
+        ])
+        .execute();
+
 export class GraphSection {
   nodes!: KeyedDiff<'nodes'>;
   /** Stored ids of nodes whose ref left the document (retired or deleted now, or retired before). */
@@ -35,48 +62,8 @@ export class GraphSection {
   async diff(ctx: SyncContext): Promise<void> {
     const pid = ctx.existingProductionId;
     const doc = ctx.doc;
-    // assets the API created (no ref) are read too: an edited export names them by made-up refs
-    const rows =
-      pid === null
-        ? []
-        : await ctx.db
-            .selectFrom('nodes')
-            .where('production_id', '=', pid)
-            .where((eb) => eb.or([eb('ref', 'is not', null), eb('retired_at', 'is', null)]))
-            .select([
-              'id',
-              'ref',
-              'kind',
-              'label',
-              'status',
-              'department_id',
-              'position',
-              'number',
-              'slugline',
-              'synopsis',
-              'revision_color',
-              'elements',
-              'episode_id',
-              'retired_at',
-            ])
-            .execute();
-    if (pid !== null) {
-      const edges = await ctx.db
-        .selectFrom('edges')
-        .where('production_id', '=', pid)
-        .select(['from_node_id', 'to_node_id', 'kind'])
-        .orderBy('from_node_id')
-        .orderBy('kind')
-        .orderBy('position')
-        .orderBy('id')
-        .execute();
-      for (const e of edges) {
-        const list = this.edgesStored.get(e.from_node_id);
-        const edge = { kind: e.kind, to: e.to_node_id };
-        if (list) list.push(edge);
-        else this.edgesStored.set(e.from_node_id, [edge]);
-      }
-    }
+    const rows = await readStoredNodes(ctx, pid);
+    await this.readEdges(ctx, pid);
     const scenes = doc.scenes ?? [];
     const assets = doc.assets ?? [];
     const apiMade = new Set(rows.filter((r) => r.ref === null).map((r) => r.id));
@@ -108,17 +95,10 @@ export class GraphSection {
     const wanted = [...wantedScenes, ...wantedAssets];
     // edges name nodes of this very section, so every node gets its id before any is compared
     assignRefs(ctx, stored, wanted);
-    for (const s of scenes) {
-      this.edgesWanted.set(s.ref, { kind: EDGE_USES, to: (s.assets ?? []).map((r) => ctx.need(r)) });
-    }
-    for (const [i, a] of assets.entries()) {
-      if ((a.costumes ?? []).length) {
-        this.edgesWanted.set(wantedAssets[i]!.key, {
-          kind: EDGE_WEARS,
-          to: (a.costumes ?? []).map((r) => ctx.need(r)),
-        });
-      }
-    }
+    this.wantEdges(
+      ctx,
+      wantedAssets.map((w) => w.key),
+    );
     this.nodes = diffKeyed(ctx, {
       kind: (w) => ((w.row as { kind: string }).kind === 'scene' ? 'scenes' : 'assets'),
       table: 'nodes',
@@ -135,6 +115,40 @@ export class GraphSection {
     // an API-made asset the document does not name is simply not the document's
     this.nodes.removed = this.nodes.removed.filter((r) => r.values.ref !== null);
     for (const r of this.nodes.removed) this.removedIds.add(r.id);
+  }
+
+  private async readEdges(ctx: SyncContext, pid: number | null): Promise<void> {
+    if (pid === null) return;
+    const edges = await ctx.db
+      .selectFrom('edges')
+      .where('production_id', '=', pid)
+      .select(['from_node_id', 'to_node_id', 'kind'])
+      .orderBy('from_node_id')
+      .orderBy('kind')
+      .orderBy('position')
+      .orderBy('id')
+      .execute();
+    for (const e of edges) {
+      const list = this.edgesStored.get(e.from_node_id);
+      const edge = { kind: e.kind, to: e.to_node_id };
+      if (list) list.push(edge);
+      else this.edgesStored.set(e.from_node_id, [edge]);
+    }
+  }
+
+  /** The edges the document wants: from each scene to the assets it uses, from each character to its costumes. */
+  private wantEdges(ctx: SyncContext, assetKeys: readonly string[]): void {
+    for (const s of ctx.doc.scenes ?? []) {
+      this.edgesWanted.set(s.ref, { kind: EDGE_USES, to: (s.assets ?? []).map((r) => ctx.need(r)) });
+    }
+    for (const [i, a] of (ctx.doc.assets ?? []).entries()) {
+      if ((a.costumes ?? []).length) {
+        this.edgesWanted.set(assetKeys[i]!, {
+          kind: EDGE_WEARS,
+          to: (a.costumes ?? []).map((r) => ctx.need(r)),
+        });
+      }
+    }
   }
 
   private edgesDiffer(storedId: number, key: string): boolean {

@@ -124,6 +124,10 @@ interface NewMedia {
   node: string;
 }
 
+/** What an export needs to copy the files the document shows beside it. */
+export const readMediaFiles = (db: Db, pid: number) =>
+  db.selectFrom('media').where('production_id', '=', pid).select(['id', 'storage_key', 'sha256']).execute();
+
 export class MediaSection {
   private readonly bySha = new Map<string, Id>();
   private readonly creates: NewMedia[] = [];

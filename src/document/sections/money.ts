@@ -1,8 +1,19 @@
-import { fromBool } from '../../db/values.js';
 import { idOf, type Id } from '../sync/cells.js';
 import { occurrenceKeys, type SyncContext } from '../sync/context.js';
 import { diffKeyed, madeUpKeys, type KeyedDiff } from '../sync/keyed.js';
 import { insertRows } from '../sync/write.js';
+import {
+  COST_REPORT_COLUMNS,
+  costReportKey,
+  costReportRow,
+  lineKey,
+  linesOf,
+  PURCHASE_ORDER_COLUMNS,
+  purchaseOrderKey,
+  purchaseOrderRow,
+  type Line,
+} from '../tables/money.js';
+import { json } from '../tables/row-context.js';
 
 /*
  * Purchase orders (by ref, or by vendor, account, date and description when they have none)
@@ -10,26 +21,18 @@ import { insertRows } from '../sync/write.js';
  * the document is deleted.
  */
 
-const json = (v: unknown): string => JSON.stringify(v);
-
-interface Line {
-  account: string;
-  description: string | null;
-  budget: number | null;
-  actual: number | null;
-  committed: number | null;
-}
-
-const lineKey = (l: Line) => json([l.account, l.description, l.budget, l.actual, l.committed]);
-
 export class MoneySection {
   orders!: KeyedDiff<'purchase_orders'>;
   reports!: KeyedDiff<'cost_reports'>;
   private readonly linesWanted = new Map<string, Line[]>();
 
   async diff(ctx: SyncContext): Promise<void> {
+    await this.diffOrders(ctx);
+    await this.diffReports(ctx);
+  }
+
+  private async diffOrders(ctx: SyncContext): Promise<void> {
     const pid = ctx.existingProductionId;
-    const p = ctx.productionId;
     const orders =
       pid === null
         ? []
@@ -51,47 +54,47 @@ export class MoneySection {
             ])
             .orderBy('po.id')
             .execute();
-    const natural = (vendor: string | null, o: { account: string; date: string; description: string }) =>
-      `po ${vendor ?? '?'} ${o.account} ${o.date} "${o.description}"`;
-    const storedKeys = occurrenceKeys(orders, (o) => o.ref ?? natural(o.vendor_ref, o));
+    const storedKeys = occurrenceKeys(orders, (o) => purchaseOrderKey(o.ref, o.vendor_ref, o));
     const storedOrders = orders.map((o, i) => ({ id: o.id, key: storedKeys[i]!, values: o }));
     const doc = ctx.doc.purchase_orders ?? [];
     const wantedKeys = madeUpKeys(
       'po',
       storedOrders,
       doc.map((o) => o.ref),
-      occurrenceKeys(doc, (o) => o.ref ?? natural(o.vendor, { ...o, description: o.description ?? '' })),
+      occurrenceKeys(doc, (o) =>
+        purchaseOrderKey(o.ref, o.vendor, { ...o, description: o.description ?? '' }),
+      ),
     );
     this.orders = diffKeyed(ctx, {
       kind: 'purchase_orders',
       table: 'purchase_orders',
-      columns: {
-        vendor_organisation_id: 'integer',
-        department_id: 'integer',
-        account: 'text',
-        description: 'text',
-        amount: 'double precision',
-        status: 'text',
-        date: 'text',
-      },
+      columns: PURCHASE_ORDER_COLUMNS,
       stored: storedOrders,
-      wanted: doc.map((o, i) => ({
-        key: wantedKeys[i]!,
-        ref: o.ref ?? null,
-        row: {
-          production_id: p,
-          ref: o.ref ?? null,
-          vendor_organisation_id: ctx.need(o.vendor),
-          department_id: ctx.id(o.department),
-          account: o.account,
-          description: o.description ?? '',
-          amount: o.amount,
-          status: o.status,
-          date: o.date,
-        },
-      })),
+      wanted: doc.map((o, i) => ({ key: wantedKeys[i]!, ref: o.ref ?? null, row: purchaseOrderRow(o, ctx) })),
     });
+  }
 
+  /** Each stored report's lines, as keys in order. */
+  private async readLines(ctx: SyncContext, pid: number | null): Promise<Map<number, string[]>> {
+    const lines = new Map<number, string[]>();
+    if (pid === null) return lines;
+    for (const l of await ctx.db
+      .selectFrom('cost_report_lines')
+      .where('production_id', '=', pid)
+      .select(['cost_report_id', 'account', 'description', 'budget', 'actual', 'committed'])
+      .orderBy('cost_report_id')
+      .orderBy('position')
+      .orderBy('id')
+      .execute()) {
+      const list = lines.get(l.cost_report_id);
+      if (list) list.push(lineKey(l));
+      else lines.set(l.cost_report_id, [lineKey(l)]);
+    }
+    return lines;
+  }
+
+  private async diffReports(ctx: SyncContext): Promise<void> {
+    const pid = ctx.existingProductionId;
     const reports =
       pid === null
         ? []
@@ -101,45 +104,20 @@ export class MoneySection {
             .select(['id', 'week_of', 'active'])
             .orderBy('id')
             .execute();
-    const lines = new Map<number, string[]>();
-    if (pid !== null) {
-      for (const l of await ctx.db
-        .selectFrom('cost_report_lines')
-        .where('production_id', '=', pid)
-        .select(['cost_report_id', 'account', 'description', 'budget', 'actual', 'committed'])
-        .orderBy('cost_report_id')
-        .orderBy('position')
-        .orderBy('id')
-        .execute()) {
-        const list = lines.get(l.cost_report_id);
-        if (list) list.push(lineKey(l));
-        else lines.set(l.cost_report_id, [lineKey(l)]);
-      }
-    }
+    const lines = await this.readLines(ctx, pid);
     const docReports = ctx.doc.cost_reports ?? [];
-    const storedReportKeys = occurrenceKeys(reports, (r) => `week of ${r.week_of}`);
-    const wantedReportKeys = occurrenceKeys(docReports, (r) => `week of ${r.week_of}`);
-    docReports.forEach((r, i) =>
-      this.linesWanted.set(
-        wantedReportKeys[i]!,
-        (r.lines ?? []).map((l) => ({
-          account: l.account,
-          description: l.description ?? null,
-          budget: l.budget ?? null,
-          actual: l.actual ?? null,
-          committed: l.committed ?? null,
-        })),
-      ),
-    );
+    const storedReportKeys = occurrenceKeys(reports, costReportKey);
+    const wantedReportKeys = occurrenceKeys(docReports, costReportKey);
+    docReports.forEach((r, i) => this.linesWanted.set(wantedReportKeys[i]!, linesOf(r)));
     this.reports = diffKeyed(ctx, {
       kind: 'cost_reports',
       table: 'cost_reports',
-      columns: { active: 'integer' },
+      columns: COST_REPORT_COLUMNS,
       stored: reports.map((r, i) => ({ id: r.id, key: storedReportKeys[i]!, values: r })),
       wanted: docReports.map((r, i) => ({
         key: wantedReportKeys[i]!,
         ref: null,
-        row: { production_id: p, week_of: r.week_of, active: fromBool(r.active) },
+        row: costReportRow(r, ctx),
       })),
       children: (s, w) =>
         json(lines.get(s.id) ?? []) === json((this.linesWanted.get(w.key) ?? []).map(lineKey))

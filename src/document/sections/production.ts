@@ -1,9 +1,12 @@
 import type { Insertable } from 'kysely';
+import type { Db } from '../../db/index.js';
 import type { ProductionsTable } from '../../db/schema.js';
 import { changedColumns, idOf, Pending } from '../sync/cells.js';
 import type { SyncContext } from '../sync/context.js';
 import type { ColumnTypes } from '../sync/write.js';
 import { DocumentError } from '../parse.js';
+import type { ProductionDocument } from '../schema.js';
+import type { ExportContext } from '../tables/export-context.js';
 
 /** The production row itself: created by the first import, updated in place by a sync. */
 
@@ -104,3 +107,21 @@ export class ProductionSection {
       .execute();
   }
 }
+
+/** The production row an export starts from, or undefined when there is none by that code. */
+export const readProduction = (db: Db, code: string) =>
+  db.selectFrom('productions').where('code', '=', code).selectAll().executeTakeFirst();
+export type StoredProduction = NonNullable<Awaited<ReturnType<typeof readProduction>>>;
+
+export const productionDoc = (p: StoredProduction, ex: ExportContext): ProductionDocument['production'] => ({
+  code: p.code,
+  title: p.title,
+  logline: p.logline,
+  status: p.status,
+  phase: p.phase,
+  accent: p.accent,
+  format: p.format,
+  ...(ex.episodic && p.season_number !== null ? { season_number: p.season_number } : {}),
+  ...(p.current_episode_id !== null ? { current_episode: ex.episode.get(p.current_episode_id) } : {}),
+  ...(p.filespace !== null ? { filespace: p.filespace } : {}),
+});

@@ -31,6 +31,71 @@ import type { MediaSection } from './media.js';
 const noteKey = (n: { text: string; author: string | null; created_at: string | null }) =>
   JSON.stringify([n.text, n.author, n.created_at]);
 
+const readStoredVersions = async (ctx: SyncContext, pid: number | null) =>
+  pid === null
+    ? []
+    : ctx.db
+        .selectFrom('versions as v')
+        .innerJoin('nodes as n', 'n.id', 'v.node_id')
+        .where('v.production_id', '=', pid)
+        .select([
+          'v.id',
+          'v.ref',
+          'v.node_id',
+          'v.version',
+          'v.variant',
+          'v.status',
+          'v.released',
+          'v.archived',
+          'v.note',
+          'v.media_id',
+          'v.created_by',
+          'v.created_by_person_id',
+          'v.created_at',
+          'v.source',
+          'n.ref as node_ref',
+        ])
+        .orderBy('v.id')
+        .execute();
+
+/** Versions an approval decided through the API released. */
+async function readApiReleased(ctx: SyncContext, pid: number | null): Promise<Set<number>> {
+  if (pid === null) return new Set();
+  const rows = await ctx.db
+    .selectFrom('approvals as a')
+    .where('a.production_id', '=', pid)
+    .where('a.status', '=', 'approved')
+    .where('a.subject_version_id', 'is not', null)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('approval_steps as s')
+          .whereRef('s.approval_id', '=', 'a.id')
+          .where('s.decided_at', 'is not', null)
+          .select(sql`1`.as('one')),
+      ),
+    )
+    .select('a.subject_version_id')
+    .execute();
+  return new Set(rows.map((r) => r.subject_version_id!));
+}
+
+/** The notes stored on each version, by their key. */
+async function readStoredNotes(ctx: SyncContext, pid: number | null): Promise<Map<number, Set<string>>> {
+  const notesStored = new Map<number, Set<string>>();
+  if (pid === null) return notesStored;
+  for (const n of await ctx.db
+    .selectFrom('version_notes')
+    .where('production_id', '=', pid)
+    .select(['version_id', 'text', 'author', 'created_at'])
+    .execute()) {
+    const set = notesStored.get(n.version_id) ?? new Set<string>();
+    set.add(noteKey(n));
+    notesStored.set(n.version_id, set);
+  }
+  return notesStored;
+}
+
 export class VersionsSection {
   versions!: KeyedDiff<'versions'>;
   ingredients!: KeyedDiff<'ingredients'>;
@@ -67,55 +132,9 @@ export class VersionsSection {
 
   async diff(ctx: SyncContext, media: MediaSection): Promise<void> {
     const pid = ctx.existingProductionId;
-    const stored =
-      pid === null
-        ? []
-        : await ctx.db
-            .selectFrom('versions as v')
-            .innerJoin('nodes as n', 'n.id', 'v.node_id')
-            .where('v.production_id', '=', pid)
-            .select([
-              'v.id',
-              'v.ref',
-              'v.node_id',
-              'v.version',
-              'v.variant',
-              'v.status',
-              'v.released',
-              'v.archived',
-              'v.note',
-              'v.media_id',
-              'v.created_by',
-              'v.created_by_person_id',
-              'v.created_at',
-              'v.source',
-              'n.ref as node_ref',
-            ])
-            .orderBy('v.id')
-            .execute();
+    const stored = await readStoredVersions(ctx, pid);
     for (const v of stored) if (v.source !== 'document') this.occupied.set(`${v.node_id}:${v.version}`, v.id);
-    if (pid !== null) {
-      this.apiReleased = new Set(
-        (
-          await ctx.db
-            .selectFrom('approvals as a')
-            .where('a.production_id', '=', pid)
-            .where('a.status', '=', 'approved')
-            .where('a.subject_version_id', 'is not', null)
-            .where((eb) =>
-              eb.exists(
-                eb
-                  .selectFrom('approval_steps as s')
-                  .whereRef('s.approval_id', '=', 'a.id')
-                  .where('s.decided_at', 'is not', null)
-                  .select(sql`1`.as('one')),
-              ),
-            )
-            .select('a.subject_version_id')
-            .execute()
-        ).map((r) => r.subject_version_id!),
-      );
-    }
+    this.apiReleased = await readApiReleased(ctx, pid);
     const versionKeyOf = new Map<number, string>();
     const storedRows = stored.map((v) => {
       const key = v.source === 'document' ? (v.ref ?? `${v.node_ref}#v${v.version}`) : apiKey(v.id);
@@ -127,18 +146,9 @@ export class VersionsSection {
 
     const wanted = this.wantedVersions(ctx, media);
 
-    const notesStored = new Map<number, Set<string>>();
-    if (pid !== null && this.notesWanted.size > 0) {
-      for (const n of await ctx.db
-        .selectFrom('version_notes')
-        .where('production_id', '=', pid)
-        .select(['version_id', 'text', 'author', 'created_at'])
-        .execute()) {
-        const set = notesStored.get(n.version_id) ?? new Set<string>();
-        set.add(noteKey(n));
-        notesStored.set(n.version_id, set);
-      }
-    }
+    // only a document that carries notes needs to know which are there
+    const notesStored =
+      this.notesWanted.size > 0 ? await readStoredNotes(ctx, pid) : new Map<number, Set<string>>();
 
     this.versions = diffKeyed(ctx, {
       kind: 'versions',

@@ -190,3 +190,10 @@ export function assignRefs<T extends Table>(
   for (const { current, wanted: w } of pairs) if (w.ref) ctx.refs.set(w.ref, current.id);
   for (const w of creates) if (w.ref) ctx.refs.set(w.ref, new Pending(w.key));
 }
+
+/** Stored rows keyed by `key` (rows without a key, made through the API, are left out). */
+export const storedRows = <R extends { id: number }>(rows: R[], key: (r: R) => string | null) =>
+  rows.flatMap((r) => {
+    const k = key(r);
+    return k === null ? [] : [{ id: r.id, key: k, values: r }];
+  });

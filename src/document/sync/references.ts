@@ -1,4 +1,6 @@
 import type { SyncContext } from './context.js';
+import type { KeyedDiff } from './keyed.js';
+import type { PlanKind } from './plan.js';
 import type { Table } from './write.js';
 
 export interface ReferenceFilter {
@@ -56,4 +58,29 @@ export async function referencedByAny(
     for (const id of await referenced(ctx, table, column, left, filter)) out.set(id, what);
   }
   return out;
+}
+
+/**
+ * What left the document and something that stays still refers to is kept (the plan says
+ * what refers to it); the rest is deleted. `also`: ids held for a reason no column shows.
+ */
+export async function keepReferenced<T extends Table & PlanKind>(
+  ctx: SyncContext,
+  kind: T,
+  diff: KeyedDiff<T>,
+  refs: Reference[],
+  also: ReadonlyMap<number, string> = new Map(),
+): Promise<void> {
+  const ids = diff.removed.map((r) => r.id);
+  const held = ids.length ? await referencedByAny(ctx, ids, refs) : new Map<number, string>();
+  for (const r of diff.removed) {
+    const by = held.get(r.id) ?? also.get(r.id);
+    if (by) {
+      ctx.record(kind, 'kept', r.key, r.id, { reason: `referred to by ${by}` });
+    } else {
+      diff.deletes.push(r.id);
+      ctx.record(kind, 'deleted', r.key, r.id);
+    }
+  }
+  diff.removed = [];
 }

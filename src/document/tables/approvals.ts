@@ -1,10 +1,16 @@
+import type { Db } from '../../db/index.js';
 import type { ApprovalStepsTable } from '../../db/schema.js';
-import { stepPerson, type DocApproval, type ProductionDocument } from '../schema.js';
+import { groupBy } from '../../util/group-by.js';
+import { stepPerson, type DocApproval, type DocStep, type ProductionDocument } from '../schema.js';
 import type { Id } from '../sync/cells.js';
 import type { ColumnTypes } from '../sync/write.js';
+import { opt, type ExportContext } from './export-context.js';
 import { iso, type RowContext } from './row-context.js';
 
-/** Approvals with their chain of steps, and department notes. */
+/**
+ * Approvals with their chain of steps, and department notes: the rows each document object
+ * becomes, and (for an export) the document objects the stored rows become.
+ */
 
 export type DocDepartmentNote = Required<ProductionDocument>['department_notes'][number];
 
@@ -101,3 +107,87 @@ export const departmentNoteRow = <I extends Id>(n: DocDepartmentNote, ctx: RowCo
   summary: n.summary,
   created_at: iso(n.created_at),
 });
+
+/** Every approval, step and department note, in the document's order. */
+export async function readApprovals(db: Db, pid: number) {
+  const [approvals, steps, notes] = await Promise.all([
+    db.selectFrom('approvals').where('production_id', '=', pid).selectAll().orderBy('id').execute(),
+    db
+      .selectFrom('approval_steps')
+      .where('production_id', '=', pid)
+      .selectAll()
+      .orderBy('position')
+      .execute(),
+    db.selectFrom('department_notes').where('production_id', '=', pid).selectAll().orderBy('id').execute(),
+  ]);
+  return { approvals, steps, notes };
+}
+export type StoredApprovals = Awaited<ReturnType<typeof readApprovals>>;
+type StoredApproval = StoredApprovals['approvals'][number];
+type StoredStep = StoredApprovals['steps'][number];
+
+export const approvalRefs = (a: StoredApprovals): Array<string | null> =>
+  [...a.approvals, ...a.notes].map((r) => r.ref);
+
+/** The versions approvals are on (each gets a ref, so the approval can name it). */
+export const subjectVersions = (a: StoredApprovals): Set<number> =>
+  new Set(a.approvals.flatMap((x) => (x.subject_version_id === null ? [] : [x.subject_version_id])));
+
+/** Approvals get a ref when they have one, and when a delivery waits on them (`gating`). */
+export function nameApprovals(a: StoredApprovals, gating: ReadonlySet<number>, ex: ExportContext): void {
+  ex.name(
+    a.approvals.filter((x) => x.ref || gating.has(x.id)),
+    ex.approval,
+    () => 'approval',
+  );
+}
+
+/** A step as the document writes it: the person's ref alone while undecided. */
+function stepDoc(s: StoredStep, person: string): DocStep {
+  if (s.decision === null && s.decided_at === null) return person;
+  return {
+    person,
+    decision: opt(s.decision),
+    decided_by: opt(s.decided_by),
+    note: opt(s.note),
+    decided_at: opt(s.decided_at),
+  };
+}
+
+/** An approval whose chain names nobody the document has is left out (null). */
+function approvalDoc(a: StoredApproval, chain: readonly StoredStep[], ex: ExportContext): DocApproval | null {
+  const steps = chain.flatMap((s) => {
+    const person = s.person_id === null ? undefined : ex.person.get(s.person_id);
+    return person === undefined ? [] : [stepDoc(s, person)];
+  });
+  if (steps.length === 0) return null;
+  const node = ex.nodeOf(a.subject_node_id);
+  const version = a.subject_version_id === null ? undefined : ex.version.get(a.subject_version_id);
+  return {
+    ...(ex.approval.has(a.id) ? { ref: ex.approval.get(a.id) } : {}),
+    title: a.title,
+    mode: a.mode,
+    status: a.status,
+    due: a.due,
+    department: ex.departmentOf(a.department_id),
+    ...(node !== null ? { subject: { node, ...(version !== undefined ? { version } : {}) } } : {}),
+    steps,
+    current_step: a.current_step,
+    created_at: a.created_at,
+    updated_at: a.updated_at,
+  };
+}
+
+export function approvalsDoc(a: StoredApprovals, ex: ExportContext) {
+  const chainOf = groupBy(a.steps, (s) => s.approval_id);
+  return {
+    approvals: a.approvals.flatMap((x) => approvalDoc(x, chainOf.get(x.id) ?? [], ex) ?? []),
+    department_notes: a.notes.map((n): DocDepartmentNote => ({
+      ref: ex.refFor(n, 'note'),
+      department: ex.departmentOf(n.department_id),
+      node: ex.nodeOf(n.node_id),
+      summary: n.summary,
+      created_at: n.created_at,
+    })),
+  };
+}

@@ -1,9 +1,14 @@
+import type { Db } from '../../db/index.js';
 import type { ProductionDocument } from '../schema.js';
 import type { Id } from '../sync/cells.js';
 import type { ColumnTypes } from '../sync/write.js';
+import type { ExportContext } from './export-context.js';
 import { iso, type RowContext } from './row-context.js';
 
-/** Script changes, generation jobs, the activity feed and the library. */
+/**
+ * Script changes, generation jobs, the activity feed and the library: the rows each document
+ * object becomes, and (for an export) the document objects the stored rows become.
+ */
 
 type Doc = Required<ProductionDocument>;
 export type DocScriptChange = Doc['script_changes'][number];
@@ -96,5 +101,70 @@ export function libraryRow(f: DocLibraryFile, productionId: number) {
     updated_at: at,
     retired_at: null,
     proxy_media_id: null,
+  };
+}
+
+/** Every script change, activity entry and job, and the live library paths, in the document's order. */
+export async function readFeed(db: Db, pid: number) {
+  const [changes, activity, jobs, library] = await Promise.all([
+    db.selectFrom('script_changes').where('production_id', '=', pid).selectAll().orderBy('id').execute(),
+    db
+      .selectFrom('activity')
+      .where('production_id', '=', pid)
+      .selectAll()
+      .orderBy('at')
+      .orderBy('id')
+      .execute(),
+    db
+      .selectFrom('generation_jobs')
+      .where('production_id', '=', pid)
+      .selectAll()
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute(),
+    db
+      .selectFrom('library_files')
+      .where('production_id', '=', pid)
+      .where('retired_at', 'is', null)
+      .select(['path', 'size', 'detected_at'])
+      .orderBy('path')
+      .execute(),
+  ]);
+  return { changes, activity, jobs, library };
+}
+export type StoredFeed = Awaited<ReturnType<typeof readFeed>>;
+
+export const feedRefs = (f: StoredFeed): Array<string | null> => [...f.changes, ...f.jobs].map((r) => r.ref);
+
+export function feedDoc(f: StoredFeed, ex: ExportContext) {
+  return {
+    // a change on a retired scene names nothing the document has
+    script_changes: f.changes.flatMap((c): DocScriptChange[] => {
+      const scene = ex.nodeOf(c.scene_node_id);
+      if (scene === null) return [];
+      const { change, summary, status, detected_at } = c;
+      return [{ ref: ex.refFor(c, 'change'), scene, change, summary, status, detected_at }];
+    }),
+    activity: f.activity.map((a): DocActivity => ({
+      at: a.at,
+      actor: a.actor,
+      verb: a.verb,
+      summary: a.summary,
+      node: ex.nodeOf(a.node_id),
+    })),
+    jobs: f.jobs.map((j): DocJob => ({
+      ref: ex.refFor(j, 'job'),
+      kind: j.kind,
+      ...(j.model !== '' ? { model: j.model } : {}),
+      prompt: j.prompt,
+      status: j.status,
+      created_at: j.created_at,
+      finished_at: j.finished_at,
+    })),
+    library: f.library.map((x): DocLibraryFile => ({
+      path: x.path,
+      size: x.size === null ? null : Number(x.size),
+      detected_at: x.detected_at,
+    })),
   };
 }

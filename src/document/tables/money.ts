@@ -1,10 +1,16 @@
+import type { Db } from '../../db/index.js';
 import type { Id } from '../sync/cells.js';
-import { fromBool } from '../../db/values.js';
+import { fromBool, toBool } from '../../db/values.js';
+import { groupBy } from '../../util/group-by.js';
 import type { ProductionDocument } from '../schema.js';
 import type { ColumnTypes } from '../sync/write.js';
+import type { ExportContext } from './export-context.js';
 import { json, type RowContext } from './row-context.js';
 
-/** Purchase orders, and weekly cost reports with their lines. */
+/**
+ * Purchase orders, and weekly cost reports with their lines: the rows each document object
+ * becomes, and (for an export) the document objects the stored rows become.
+ */
 
 type Doc = Required<ProductionDocument>;
 export type DocPurchaseOrder = Doc['purchase_orders'][number];
@@ -67,3 +73,58 @@ export const linesOf = (r: DocCostReport): Line[] =>
   }));
 
 export const lineKey = (l: Line): string => json([l.account, l.description, l.budget, l.actual, l.committed]);
+
+/** Every purchase order, cost report and line, in the document's order. */
+export async function readMoney(db: Db, pid: number) {
+  const [orders, reports, lines] = await Promise.all([
+    db.selectFrom('purchase_orders').where('production_id', '=', pid).selectAll().orderBy('id').execute(),
+    db.selectFrom('cost_reports').where('production_id', '=', pid).selectAll().orderBy('id').execute(),
+    db
+      .selectFrom('cost_report_lines')
+      .where('production_id', '=', pid)
+      .selectAll()
+      .orderBy('position')
+      .orderBy('id')
+      .execute(),
+  ]);
+  return { orders, reports, lines };
+}
+export type StoredMoney = Awaited<ReturnType<typeof readMoney>>;
+
+export const moneyRefs = (m: StoredMoney): Array<string | null> => m.orders.map((o) => o.ref);
+
+const amount = (v: number | string | null): number | null => (v === null ? null : Number(v));
+
+export function moneyDoc(m: StoredMoney, ex: ExportContext) {
+  const linesOfReport = groupBy(m.lines, (l) => l.cost_report_id);
+  return {
+    // an order without a vendor (the document's always have one) is not the document's to carry
+    purchase_orders: m.orders.flatMap((o): DocPurchaseOrder[] =>
+      o.vendor_organisation_id === null
+        ? []
+        : [
+            {
+              ref: ex.refFor(o, 'po'),
+              vendor: ex.organisation.get(o.vendor_organisation_id)!,
+              department: ex.departmentOf(o.department_id),
+              account: o.account,
+              description: o.description,
+              amount: Number(o.amount),
+              status: o.status,
+              date: o.date,
+            },
+          ],
+    ),
+    cost_reports: m.reports.map((r): DocCostReport => ({
+      week_of: r.week_of,
+      active: toBool(r.active),
+      lines: (linesOfReport.get(r.id) ?? []).map((l) => ({
+        account: l.account,
+        description: l.description,
+        budget: amount(l.budget),
+        actual: amount(l.actual),
+        committed: amount(l.committed),
+      })),
+    })),
+  };
+}

@@ -219,13 +219,8 @@ const describeGrant = (g: Grant): string => {
   return `${target} for engagement "${g.engagement_ref ?? g.engagement_id}"`;
 };
 
-export async function addGrant(
-  db: Db,
-  productionId: number,
-  actor: AdminActor,
-  input: NewGrant,
-  hooks?: WriteHooks<Grant>,
-): Promise<Grant> {
+/** A grant's shape checked before any query: the fields its kind needs, and only those; its expiry. */
+function checkNewGrant(input: NewGrant): { expires: string | null } {
   const kind = input.kind;
   const a = kind === 'own_po' ? 'an own_po' : `a ${kind}`;
   const needsNode = kind === 'scene' || kind === 'character';
@@ -241,48 +236,63 @@ export async function addGrant(
     if (input.delivery_id !== undefined) throw errors.invalid('delivery_id', `${a} grant names no delivery`);
     if (input.access !== undefined) throw errors.invalid('access', 'only a delivery grant has an access');
   }
-  let expires: string | null = null;
-  if (input.expires_at) {
-    const t = Date.parse(input.expires_at);
-    if (!Number.isFinite(t)) throw errors.invalid('expires_at', 'must be a valid date-time');
-    if (t <= Date.now()) throw errors.invalid('expires_at', 'must be in the future');
-    expires = new Date(t).toISOString();
-  }
-  return inWriteTransaction(db, { productionId, actor: actor.name }, hooks, async (trx, changes) => {
-    const e = await trx
-      .selectFrom('engagements')
+  if (!input.expires_at) return { expires: null };
+  const t = Date.parse(input.expires_at);
+  if (!Number.isFinite(t)) throw errors.invalid('expires_at', 'must be a valid date-time');
+  if (t <= Date.now()) throw errors.invalid('expires_at', 'must be in the future');
+  return { expires: new Date(t).toISOString() };
+}
+
+/** What the grant names exists in the production and is live: the engagement, and its node or delivery. */
+async function grantTargets(trx: Db, productionId: number, input: NewGrant) {
+  const kind = input.kind;
+  const e = await trx
+    .selectFrom('engagements')
+    .where('production_id', '=', productionId)
+    .where('id', '=', input.engagement_id)
+    .select(['id', 'ref', 'retired_at'])
+    .executeTakeFirst();
+  if (!e) throw errors.invalid('engagement_id', `no engagement ${input.engagement_id} in this production`);
+  if (e.retired_at !== null)
+    throw errors.invalid('engagement_id', `engagement "${e.ref ?? e.id}" is archived`);
+  if (kind === 'scene' || kind === 'character') {
+    const n = await trx
+      .selectFrom('nodes')
       .where('production_id', '=', productionId)
-      .where('id', '=', input.engagement_id)
-      .select(['id', 'ref', 'retired_at'])
+      .where('id', '=', input.node_id!)
+      .where('retired_at', 'is', null)
+      .select(['kind'])
       .executeTakeFirst();
-    if (!e) throw errors.invalid('engagement_id', `no engagement ${input.engagement_id} in this production`);
-    if (e.retired_at !== null)
-      throw errors.invalid('engagement_id', `engagement "${e.ref ?? e.id}" is archived`);
-    if (needsNode) {
-      const n = await trx
-        .selectFrom('nodes')
-        .where('production_id', '=', productionId)
-        .where('id', '=', input.node_id!)
-        .where('retired_at', 'is', null)
-        .select(['kind'])
-        .executeTakeFirst();
-      const fits = n && (kind === 'scene' ? n.kind === 'scene' : n.kind === 'character');
-      if (!fits) throw errors.invalid('node_id', `no ${kind} ${input.node_id} in this production`);
-    }
-    if (kind === 'delivery') {
-      const d = await trx
-        .selectFrom('deliveries')
-        .where('production_id', '=', productionId)
-        .where('id', '=', input.delivery_id!)
-        .where('retired_at', 'is', null)
-        .select('id')
-        .executeTakeFirst();
-      if (!d) throw errors.invalid('delivery_id', `no delivery ${input.delivery_id} in this production`);
-    }
+    const fits = n && (kind === 'scene' ? n.kind === 'scene' : n.kind === 'character');
+    if (!fits) throw errors.invalid('node_id', `no ${kind} ${input.node_id} in this production`);
+  }
+  if (kind === 'delivery') {
+    const d = await trx
+      .selectFrom('deliveries')
+      .where('production_id', '=', productionId)
+      .where('id', '=', input.delivery_id!)
+      .where('retired_at', 'is', null)
+      .select('id')
+      .executeTakeFirst();
+    if (!d) throw errors.invalid('delivery_id', `no delivery ${input.delivery_id} in this production`);
+  }
+  return e;
+}
+
+export async function addGrant(
+  db: Db,
+  productionId: number,
+  actor: AdminActor,
+  input: NewGrant,
+  hooks?: WriteHooks<Grant>,
+): Promise<Grant> {
+  const { expires } = checkNewGrant(input);
+  return inWriteTransaction(db, { productionId, actor: actor.name }, hooks, async (trx, changes) => {
+    const e = await grantTargets(trx, productionId, input);
     const now = new Date();
     const same = (await repo.grantRows(trx, productionId, { engagementId: e.id })).find(
       (g) =>
-        g.kind === kind &&
+        g.kind === input.kind &&
         g.node_id === (input.node_id ?? null) &&
         g.delivery_id === (input.delivery_id ?? null) &&
         g.access === (input.access ?? null) &&
@@ -296,7 +306,7 @@ export async function addGrant(
       .values({
         production_id: productionId,
         engagement_id: e.id,
-        kind,
+        kind: input.kind,
         node_id: input.node_id ?? null,
         delivery_id: input.delivery_id ?? null,
         access: input.access ?? null,

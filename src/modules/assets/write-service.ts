@@ -162,6 +162,23 @@ export interface VersionUpload {
   variant?: string | null;
 }
 
+/** A landed version is a still or a clip: the bytes say which, never the name or the header. */
+function checkVersionUpload(upload: VersionUpload): { note: string | null; variant: string } {
+  const { file } = upload;
+  if (file.size === 0) throw errors.invalid('file', 'is empty');
+  const kind = mediaKindOf(file.contentType);
+  if (kind !== 'image' && kind !== 'video') {
+    const found =
+      file.contentType === 'application/octet-stream' ? 'not a recognised format' : file.contentType;
+    throw errors.unsupportedMedia(`file: is ${found}; a version is an image or a video`);
+  }
+  const note = optionalText(upload.note);
+  const variant = optionalText(upload.variant) ?? DEFAULT_VARIANT;
+  if (variant.length > 100) throw errors.invalid('variant', 'must be at most 100 characters');
+  if (note !== null && note.length > 10_000) throw errors.invalid('note', 'must be at most 10000 characters');
+  return { note, variant };
+}
+
 export async function landVersion(
   ctx: AppContext,
   principal: Principal,
@@ -175,20 +192,7 @@ export async function landVersion(
   return commitStaged(
     () => [file],
     async () => {
-      // a landed version is a still or a clip: the bytes say which, never the name or the header
-      if (file.size === 0) throw errors.invalid('file', 'is empty');
-      const kind = mediaKindOf(file.contentType);
-      if (kind !== 'image' && kind !== 'video') {
-        const found =
-          file.contentType === 'application/octet-stream' ? 'not a recognised format' : file.contentType;
-        throw errors.unsupportedMedia(`file: is ${found}; a version is an image or a video`);
-      }
-      const note = optionalText(upload.note);
-      const variant = optionalText(upload.variant) ?? DEFAULT_VARIANT;
-      if (variant.length > 100) throw errors.invalid('variant', 'must be at most 100 characters');
-      if (note !== null && note.length > 10_000)
-        throw errors.invalid('note', 'must be at most 10000 characters');
-
+      const { note, variant } = checkVersionUpload(upload);
       return inWriteTransaction(ctx.db, writeScopeOf(principal), hooks, async (trx, changes) => {
         const at = nowIso();
         // touchAsset locks the node first, so the number read next cannot be taken concurrently

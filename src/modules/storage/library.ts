@@ -29,6 +29,104 @@ interface FileState {
   dirty: boolean;
 }
 
+/** The library's touched live rows, played through a sequence of changes in memory. */
+class LibraryPlay {
+  readonly live = new Map<string, FileState>();
+  /** Stored rows retired, with when. */
+  readonly retired = new Map<number, string>();
+  /** Paths `create` events brought into the library as new files. */
+  readonly created: string[] = [];
+
+  constructor(
+    rows: ReadonlyArray<{
+      id: number;
+      path: string;
+      size: number | null;
+      detected_at: string;
+      updated_at: string;
+    }>,
+  ) {
+    for (const f of rows) {
+      this.live.set(f.path, {
+        id: f.id,
+        originalPath: f.path,
+        path: f.path,
+        size: f.size,
+        detectedAt: f.detected_at,
+        updatedAt: f.updated_at,
+        dirty: false,
+      });
+    }
+  }
+
+  apply(c: LibraryChange): void {
+    if (c.eventType === 'create' || c.eventType === 'modify') this.upsert(c.path, c);
+    else if (c.eventType === 'delete') this.remove(c.path, c.at);
+    else if (c.toPath) this.move(c, c.toPath);
+  }
+
+  private upsert(path: string, c: LibraryChange): void {
+    const s = this.live.get(path);
+    if (s) {
+      s.size = c.size ?? s.size;
+      s.updatedAt = c.at;
+      s.dirty = true;
+      return;
+    }
+    this.live.set(path, {
+      id: null,
+      originalPath: null,
+      path,
+      size: c.size,
+      detectedAt: c.at,
+      updatedAt: c.at,
+      dirty: true,
+    });
+    if (c.eventType === 'create') this.created.push(path);
+  }
+
+  private remove(path: string, at: string): void {
+    const s = this.live.get(path);
+    if (!s) return;
+    this.live.delete(path);
+    if (s.id !== null) this.retired.set(s.id, at);
+  }
+
+  /** A move of an unknown path records the file where it arrived. */
+  private move(c: LibraryChange, to: string): void {
+    const s = this.live.get(c.path);
+    if (!s) return this.upsert(to, c);
+    this.live.delete(c.path);
+    this.remove(to, c.at);
+    s.path = to;
+    s.size = c.size ?? s.size;
+    s.updatedAt = c.at;
+    s.dirty = true;
+    this.live.set(to, s);
+  }
+}
+
+/** Writes the played end state set-wise. */
+async function writeLibrary(trx: Db, productionId: number, play: LibraryPlay): Promise<void> {
+  const finals = [...play.live.values()].filter((s) => s.dirty);
+  const inserts: NewFile[] = finals
+    .filter((s) => s.id === null)
+    .map((s) => ({ path: s.path, size: s.size, detected_at: s.detectedAt, updated_at: s.updatedAt }));
+  const rewrites: FileRewrite[] = finals
+    .filter((s) => s.id !== null)
+    .map((s) => ({ id: s.id!, path: s.path, size: s.size, updated_at: s.updatedAt }));
+  const renamed = finals.filter((s) => s.id !== null && s.path !== s.originalPath).map((s) => s.id!);
+
+  // Order matters for the unique live-path index: free paths before anything lands on them.
+  await retireFiles(
+    trx,
+    [...play.retired].map(([id, at]) => ({ id, at })),
+  );
+  await detachFiles(trx, renamed);
+  await insertFiles(trx, productionId, inserts);
+  await rewriteFiles(trx, rewrites);
+}
+
 /**
  * Applies changes, in order, to the library (one row per live path) with a bounded number of
  * statements: the touched live rows are read once, the sequence is played in memory, and the
@@ -51,83 +149,8 @@ export async function applyToLibrary(
     touched.add(c.path);
     if (c.toPath) touched.add(c.toPath);
   }
-  const live = new Map<string, FileState>();
-  for (const f of await liveFilesAt(trx, productionId, [...touched])) {
-    live.set(f.path, {
-      id: f.id,
-      originalPath: f.path,
-      path: f.path,
-      size: f.size,
-      detectedAt: f.detected_at,
-      updatedAt: f.updated_at,
-      dirty: false,
-    });
-  }
-  const retired = new Map<number, string>();
-  const created: string[] = [];
-
-  const upsert = (path: string, c: LibraryChange) => {
-    const s = live.get(path);
-    if (s) {
-      s.size = c.size ?? s.size;
-      s.updatedAt = c.at;
-      s.dirty = true;
-      return;
-    }
-    const fresh = {
-      id: null,
-      originalPath: null,
-      path,
-      size: c.size,
-      detectedAt: c.at,
-      updatedAt: c.at,
-      dirty: true,
-    };
-    live.set(path, fresh);
-    if (c.eventType === 'create') created.push(path);
-  };
-  const remove = (path: string, at: string) => {
-    const s = live.get(path);
-    if (!s) return;
-    live.delete(path);
-    if (s.id !== null) retired.set(s.id, at);
-  };
-
-  for (const c of changes) {
-    if (c.eventType === 'create' || c.eventType === 'modify') upsert(c.path, c);
-    else if (c.eventType === 'delete') remove(c.path, c.at);
-    else if (c.toPath) {
-      const s = live.get(c.path);
-      if (!s) {
-        upsert(c.toPath, c);
-        continue;
-      }
-      live.delete(c.path);
-      remove(c.toPath, c.at);
-      s.path = c.toPath;
-      s.size = c.size ?? s.size;
-      s.updatedAt = c.at;
-      s.dirty = true;
-      live.set(c.toPath, s);
-    }
-  }
-
-  const finals = [...live.values()].filter((s) => s.dirty);
-  const inserts: NewFile[] = finals
-    .filter((s) => s.id === null)
-    .map((s) => ({ path: s.path, size: s.size, detected_at: s.detectedAt, updated_at: s.updatedAt }));
-  const rewrites: FileRewrite[] = finals
-    .filter((s) => s.id !== null)
-    .map((s) => ({ id: s.id!, path: s.path, size: s.size, updated_at: s.updatedAt }));
-  const renamed = finals.filter((s) => s.id !== null && s.path !== s.originalPath).map((s) => s.id!);
-
-  // Order matters for the unique live-path index: free paths before anything lands on them.
-  await retireFiles(
-    trx,
-    [...retired].map(([id, at]) => ({ id, at })),
-  );
-  await detachFiles(trx, renamed);
-  await insertFiles(trx, productionId, inserts);
-  await rewriteFiles(trx, rewrites);
-  return { created };
+  const play = new LibraryPlay(await liveFilesAt(trx, productionId, [...touched]));
+  for (const c of changes) play.apply(c);
+  await writeLibrary(trx, productionId, play);
+  return { created: play.created };
 }

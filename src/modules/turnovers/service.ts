@@ -87,6 +87,148 @@ function fieldValue(current: string | undefined, name: string, value: string, ma
   return value;
 }
 
+/** The delivery a submission goes to, and the engagement it is made as; refused before any byte is read. */
+async function submissionTarget(ctx: AppContext, principal: Principal, deliveryId: number) {
+  const clamp = await Clamp.load(ctx.db, principal, DELIVERY_DOOR);
+  const notFound = () => errors.notFound('delivery');
+  if (!clamp.reachesDelivery(deliveryId)) throw notFound();
+  const delivery = await repo.findDelivery(ctx.db, principal.productionId, deliveryId);
+  if (!delivery) throw notFound();
+  if (clamp.engagementId === null) {
+    throw errors.forbidden(
+      'a submission needs an engagement-bound key: this production-wide key has no engagement to submit as',
+    );
+  }
+  if (!clamp.canSubmitTo(deliveryId)) {
+    throw errors.forbidden('this engagement holds no live submit grant on this delivery');
+  }
+  return { delivery, engagementId: clamp.engagementId };
+}
+
+/** A text part of a submission: its title or note (a file or an unknown field is refused). */
+function readField(form: { title?: string; note?: string }, name: string, value: string): void {
+  if (name === 'title') {
+    form.title = fieldValue(form.title, 'title', value.trim(), TITLE_MAX);
+    if (form.title === '')
+      throw errors.invalid('title', 'must not be empty (omit it to use the delivery title)');
+  } else if (name === 'note') {
+    form.note = fieldValue(form.note, 'note', value, NOTE_MAX);
+  } else if (name === 'files') {
+    throw errors.invalid('files', 'must be a file part (with a filename), not a text field');
+  } else {
+    throw errors.invalid(name, 'unknown field (expected files, title, note)');
+  }
+}
+
+/** Streams one file part into the store, appending it to `staged` (so a failure discards it). */
+async function stageFile(
+  ctx: AppContext,
+  pid: number,
+  part: Extract<IncomingPart, { type: 'file' }>,
+  staged: StagedFile[],
+): Promise<void> {
+  const { uploadBytes, submissionFiles } = ctx.config.limits;
+  if (part.name !== 'files') {
+    part.stream.resume();
+    throw errors.invalid(part.name, 'unknown file field (files go in "files")');
+  }
+  if (staged.length >= submissionFiles) {
+    part.stream.resume();
+    throw errors.tooLarge(`files: at most ${submissionFiles} files per submission`);
+  }
+  const label = part.filename.trim() || `file ${staged.length + 1}`;
+  let object: StagedObject;
+  try {
+    object = await ctx.store.stage(pid, part.stream, { maxBytes: uploadBytes, filename: part.filename });
+  } catch (err) {
+    if (err instanceof AppError && err.status === 413) {
+      throw errors.tooLarge(`files: "${label}" is larger than the limit of ${uploadBytes} bytes`);
+    }
+    throw err;
+  }
+  staged.push({ label, object });
+  if (object.size === 0) throw errors.invalid('files', `"${label}" is empty`);
+}
+
+/** Reads the submission's parts in order: fields checked, files staged into `staged`. */
+async function readSubmission(
+  ctx: AppContext,
+  pid: number,
+  parts: AsyncIterable<IncomingPart>,
+  staged: StagedFile[],
+): Promise<{ title?: string; note?: string }> {
+  const form: { title?: string; note?: string } = {};
+  for await (const part of parts) {
+    if (part.type === 'field') readField(form, part.name, part.value);
+    else await stageFile(ctx, pid, part, staged);
+  }
+  if (staged.length === 0) throw errors.invalid('files', 'at least one file is required');
+  return form;
+}
+
+/** The work item, its media rows and the activity entry: one transaction. */
+function writeSubmission(
+  ctx: AppContext,
+  principal: Principal,
+  target: Awaited<ReturnType<typeof submissionTarget>>,
+  submission: { title: string; note: string; staged: readonly StagedFile[] },
+  hooks: WriteHooks<TurnoverSubmission> | undefined,
+): Promise<TurnoverSubmission> {
+  const { delivery, engagementId } = target;
+  const { title, note, staged } = submission;
+  const pid = principal.productionId;
+  const now = nowIso();
+  const actor = actorName(principal);
+  return inWriteTransaction(ctx.db, writeScopeOf(principal), hooks, async (trx, changes) => {
+    const workItemId = await repo.insertWorkItem(trx, {
+      production_id: pid,
+      delivery_id: delivery.id,
+      engagement_id: engagementId,
+      title,
+      note,
+      status: 'submitted',
+      created_by: actor,
+      created_at: now,
+    });
+    const owner = { deliveryId: delivery.id, workItemId, uploaderEngagementId: engagementId };
+    const mediaIds = await insertMedia(
+      trx,
+      staged.map(({ label, object }) => ({
+        productionId: pid,
+        object,
+        label,
+        owner,
+        createdBy: actor,
+        at: now,
+      })),
+    );
+    changes.created('submission', workItemId);
+    for (const id of mediaIds) changes.created('media', id);
+    await appendActivity(trx, {
+      productionId: pid,
+      actor,
+      verb: 'submitted',
+      summary: `${title} on turnover "${delivery.title}" (${staged.length} file${staged.length === 1 ? '' : 's'})`,
+      apiKeyId: principal.keyId,
+      personId: principal.personId,
+      at: now,
+    });
+    return {
+      id: workItemId,
+      delivery_id: delivery.id,
+      status: 'submitted' as const,
+      title,
+      note,
+      media: staged.map(({ label, object }, i) => ({
+        id: mediaIds[i]!,
+        label,
+        kind: mediaKindOf(object.contentType),
+      })),
+      created_at: now,
+    };
+  });
+}
+
 /**
  * Submits work on a turnover. Refusals in contract order, each before any byte is read:
  * no reach (404, exactly as for an unknown delivery) → no engagement or no live submit grant
@@ -103,123 +245,15 @@ export async function submitTurnover(
   hooks?: WriteHooks<TurnoverSubmission>,
   onRead?: (form: SubmissionRead) => void,
 ): Promise<TurnoverSubmission> {
-  const clamp = await Clamp.load(ctx.db, principal, DELIVERY_DOOR);
-  const pid = principal.productionId;
-  const notFound = () => errors.notFound('delivery');
-  if (!clamp.reachesDelivery(deliveryId)) throw notFound();
-  const delivery = await repo.findDelivery(ctx.db, pid, deliveryId);
-  if (!delivery) throw notFound();
-  if (clamp.engagementId === null) {
-    throw errors.forbidden(
-      'a submission needs an engagement-bound key: this production-wide key has no engagement to submit as',
-    );
-  }
-  if (!clamp.canSubmitTo(deliveryId)) {
-    throw errors.forbidden('this engagement holds no live submit grant on this delivery');
-  }
-  const engagementId = clamp.engagementId;
-  const { uploadBytes, submissionFiles } = ctx.config.limits;
-
+  const target = await submissionTarget(ctx, principal, deliveryId);
   const staged: StagedFile[] = [];
-  let title: string | undefined;
-  let note: string | undefined;
   return commitStaged(
     () => staged.map((s) => s.object),
     async () => {
-      for await (const part of parts) {
-        if (part.type === 'field') {
-          if (part.name === 'title') {
-            title = fieldValue(title, 'title', part.value.trim(), TITLE_MAX);
-            if (title === '')
-              throw errors.invalid('title', 'must not be empty (omit it to use the delivery title)');
-          } else if (part.name === 'note') {
-            note = fieldValue(note, 'note', part.value, NOTE_MAX);
-          } else if (part.name === 'files') {
-            throw errors.invalid('files', 'must be a file part (with a filename), not a text field');
-          } else {
-            throw errors.invalid(part.name, 'unknown field (expected files, title, note)');
-          }
-          continue;
-        }
-        if (part.name !== 'files') {
-          part.stream.resume();
-          throw errors.invalid(part.name, 'unknown file field (files go in "files")');
-        }
-        if (staged.length >= submissionFiles) {
-          part.stream.resume();
-          throw errors.tooLarge(`files: at most ${submissionFiles} files per submission`);
-        }
-        const label = part.filename.trim() || `file ${staged.length + 1}`;
-        let object: StagedObject;
-        try {
-          object = await ctx.store.stage(pid, part.stream, {
-            maxBytes: uploadBytes,
-            filename: part.filename,
-          });
-        } catch (err) {
-          if (err instanceof AppError && err.status === 413) {
-            throw errors.tooLarge(`files: "${label}" is larger than the limit of ${uploadBytes} bytes`);
-          }
-          throw err;
-        }
-        staged.push({ label, object });
-        if (object.size === 0) throw errors.invalid('files', `"${label}" is empty`);
-      }
-      if (staged.length === 0) throw errors.invalid('files', 'at least one file is required');
+      const { title, note } = await readSubmission(ctx, principal.productionId, parts, staged);
       onRead?.({ title, note, files: staged.map((s) => ({ label: s.label, sha256: s.object.sha256 })) });
-
-      const now = nowIso();
-      const finalTitle = title ?? delivery.title;
-      const finalNote = note ?? '';
-      const actor = actorName(principal);
-      return inWriteTransaction(ctx.db, writeScopeOf(principal), hooks, async (trx, changes) => {
-        const workItemId = await repo.insertWorkItem(trx, {
-          production_id: pid,
-          delivery_id: delivery.id,
-          engagement_id: engagementId,
-          title: finalTitle,
-          note: finalNote,
-          status: 'submitted',
-          created_by: actor,
-          created_at: now,
-        });
-        const owner = { deliveryId: delivery.id, workItemId, uploaderEngagementId: engagementId };
-        const mediaIds = await insertMedia(
-          trx,
-          staged.map(({ label, object }) => ({
-            productionId: pid,
-            object,
-            label,
-            owner,
-            createdBy: actor,
-            at: now,
-          })),
-        );
-        changes.created('submission', workItemId);
-        for (const id of mediaIds) changes.created('media', id);
-        await appendActivity(trx, {
-          productionId: pid,
-          actor,
-          verb: 'submitted',
-          summary: `${finalTitle} on turnover "${delivery.title}" (${staged.length} file${staged.length === 1 ? '' : 's'})`,
-          apiKeyId: principal.keyId,
-          personId: principal.personId,
-          at: now,
-        });
-        return {
-          id: workItemId,
-          delivery_id: delivery.id,
-          status: 'submitted' as const,
-          title: finalTitle,
-          note: finalNote,
-          media: staged.map(({ label, object }, i) => ({
-            id: mediaIds[i]!,
-            label,
-            kind: mediaKindOf(object.contentType),
-          })),
-          created_at: now,
-        };
-      });
+      const submission = { title: title ?? target.delivery.title, note: note ?? '', staged };
+      return writeSubmission(ctx, principal, target, submission, hooks);
     },
   );
 }

@@ -1,25 +1,24 @@
 import { idOf, same, type Id } from '../sync/cells.js';
 import { occurrenceKeys, type SyncContext } from '../sync/context.js';
-import { diffKeyed, type KeyedDiff, type StoredRow } from '../sync/keyed.js';
-import { referencedByAny } from '../sync/references.js';
-import { orderPositions } from '../sync/order.js';
+import { diffKeyed, type KeyedDiff } from '../sync/keyed.js';
 import { madeUpRef } from '../sync/made-up-refs.js';
+import { referencedByAny } from '../sync/references.js';
 import { insertRows } from '../sync/write.js';
 import {
-  DELIVERY_COLUMNS,
-  deliveryRow,
   ENGAGEMENT_COLUMNS,
   engagementRow,
   GRANT_COLUMNS,
   grantKey,
   grantRow,
-} from '../tables/vendors.js';
+} from '../tables/engagements.js';
+import { isLiveRow } from './deliveries.js';
 
 /*
- * Deliveries, engagements and their grants: what vendors reach.
- * - A delivery or engagement that left the document is retired (archived) when anything
- *   refers to it (submissions, media, grants; keys, for an engagement) and deleted otherwise.
- *   An archived engagement reaches nothing; its keys stay, reaching nothing, until revoked.
+ * Engagements (the vendors engaged on the production, with their departments) and their
+ * grants: what vendors reach.
+ * - An engagement that left the document is retired (archived) when anything refers to it
+ *   (keys, submissions, uploads, an administrator's grants) and deleted otherwise. An archived
+ *   engagement reaches nothing; its keys stay, reaching nothing, until revoked.
  * - Engagements and grants an administrator made (source `admin`) are never retired or
  *   revoked by a sync; an engagement an administrator archived, or a grant an administrator
  *   revoked, stays so even while the document still lists it (the plan says "kept").
@@ -28,13 +27,9 @@ import {
  *   engagement is deleted with it.
  */
 
-const isLiveRow = (r: StoredRow<'deliveries'> | StoredRow<'engagements'>) => !r.values.retired_at;
-
-export class VendorsSection {
-  deliveries!: KeyedDiff<'deliveries'>;
+export class EngagementsSection {
   engagements!: KeyedDiff<'engagements'>;
   grants!: KeyedDiff<'grants'>;
-  private readonly retireDeliveries: number[] = [];
   private readonly retireEngagements: number[] = [];
   private readonly revokeGrants: number[] = [];
   private readonly departmentsWanted = new Map<string, Id[]>();
@@ -42,53 +37,8 @@ export class VendorsSection {
   private storedEngagementIds: number[] = [];
 
   async diff(ctx: SyncContext): Promise<void> {
-    await this.diffDeliveries(ctx);
     await this.diffEngagements(ctx);
     await this.diffGrants(ctx);
-  }
-
-  private async diffDeliveries(ctx: SyncContext): Promise<void> {
-    const pid = ctx.existingProductionId;
-    const doc = ctx.doc;
-    const deliveries =
-      pid === null
-        ? []
-        : await ctx.db
-            .selectFrom('deliveries')
-            .where('production_id', '=', pid)
-            .where('ref', 'is not', null)
-            .select([
-              'id',
-              'ref',
-              'title',
-              'kind',
-              'status',
-              'due',
-              'from_department_id',
-              'to_department_id',
-              'external_to',
-              'spec',
-              'sent_at',
-              'gating_approval_id',
-              'position',
-              'retired_at',
-            ])
-            .execute();
-    const deliveryPositions = orderPositions(
-      (doc.deliveries ?? []).map((d) => d.ref),
-      new Map(deliveries.map((d) => [d.ref!, d.position] as const)),
-    );
-    this.deliveries = diffKeyed(ctx, {
-      kind: 'deliveries',
-      table: 'deliveries',
-      columns: DELIVERY_COLUMNS,
-      stored: deliveries.map((d) => ({ id: d.id, key: d.ref!, values: d })),
-      wanted: (doc.deliveries ?? []).map((d, i) => ({
-        key: d.ref,
-        ref: d.ref,
-        row: deliveryRow(d, deliveryPositions[i]!, ctx),
-      })),
-    });
   }
 
   private async diffEngagements(ctx: SyncContext): Promise<void> {
@@ -217,8 +167,8 @@ export class VendorsSection {
     this.grants.removed = this.grants.removed.filter((r) => r.values.source === 'document');
   }
 
+  /** Before the deliveries settle: whether an engagement is deleted decides its grants' fate. */
   async settle(ctx: SyncContext): Promise<void> {
-    // engagements first: whether one is deleted decides its grants' fate
     const engagements = this.engagements.removed.filter(
       (r) => r.values.source === 'document' && isLiveRow(r),
     );
@@ -258,26 +208,6 @@ export class VendorsSection {
         ctx.record('grants', 'retired', r.key, r.id, { reason: 'revoked' });
       }
     }
-
-    const deliveries = this.deliveries.removed.filter(isLiveRow);
-    const deliveryIds = deliveries.map((r) => r.id);
-    const heldDeliveries = deliveryIds.length
-      ? await referencedByAny(ctx, deliveryIds, [
-          ['work_items', 'delivery_id', {}, 'submissions'],
-          ['media', 'delivery_id', {}, 'media'],
-          ['grants', 'delivery_id', {}, 'grants'],
-        ])
-      : new Map<number, string>();
-    for (const r of deliveries) {
-      const by = heldDeliveries.get(r.id);
-      if (by) {
-        this.retireDeliveries.push(r.id);
-        ctx.record('deliveries', 'retired', r.key, r.id, { reason: `archived; referred to by ${by}` });
-      } else {
-        this.deliveries.deletes.push(r.id);
-        ctx.record('deliveries', 'deleted', r.key, r.id);
-      }
-    }
   }
 
   /** Engagement rows whose organisation this sync rewrites or deletes (the others keep theirs). */
@@ -313,18 +243,9 @@ export class VendorsSection {
         .where('id', 'in', this.retireEngagements.slice(i, i + 1000))
         .execute();
     }
-    await this.deliveries.deleteRemoved(ctx);
-    for (let i = 0; i < this.retireDeliveries.length; i += 1000) {
-      await ctx.db
-        .updateTable('deliveries')
-        .set({ retired_at: ctx.now })
-        .where('id', 'in', this.retireDeliveries.slice(i, i + 1000))
-        .execute();
-    }
   }
 
   async write(ctx: SyncContext): Promise<void> {
-    await this.deliveries.write(ctx);
     await this.engagements.write(ctx);
     const rewrite = this.engagements.updates.filter((u) => u.children.length).map((u) => u.id);
     if (rewrite.length) {
