@@ -121,10 +121,10 @@ export class DepartmentsSection {
     await this.departments.write(ctx);
     // accounts of new departments, and of departments whose accounts changed, are written anew
     const replace: Array<{ id: Id; slug: string }> = [
-      ...this.departments.creates.map((c) => ({ id: c.pending as Id, slug: c.key })),
+      ...this.departments.creates.map((c) => ({ id: c.pending, slug: c.key })),
       ...this.departments.updates
         .filter((u) => u.children.includes('accounts'))
-        .map((u) => ({ id: u.id as Id, slug: u.key })),
+        .map((u) => ({ id: u.id, slug: u.key })),
     ];
     const replaced = this.departments.updates.filter((u) => u.children.includes('accounts')).map((u) => u.id);
     if (replaced.length)
