@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openAndMigrate, type DbHandle } from './db/index.js';
 import { AnswerCache } from './http/answer-cache.js';
+import { compression } from './http/compression.js';
 import { auth } from './http/auth.js';
 import { clientError, frameworkError, installErrorHandling } from './http/error-handler.js';
 import { API_PREFIX, registerOpenApi } from './http/openapi.js';
@@ -175,6 +176,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // after auth: a limit counts per authenticated key (src/http/rate-limit.ts)
   await app.register(rateLimits, { config: config.rateLimit, db: database.db, dialect: database.dialect });
   await app.register(securityHeaders, { corsOrigins: config.corsOrigins });
+  // JSON answers over 1 kB, compressed when the client asks; before the routes it applies to
+  await app.register(compression);
 
   await app.register(healthRoutes);
   // the web console: one page and its built assets, under its own content security policy
