@@ -188,3 +188,21 @@ describe('the answer cache counts what it holds', () => {
     assert.equal(cache.stats.evictions, 0);
   });
 });
+
+describe('the answer cache keeps only current answers', () => {
+  it('filing an answer of a newer revision drops that production’s older ones, and a late older one is not kept', () => {
+    const cache = new AnswerCache(1024 * 1024);
+    const answer = () => ({ body: Buffer.from('[1]'), etag: '"x"', encoded: {} });
+    cache.set('7:1:production:scenes:', answer());
+    cache.set('7:1:production:assets:', answer());
+    cache.set('8:1:production:scenes:', answer());
+    assert.equal(cache.entries, 3);
+    cache.set('7:2:production:scenes:', answer());
+    assert.equal(cache.entries, 2, "production 7's revision-1 answers are gone, production 8's stay");
+    assert.equal(cache.get('7:1:production:assets:'), undefined);
+    cache.set('7:1:production:assets:', answer());
+    assert.equal(cache.get('7:1:production:assets:'), undefined, 'assembled at a superseded revision');
+    assert.ok(cache.get('8:1:production:scenes:'));
+    assert.equal(cache.stats.evictions, 0);
+  });
+});

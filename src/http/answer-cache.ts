@@ -53,8 +53,21 @@ const sizeOf = (a: CachedAnswer, key: string): number =>
 export const viewOf = (principal: Principal): string =>
   principal.engagementId === null ? 'production' : `engagement:${principal.engagementId}`;
 
+/** A key's production and revision (the key's first two parts, see AnswerCache.key). */
+function filedUnder(key: string): { production: string; revision: number } {
+  const [production = '', revision = '0'] = key.split(':', 2);
+  return { production, revision: Number(revision) };
+}
+
 export class AnswerCache {
   private readonly lru: LRUCache<string, CachedAnswer> | null;
+  /**
+   * Per production, the newest revision answers were filed under and their keys. An answer of
+   * an older revision can never be asked for again (the revision only grows), so the moment a
+   * newer one is filed, the older ones are dropped instead of waiting to be pushed out: a
+   * production written to all day keeps only its current answers, not 64 MB of dead ones.
+   */
+  private readonly current = new Map<string, { revision: number; keys: Set<string> }>();
   /** Encodings under way, so concurrent requests for one answer compress it once. */
   private readonly encoding = new Map<string, Promise<Buffer>>();
   /** Running totals for the metrics: lookups answered from the cache, lookups not, answers pushed out for room. */
@@ -66,8 +79,9 @@ export class AnswerCache {
         ? new LRUCache<string, CachedAnswer>({
             maxSize: maxBytes,
             sizeCalculation: sizeOf,
-            dispose: (_value, _key, reason) => {
+            dispose: (_value, key, reason) => {
               if (reason === 'evict') this.stats.evictions++;
+              if (reason !== 'set') this.current.get(filedUnder(key).production)?.keys.delete(key);
             },
           })
         : null;
@@ -87,8 +101,18 @@ export class AnswerCache {
   }
 
   set(key: string, answer: CachedAnswer): void {
-    // an answer larger than the whole budget is not cached (lru-cache would refuse it anyway)
-    this.lru?.set(key, answer);
+    if (!this.lru) return;
+    const { production, revision } = filedUnder(key);
+    const now = this.current.get(production);
+    // assembled at a revision already superseded: nobody will ask for it again
+    if (now && revision < now.revision) return;
+    if (!now || revision > now.revision) {
+      this.current.set(production, { revision, keys: new Set() });
+      for (const old of now?.keys ?? []) this.lru.delete(old);
+    }
+    // an answer larger than the whole budget is not cached (lru-cache refuses it)
+    this.lru.set(key, answer);
+    if (this.lru.has(key)) this.current.get(production)!.keys.add(key);
   }
 
   /**
