@@ -72,6 +72,7 @@ async function scaleTarget(): Promise<Target> {
     cpuProf: false,
     logLevel: 'silent',
     save: false,
+    soak: 0,
   });
   const handle = await openAndMigrate(parseDbTarget(dataset.db));
   const row = await handle.db.selectFrom('productions').select('code').executeTakeFirstOrThrow();

@@ -13,6 +13,8 @@ export interface Fixture {
   /** Bound to engagement e001 (the one with 501 grants at scale 1): read, submit:turnover, read:money. */
   vendorKey: string;
   sceneCount: number;
+  /** Every asset row (every node but scenes). */
+  assetCount: number;
   scenes: number[];
   vendorScenes: number[];
   vendorCharacters: number[];
@@ -82,6 +84,7 @@ async function pick(db: Db, productionId: number) {
   const scenes = await nodes('scene');
   return {
     sceneCount: scenes.length,
+    assetCount: assets.length,
     scenes: spread(scenes, ROTATION),
     vendorScenes: spread(live('scene'), ROTATION),
     vendorCharacters: spread(live('character'), ROTATION),

@@ -22,6 +22,8 @@ export interface BenchOptions {
   logLevel: string;
   /** Keep the results in bench/results/ (off for quick experiments). */
   save: boolean;
+  /** Seconds of the mixed soak after the routes (0: none). */
+  soak: number;
 }
 
 export const USAGE = `usage: npm run bench -- [options]
@@ -37,6 +39,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --plans           after the load, write the hot routes' query plans (before/after ANALYZE)
   --cpu-prof        write a CPU profile of the server to bench/.cache/profiles/
   --log-level L     the server's log level (default info, as the product)
+  --soak S          seconds of the mixed soak after the routes (default 600; 0 skips it)
   --no-save         print the table but keep bench/results/ as it is`;
 
 export class BenchUsageError extends Error {}
@@ -68,6 +71,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
         'cpu-prof': { type: 'boolean' },
         'log-level': { type: 'string' },
         'no-save': { type: 'boolean' },
+        soak: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -97,5 +101,6 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     cpuProf: values['cpu-prof'] ?? false,
     logLevel: values['log-level'] ?? 'info',
     save: !(values['no-save'] ?? false),
+    soak: Math.trunc(number('soak', values.soak, 600, 0, 86_400)),
   };
 }

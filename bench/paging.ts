@@ -36,6 +36,7 @@ const dataset = await prepareDataset({
   cpuProf: false,
   logLevel: 'silent',
   save: false,
+  soak: 0,
 });
 const config = loadConfig({ db: dataset.db, media: dataset.media }, { PRODGRAPH_LOG_LEVEL: 'silent' });
 const database = await openAndMigrate(config.db);

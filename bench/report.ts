@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, release, totalmem } from 'node:os';
+import type { SoakResult } from './soak.js';
 
 export interface RouteResult {
   name: string;
@@ -10,8 +11,10 @@ export interface RouteResult {
   reqPerSec: number;
   p50Ms: number;
   p99Ms: number;
-  /** req/s over the control's req/s in the same run (the mean of its first and last measurement). */
+  /** req/s over the in-app control's req/s in the same run (the mean of its first and last measurement). */
   ratio: number;
+  /** req/s over the bare Fastify hello-world's in the same run (the mean of its first and last). */
+  ratioToBare: number;
   itemsPerSec?: { value: number; unit: string };
   /** Responses by status code; a row whose responses are not all the expected status failed. */
   statuses: Record<string, number>;
@@ -53,18 +56,22 @@ export interface BenchReport {
     peakRssMb: number;
   };
   control: { first: number; last: number };
+  bare: { first: number; last: number };
   routes: RouteResult[];
+  soak?: SoakResult & { ratioToBare: number };
 }
 
 export function describeMachine(database: string, pinned: string, loadBefore: number[]): Machine {
-  let commit = 'unknown';
-  try {
-    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain'], { encoding: 'utf8' }).trim() !== '';
-    if (dirty) commit += ' (with uncommitted changes)';
-  } catch {
-    // not a git checkout: the commit stays unknown
-  }
+  // a copy that is not a git checkout (an exported tree measured for comparison) says which it is
+  let commit = process.env.BENCH_COMMIT ?? 'unknown';
+  if (!process.env.BENCH_COMMIT)
+    try {
+      commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+      const dirty = execFileSync('git', ['status', '--porcelain'], { encoding: 'utf8' }).trim() !== '';
+      if (dirty) commit += ' (with uncommitted changes)';
+    } catch {
+      // not a git checkout: the commit stays unknown
+    }
   return {
     cpu: cpus()[0]?.model ?? 'unknown',
     cores: cpus().length,
@@ -99,6 +106,27 @@ function statusNote(r: RouteResult): string {
   return problems.length ? ` **FAILED: ${problems.join('; ')}**` : '';
 }
 
+function soakLines(soak: NonNullable<BenchReport['soak']>): string[] {
+  const statuses = Object.entries(soak.statuses)
+    .map(([code, n]) => `${fmt(n)}× ${code}`)
+    .join(', ');
+  const failed =
+    Object.keys(soak.statuses).some((c) => c !== '200' && c !== '201') || soak.errors || soak.timeouts;
+  return [
+    '',
+    `### Mixed soak: ${fmt(soak.seconds)} s, ${soak.connections} connections`,
+    '',
+    `Each connection in turn: a note with an Idempotency-Key, a vendor's scene bundle, its \`/turnovers\`, the next page of \`/assets?limit=100\`, the change feed from its last cursor, \`/production\`. ${fmt(soak.reqPerSec)} req/s (ratio to bare Fastify ${fmt(soak.ratioToBare, 3)}), p50 ${fmt(soak.p50Ms, 1)} ms, p99 ${fmt(soak.p99Ms, 1)} ms; ${statuses}${soak.errors ? `; ${soak.errors} errors` : ''}${soak.timeouts ? `; ${soak.timeouts} timeouts` : ''}${failed ? ' **FAILED**' : ''}.`,
+    '',
+    '| at s | RSS MB | heap after full GC MB | external (buffers) MB | event-loop delay p99 ms | max ms |',
+    '|---:|---:|---:|---:|---:|---:|',
+    ...soak.samples.map(
+      (x) =>
+        `| ${x.atSeconds} | ${fmt(x.rssMb)} | ${fmt(x.heapAfterGcMb, 1)} | ${fmt(x.externalMb, 1)} | ${fmt(x.loopDelayP99Ms, 1)} | ${fmt(x.loopDelayMaxMs, 1)} |`,
+    ),
+  ];
+}
+
 export function markdown(report: BenchReport): string {
   const m = report.machine;
   const d = report.dataset;
@@ -111,14 +139,15 @@ export function markdown(report: BenchReport): string {
       .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
       .join(' ')}`,
     '',
-    '| route | conns | req/s | p50 ms | p99 ms | ratio to control | |',
-    '|---|---:|---:|---:|---:|---:|---|',
+    '| route | conns | req/s | p50 ms | p99 ms | ratio to bare Fastify | ratio to in-app control | |',
+    '|---|---:|---:|---:|---:|---:|---:|---|',
     ...report.routes.map(
       (r) =>
-        `| ${r.label} | ${r.connections} | ${fmt(r.reqPerSec)} | ${fmt(r.p50Ms, 1)} | ${fmt(r.p99Ms, 1)} | ${r.kind === 'control' ? '1 (reference)' : fmt(r.ratio, 3)} | ${r.itemsPerSec ? `${fmt(r.itemsPerSec.value)} ${r.itemsPerSec.unit}` : ''}${statusNote(r)} |`,
+        `| ${r.label} | ${r.connections} | ${fmt(r.reqPerSec)} | ${fmt(r.p50Ms, 1)} | ${fmt(r.p99Ms, 1)} | ${r.name === 'bare' ? '1 (reference)' : fmt(r.ratioToBare, 3)} | ${r.name === 'control' ? '1' : fmt(r.ratio, 3)} | ${r.itemsPerSec ? `${fmt(r.itemsPerSec.value)} ${r.itemsPerSec.unit}` : ''}${statusNote(r)} |`,
     ),
     '',
-    `Control: ${fmt(report.control.first)} req/s first, ${fmt(report.control.last)} req/s last (ratios use their mean).`,
+    `Bare Fastify: ${fmt(report.bare.first)} req/s first, ${fmt(report.bare.last)} req/s last; in-app control (\`GET /bench/hello\` in the product's app): ${fmt(report.control.first)} first, ${fmt(report.control.last)} last. Each ratio uses the mean of its control's two measurements.`,
+    ...(report.soak ? soakLines(report.soak) : []),
     '',
     '| | |',
     '|---|---|',

@@ -76,6 +76,32 @@ export const ROUTES: RouteSpec[] = [
     requests: (p) => [{ method: 'GET', path: `${API}/scenes`, headers: auth(p.fixture.wideKey) }],
   },
   {
+    name: 'scenes-gzip',
+    label: (p) => `\`GET /scenes\` (${p.fixture.sceneCount} scenes), \`Accept-Encoding: gzip\``,
+    kind: 'read',
+    expect: 200,
+    requests: (p) => [
+      {
+        method: 'GET',
+        path: `${API}/scenes`,
+        headers: { ...auth(p.fixture.wideKey), 'accept-encoding': 'gzip' },
+      },
+    ],
+  },
+  {
+    name: 'assets-gzip',
+    label: (p) => `\`GET /assets\` (all ${p.fixture.assetCount} rows), \`Accept-Encoding: gzip\``,
+    kind: 'read',
+    expect: 200,
+    requests: (p) => [
+      {
+        method: 'GET',
+        path: `${API}/assets`,
+        headers: { ...auth(p.fixture.wideKey), 'accept-encoding': 'gzip' },
+      },
+    ],
+  },
+  {
     name: 'assets-department',
     label: (p) =>
       `\`GET /assets?department=${p.fixture.department.slug}\` (${p.fixture.department.assets} rows)`,

@@ -17,6 +17,7 @@ import { BenchUsageError, parseBenchOptions, type BenchOptions } from './options
 import { describeMachine, markdown, type BenchReport, type RouteResult } from './report.js';
 import { queryPlans } from './plans.js';
 import { ROUTES, type Prepared, type RouteSpec } from './routes.js';
+import { runSoak, type SoakResult } from './soak.js';
 
 const ROOT = join(BENCH_DIR, '..');
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
@@ -118,6 +119,8 @@ async function startServer(dataset: Dataset, options: BenchOptions): Promise<Ser
   const argv = onCore(0, [
     process.execPath,
     ...(options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`] : []),
+    // the soak reports the heap after a full GC
+    '--expose-gc',
     '--import',
     'tsx',
     join(BENCH_DIR, 'server-child.ts'),
@@ -129,6 +132,9 @@ async function startServer(dataset: Dataset, options: BenchOptions): Promise<Ser
       BENCH_DB: dataset.db,
       BENCH_MEDIA: dataset.media,
       PRODGRAPH_LOG_LEVEL: options.logLevel,
+      // counted as in production (the hooks run), but high enough never to refuse the load
+      PRODGRAPH_RATE_LIMIT: process.env.PRODGRAPH_RATE_LIMIT ?? '1000000',
+      PRODGRAPH_RATE_LIMIT_WINDOW_MS: process.env.PRODGRAPH_RATE_LIMIT_WINDOW_MS ?? '1000',
     },
   });
   const next = <T>(type: string) =>
@@ -154,6 +160,35 @@ async function startServer(dataset: Dataset, options: BenchOptions): Promise<Ser
       return reply;
     },
   };
+}
+
+/** The bare control in a process of its own, on the server's core (the product sits idle meanwhile). */
+async function startBare(): Promise<Server> {
+  const argv = onCore(0, [process.execPath, '--import', 'tsx', join(BENCH_DIR, 'bare-child.ts')]);
+  const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const ready = await new Promise<{ port: number }>((resolve, reject) => {
+    child.once('message', (m: { type: string; port: number }) => resolve(m));
+    child.once('exit', (code) => reject(new Error(`the bare control exited (${code})`)));
+  });
+  return { child, port: ready.port, readyMs: 0, request: () => Promise.reject(new Error('no requests')) };
+}
+
+const BARE: RouteSpec = {
+  name: 'bare',
+  label: () => 'bare Fastify hello-world (no logger, no hooks, own process)',
+  kind: 'control',
+  expect: 200,
+  requests: () => [{ method: 'GET', path: '/hello' }],
+};
+
+/** The bare control measured once: started, loaded exactly as a route, stopped. */
+async function measureBare(prepared: Prepared, options: BenchOptions): Promise<RouteResult> {
+  const bare = await startBare();
+  try {
+    return await measure(`http://127.0.0.1:${bare.port}`, BARE, prepared, options);
+  } finally {
+    await stopServer(bare);
+  }
 }
 
 async function stopServer(server: Server): Promise<void> {
@@ -185,12 +220,12 @@ async function sceneEtags(
  * received keep running after the load generator stops): the control must answer three times
  * in a row within 20 ms. Without this a slow route's backlog is charged to the next one.
  */
-async function drain(base: string): Promise<void> {
+async function drain(base: string, path = '/bench/hello'): Promise<void> {
   const until = performance.now() + 60_000;
   let quick = 0;
   while (quick < 3 && performance.now() < until) {
     const started = performance.now();
-    await fetch(`${base}/bench/hello`).then((r) => r.arrayBuffer());
+    await fetch(`${base}${path}`).then((r) => r.arrayBuffer());
     quick = performance.now() - started < 20 ? quick + 1 : 0;
   }
 }
@@ -204,12 +239,13 @@ async function measure(
   const connections = spec.connections ?? options.connections;
   const run = (duration: number) =>
     autocannon({ url: base, connections, duration, timeout: 30, requests: spec.requests(prepared) });
+  const idle = spec === BARE ? '/hello' : '/bench/hello';
   if (options.warmup > 0) {
     await run(options.warmup);
-    await drain(base);
+    await drain(base, idle);
   }
   const r = await run(options.duration);
-  await drain(base);
+  await drain(base, idle);
   const reqPerSec = r.requests.total / r.duration;
   const statuses = Object.fromEntries(
     Object.entries(r.statusCodeStats ?? {}).map(([code, s]) => [code, s.count ?? 0]),
@@ -224,6 +260,7 @@ async function measure(
     p50Ms: r.latency.p50,
     p99Ms: r.latency.p99,
     ratio: 0,
+    ratioToBare: 0,
     ...(spec.items
       ? { itemsPerSec: { value: reqPerSec * spec.items.perRequest, unit: spec.items.unit } }
       : {}),
@@ -289,6 +326,8 @@ async function main(): Promise<void> {
         : new Map(),
     };
     const results: RouteResult[] = [];
+    log('measuring the bare Fastify control');
+    const bareFirst = await measureBare(prepared, options);
     log(`measuring ${control.name}`);
     const first = await measure(base, control, prepared, options);
     for (const spec of chosen) {
@@ -297,7 +336,16 @@ async function main(): Promise<void> {
     }
     log(`measuring ${control.name} again`);
     const last = await measure(base, control, prepared, options);
+    log('measuring the bare Fastify control again');
+    const bareLast = await measureBare(prepared, options);
     const controlRate = (first.reqPerSec + last.reqPerSec) / 2;
+    const bareRate = (bareFirst.reqPerSec + bareLast.reqPerSec) / 2;
+    let soak: SoakResult | undefined;
+    if (options.soak > 0) {
+      log(`mixed soak, ${options.soak} s`);
+      const live = server;
+      soak = await runSoak(base, prepared, options.soak, () => live.request('sample'), log);
+    }
     const stats = await server.request<{ peakRssMb: number }>('stats');
     await stopServer(server);
     server = null;
@@ -326,10 +374,15 @@ async function main(): Promise<void> {
         peakRssMb: stats.peakRssMb,
       },
       control: { first: first.reqPerSec, last: last.reqPerSec },
-      routes: [{ ...first, reqPerSec: controlRate, ratio: 1 }, ...results].map((r) => ({
-        ...r,
-        ratio: r.reqPerSec / controlRate,
-      })),
+      bare: { first: bareFirst.reqPerSec, last: bareLast.reqPerSec },
+      routes: [{ ...bareFirst, reqPerSec: bareRate }, { ...first, reqPerSec: controlRate }, ...results].map(
+        (r) => ({
+          ...r,
+          ratio: r.reqPerSec / controlRate,
+          ratioToBare: r.reqPerSec / bareRate,
+        }),
+      ),
+      ...(soak ? { soak: { ...soak, ratioToBare: soak.reqPerSec / bareRate } } : {}),
     };
     const text = markdown(report);
     process.stdout.write(`${text}\n`);

@@ -7,6 +7,7 @@ import type { AppContext } from './context.js';
 import { openAndMigrate, type DbHandle } from './db/index.js';
 import { AnswerCache } from './http/answer-cache.js';
 import { auth } from './auth/route-hook.js';
+import { compression } from './http/compression.js';
 import { clientError, frameworkError, installErrorHandling } from './http/error-handler.js';
 import { HTTP_LAYER } from './http/layer.js';
 import { API_PREFIX, openApi } from './http/openapi.js';
@@ -195,6 +196,8 @@ async function registerPlugins(
   await app.register(idempotency);
   await app.register(rateLimits, { config: config.rateLimit, db: database.db, dialect: database.dialect });
   await app.register(securityHeaders, { corsOrigins: config.corsOrigins });
+  // JSON answers over 1 kB, compressed when the client asks; before the routes it applies to
+  await app.register(compression);
 }
 
 /** Every route: health, the console, the file route, MCP, then the REST modules under /api/v1. */

@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { Principal } from '../auth/principal.js';
+import { chooseEncoding, COMPRESS_THRESHOLD, encode, ownUtf8, type Encoding } from './compression.js';
+import { etagOfBytes, ifNoneMatchHits } from './conditional.js';
 
 /**
  * Assembled answers, serialised once and kept until the production changes (bench/FINDINGS.md
@@ -18,23 +20,56 @@ import type { Principal } from '../auth/principal.js';
  * so a revoked key, a revoked or expired grant and an archived engagement are refused on the
  * very next request whatever the cache holds.
  *
+ * Kept as bytes: the JSON exactly as a 200 sends it, serialised once, plus its gzip and brotli
+ * forms, each made once, on the first request that asks for it (compression.ts). A hit sends
+ * bytes; nothing is serialised or compressed again until the production changes.
+ *
  * Bounded by bytes (least recently used first out), so the cache cannot grow the process past
- * its memory budget; PRODGRAPH_ANSWER_CACHE_MB=0 turns it off.
+ * its memory budget; PRODGRAPH_ANSWER_CACHE_MB=0 turns it off. What is counted is what is
+ * held: every buffer is its own allocation (never a slice of a shared slab), and an entry's
+ * size is its JSON, its encoded forms, its key and a fixed allowance for the bookkeeping.
  */
 
 export interface CachedAnswer {
-  /** The serialised JSON body, exactly the bytes a 200 sends. */
-  body: Buffer;
-  /** Strong entity tag of the body, for the routes that send one. */
-  etag: string | null;
+  /** The serialised JSON body, exactly the bytes an uncompressed 200 sends. */
+  readonly body: Buffer;
+  /** Strong entity tag: the route's own (a bundle's), or a hash of the body. */
+  readonly etag: string;
+  /** The body gzip- and brotli-encoded, once each was first asked for. */
+  readonly encoded: Readonly<Partial<Record<Encoding, Buffer>>>;
 }
+
+/** Bytes an entry holds besides its buffers: the entry, its map slot, the buffers' headers. */
+const ENTRY_OVERHEAD = 400;
+
+const sizeOf = (a: CachedAnswer, key: string): number =>
+  a.body.length +
+  (a.encoded.gzip?.length ?? 0) +
+  (a.encoded.br?.length ?? 0) +
+  2 * key.length +
+  ENTRY_OVERHEAD;
 
 /** Whose answer it is: the whole production, or one engagement's slice of it. */
 export const viewOf = (principal: Principal): string =>
   principal.engagementId === null ? 'production' : `engagement:${principal.engagementId}`;
 
+/** A key's production and revision (the key's first two parts, see AnswerCache.key). */
+function filedUnder(key: string): { production: string; revision: number } {
+  const [production = '', revision = '0'] = key.split(':', 2);
+  return { production, revision: Number(revision) };
+}
+
 export class AnswerCache {
   private readonly lru: LRUCache<string, CachedAnswer> | null;
+  /**
+   * Per production, the newest revision answers were filed under and their keys. An answer of
+   * an older revision can never be asked for again (the revision only grows), so the moment a
+   * newer one is filed, the older ones are dropped instead of waiting to be pushed out: a
+   * production written to all day keeps only its current answers, not 64 MB of dead ones.
+   */
+  private readonly current = new Map<string, { revision: number; keys: Set<string> }>();
+  /** Encodings under way, so concurrent requests for one answer compress it once. */
+  private readonly encoding = new Map<string, Promise<Buffer>>();
   /** Running totals for the metrics: lookups answered from the cache, lookups not, answers pushed out for room. */
   readonly stats = { hits: 0, misses: 0, evictions: 0 };
 
@@ -43,10 +78,10 @@ export class AnswerCache {
       maxBytes > 0
         ? new LRUCache<string, CachedAnswer>({
             maxSize: maxBytes,
-            // the body dominates; the key and the entry's bookkeeping are counted roughly
-            sizeCalculation: (a, key) => a.body.length + key.length + 200,
-            dispose: (_value, _key, reason) => {
+            sizeCalculation: sizeOf,
+            dispose: (_value, key, reason) => {
               if (reason === 'evict') this.stats.evictions++;
+              if (reason !== 'set') this.current.get(filedUnder(key).production)?.keys.delete(key);
             },
           })
         : null;
@@ -66,8 +101,41 @@ export class AnswerCache {
   }
 
   set(key: string, answer: CachedAnswer): void {
-    // an answer larger than the whole budget is not cached (lru-cache would refuse it anyway)
-    this.lru?.set(key, answer);
+    if (!this.lru) return;
+    const { production, revision } = filedUnder(key);
+    const now = this.current.get(production);
+    // assembled at a revision already superseded: nobody will ask for it again
+    if (now && revision < now.revision) return;
+    if (!now || revision > now.revision) {
+      this.current.set(production, { revision, keys: new Set() });
+      for (const old of now?.keys ?? []) this.lru.delete(old);
+    }
+    // an answer larger than the whole budget is not cached (lru-cache refuses it)
+    this.lru.set(key, answer);
+    if (this.lru.has(key)) this.current.get(production)!.keys.add(key);
+  }
+
+  /**
+   * The answer's body in `encoding`: kept with it after the first request that asks, made once
+   * however many ask at the same time. The entry is replaced by one that holds the encoded bytes
+   * too, so the bound counts them; an entry pushed out meanwhile is not brought back.
+   */
+  async encoded(key: string, answer: CachedAnswer, encoding: Encoding): Promise<Buffer> {
+    const kept = answer.encoded[encoding];
+    if (kept) return kept;
+    const slot = `${encoding}:${key}`;
+    let pending = this.encoding.get(slot);
+    if (!pending) {
+      pending = encode(answer.body, encoding).finally(() => this.encoding.delete(slot));
+      this.encoding.set(slot, pending);
+      const bytes = await pending;
+      const current = this.lru?.peek(key);
+      if (current !== undefined && current.body === answer.body) {
+        this.lru!.set(key, { ...current, encoded: { ...current.encoded, [encoding]: bytes } });
+      }
+      return bytes;
+    }
+    return pending;
   }
 
   get bytes(): number {
@@ -79,13 +147,28 @@ export class AnswerCache {
   }
 }
 
+/** `Vary` with Accept-Encoding added to what the route already varies on. */
+function varyOnEncoding(reply: FastifyReply): void {
+  const vary = reply.getHeader('vary');
+  const names =
+    vary === undefined
+      ? []
+      : String(vary)
+          .split(',')
+          .map((v) => v.trim());
+  if (!names.some((n) => n.toLowerCase() === 'accept-encoding')) names.push('Accept-Encoding');
+  reply.header('vary', names.filter(Boolean).join(', '));
+}
+
 /**
  * Sends the cached answer for `key`, assembling and caching it first on a miss. `build` runs
  * only on a miss, judges the caller's reach itself (as every service does) and answers the
- * payload (and its ETag, for the routes that send one); the payload is serialised through the
- * route's response schema exactly as `reply.send` would. On a hit, `door` judges the caller's
- * reach instead, before anything is sent. With an ETag, a matching If-None-Match is answered
- * 304 without assembling anything.
+ * payload (and its ETag, for the routes that name one; otherwise the tag is a hash of the
+ * bytes); the payload is serialised through the route's response schema exactly as
+ * `reply.send` would. On a hit, `door` judges the caller's reach instead, before anything is
+ * sent. Every kept answer carries its ETag, and a matching If-None-Match is answered 304
+ * without a body. The body goes out gzip- or brotli-encoded when the client asks and it is at
+ * least COMPRESS_THRESHOLD long, with `Vary: Accept-Encoding` either way.
  */
 export async function sendAnswer(
   cache: AnswerCache,
@@ -99,8 +182,6 @@ export async function sendAnswer(
      * a payload to send instead of the kept answer (e.g. the empty answer of a lapsed grant).
      */
     door?: () => Promise<unknown>;
-    /** Whether the request's conditional headers match the answer's ETag (then: 304). */
-    matches?: (request: FastifyRequest, etag: string) => boolean;
     /** Headers every answer carries (200 and 304 alike; not an error). */
     headers?: Record<string, string>;
   } = {},
@@ -111,17 +192,19 @@ export async function sendAnswer(
     if (instead !== undefined) return reply.send(instead);
   } else {
     const built = await build();
-    const body = reply.serialize(built.payload);
-    answer = {
-      body: typeof body === 'string' ? Buffer.from(body) : Buffer.from(body as Buffer),
-      etag: built.etag ?? null,
-    };
+    const serialised = reply.serialize(built.payload);
+    const body = typeof serialised === 'string' ? ownUtf8(serialised) : Buffer.from(serialised as Buffer);
+    answer = { body, etag: built.etag ?? etagOfBytes(body), encoded: {} };
     cache.set(key, answer);
   }
   reply.headers(options.headers ?? {});
-  if (answer.etag !== null) {
-    reply.header('etag', answer.etag);
-    if (options.matches?.(request, answer.etag)) return reply.code(304).send();
-  }
-  return reply.type('application/json; charset=utf-8').send(answer.body);
+  varyOnEncoding(reply);
+  reply.header('etag', answer.etag);
+  if (ifNoneMatchHits(request.headers['if-none-match'], answer.etag)) return reply.code(304).send();
+  reply.type('application/json; charset=utf-8');
+  const encoding =
+    answer.body.length >= COMPRESS_THRESHOLD ? chooseEncoding(request.headers['accept-encoding']) : null;
+  if (encoding === null) return reply.send(answer.body);
+  const bytes = await cache.encoded(key, answer, encoding);
+  return reply.header('content-encoding', encoding).send(bytes);
 }

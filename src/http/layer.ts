@@ -16,4 +16,5 @@ export const HTTP_LAYER = [
   'prodgraph-idempotency',
   'prodgraph-rate-limit',
   'prodgraph-security-headers',
+  'prodgraph-compression',
 ];

@@ -74,6 +74,14 @@ scene, asset, turnover and purchase-order answers are kept per revision and per 
 reach is judged on every request first, so a revoked key or grant, or an expired grant, is
 refused on the very next request. This holds across several server processes on one database.
 
+**Compression and revalidation.** Any JSON answer of 1 kB or more is sent gzip- or
+brotli-encoded (\`Content-Encoding\`) when \`Accept-Encoding\` asks for it; without that header,
+or for a smaller answer, the JSON goes out as it is. Media bytes are never encoded (their
+\`Content-Length\` and byte ranges are the stored file's). A kept answer (the lists of scenes,
+assets and turnovers without \`limit\`, one asset, the production, the bundles, purchase orders)
+carries \`Vary: Accept-Encoding\` and an \`ETag\`, the same for every encoding (it names the JSON
+document); send it back in \`If-None-Match\` to get 304 with no body while the answer is unchanged.
+
 **Compatibility.** Changes inside v1 are additive; clients must tolerate unknown fields.
 `;
 

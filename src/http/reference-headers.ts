@@ -15,13 +15,18 @@ const count = (description: string) => ({ description, schema: { type: 'integer'
 
 export const HEADERS = {
   ETag: text(
-    'The strong entity tag of this answer. Send it back in `If-None-Match`: while it is unchanged the answer is 304 with no body.',
+    'The strong entity tag of this answer (of a list: only of the whole list, asked for without `limit`). Send it back in `If-None-Match`: while it is unchanged the answer is 304 with no body.',
     '"Q2x9mX1cOeJ6m1r0bq8jv3cDqj0a2q2bkq9H1kq3vXo"',
   ),
   'Cache-Control': text(
     'How the answer may be kept: `private, no-cache` (keep it, revalidate with the ETag), `no-store` (it carries a token, ticket or key), or `private, max-age=0, must-revalidate` (media bytes)',
   ),
-  Vary: text('`Authorization`: the answer depends on the key that asked'),
+  Vary: text(
+    '`Accept-Encoding` on every answer kept in memory (a list: the whole list, without `limit`) and on every compressed answer; `Authorization` where the answer depends on the key that asked',
+  ),
+  'Content-Encoding': text(
+    '`br` or `gzip` when the client asked for it in `Accept-Encoding` and the JSON is 1 kB or more; absent otherwise',
+  ),
   'Last-Modified': text('When the file was stored (HTTP date)'),
   'Accept-Ranges': text('`bytes`: a `Range` request answers 206'),
   'Content-Range': text('The bytes sent and the file size: `bytes 0-1023/48213` (416: `bytes */48213`)'),
@@ -52,10 +57,16 @@ export type ResponseHeader = keyof typeof HEADERS;
 /** Headers a route answers of its own, by status (a route's `config.responseHeaders`). */
 export type RouteResponseHeaders = Partial<Record<number, readonly ResponseHeader[]>>;
 
-/** A bundle: its ETag, kept privately and revalidated, per key. */
+/** A bundle: its ETag, kept privately and revalidated, per key; compressed on request. */
 export const CONDITIONAL_ANSWER: RouteResponseHeaders = {
-  200: ['ETag', 'Cache-Control', 'Vary'],
+  200: ['ETag', 'Cache-Control', 'Vary', 'Content-Encoding'],
   304: ['ETag', 'Cache-Control', 'Vary'],
+};
+
+/** An answer kept in memory (src/http/answer-cache.ts): its ETag, compressed on request. */
+export const KEPT_ANSWER: RouteResponseHeaders = {
+  200: ['ETag', 'Vary', 'Content-Encoding'],
+  304: ['ETag', 'Vary'],
 };
 
 /** A media file's bytes: conditional and ranged. */

@@ -72,3 +72,21 @@ export const errorResponse = {
 
 export const errorResponses = (...codes: number[]) =>
   Object.fromEntries(codes.map((c) => [c, errorResponse]));
+
+/** The request header of a route whose answer is kept (src/http/answer-cache.ts). */
+export const ConditionalHeaders = Type.Object({
+  'if-none-match': Type.Optional(
+    Type.String({
+      description:
+        'One or more ETags (quoted, W/ weak forms accepted) or `*`; a match with the current answer answers 304 with no body',
+    }),
+  ),
+});
+
+export const NotModified = Type.Null({
+  description: 'Not Modified: If-None-Match matched the current ETag; no body',
+});
+
+/** What a kept answer's route description says of its ETag, 304 and compression. */
+export const KEPT_NOTE =
+  'Kept in memory until the production changes: the answer carries an ETag (send it back in If-None-Match for a 304 with no body) and `Vary: Accept-Encoding`, and goes out gzip- or brotli-encoded when Accept-Encoding asks for it.';

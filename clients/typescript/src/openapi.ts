@@ -115,7 +115,9 @@ export interface paths {
     };
     /**
      * The key's production, with counts computed from the graph
-     * @description Scope `read`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
+     * @description Kept in memory until the production changes: the answer carries an ETag (send it back in If-None-Match for a 304 with no body) and `Vary: Accept-Encoding`, and goes out gzip- or brotli-encoded when Accept-Encoding asks for it.
+     *
+     *     Scope `read`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
      */
     get: operations['getProduction'];
     put?: never;
@@ -175,7 +177,9 @@ export interface paths {
     };
     /**
      * Every scene of the production, in script order (omitted scenes included)
-     * @description Scope `read`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
+     * @description Without `limit` (the whole list): Kept in memory until the production changes: the answer carries an ETag (send it back in If-None-Match for a 304 with no body) and `Vary: Accept-Encoding`, and goes out gzip- or brotli-encoded when Accept-Encoding asks for it.
+     *
+     *     Scope `read`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
      */
     get: operations['listScenes'];
     put?: never;
@@ -195,7 +199,7 @@ export interface paths {
     };
     /**
      * Asset rows (every graph node but scenes), in the order the production lists them
-     * @description Filters combine (AND). Any value a filter does not accept, an unknown department slug included, is 422 naming the filter.
+     * @description Filters combine (AND). Any value a filter does not accept, an unknown department slug included, is 422 naming the filter. Without `limit` (the whole list, per combination of filters): Kept in memory until the production changes: the answer carries an ETag (send it back in If-None-Match for a 304 with no body) and `Vary: Accept-Encoding`, and goes out gzip- or brotli-encoded when Accept-Encoding asks for it.
      *
      *     Scope `read`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
      */
@@ -223,7 +227,7 @@ export interface paths {
     };
     /**
      * One asset in full: versions, linked scenes and, for a character, its costumes
-     * @description Released versions carry media, notes and ingredients; a version not yet released is a locked stub. A scene's node_id, an unknown id and another production's id all answer 404.
+     * @description Released versions carry media, notes and ingredients; a version not yet released is a locked stub. A scene's node_id, an unknown id and another production's id all answer 404. Kept in memory until the production changes: the answer carries an ETag (send it back in If-None-Match for a 304 with no body) and `Vary: Accept-Encoding`, and goes out gzip- or brotli-encoded when Accept-Encoding asks for it.
      *
      *     Scope `read`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
      */
@@ -683,7 +687,7 @@ export interface paths {
     };
     /**
      * Deliveries this key's engagement holds a live read or submit grant on
-     * @description An empty array (never an error) for a production-wide key or an engagement with no live delivery grant. A revoked or expired grant counts as no grant.
+     * @description An empty array (never an error) for a production-wide key or an engagement with no live delivery grant. A revoked or expired grant counts as no grant. Without `limit` (the whole list): Kept in memory until the production changes: the answer carries an ETag (send it back in If-None-Match for a 304 with no body) and `Vary: Accept-Encoding`, and goes out gzip- or brotli-encoded when Accept-Encoding asks for it.
      *
      *     Scope `read`. Round-trip surface: production-wide keys get the whole answer; engagement-bound keys get their engagement's slice.
      */
@@ -795,7 +799,7 @@ export interface paths {
     };
     /**
      * A vendor's own purchase orders and its departments' cost-report lines
-     * @description Needs the `read:money` scope (403 without) AND a live `own_po` grant on the key's engagement. A production-wide key, or an engagement without a live money grant, gets 200 with empty arrays and `week_of` null. Only purchase orders whose vendor is the engagement's organisation and that carry a department are returned; `line` holds the active weekly cost report's lines whose account is one of the accounts of the engagement's departments. Money values are JSON numbers.
+     * @description Needs the `read:money` scope (403 without) AND a live `own_po` grant on the key's engagement. A production-wide key, or an engagement without a live money grant, gets 200 with empty arrays and `week_of` null. Only purchase orders whose vendor is the engagement's organisation and that carry a department are returned; `line` holds the active weekly cost report's lines whose account is one of the accounts of the engagement's departments. Money values are JSON numbers. Kept in memory until the production changes: the answer carries an ETag (send it back in If-None-Match for a 304 with no body) and `Vary: Accept-Encoding`, and goes out gzip- or brotli-encoded when Accept-Encoding asks for it.
      *
      *     Scope `read:money`. Round-trip surface: production-wide keys get the whole answer; engagement-bound keys get their engagement's slice.
      */
@@ -3226,8 +3230,10 @@ export interface components {
     ETag: string;
     /** @description How the answer may be kept: `private, no-cache` (keep it, revalidate with the ETag), `no-store` (it carries a token, ticket or key), or `private, max-age=0, must-revalidate` (media bytes) */
     'Cache-Control': string;
-    /** @description `Authorization`: the answer depends on the key that asked */
+    /** @description `Accept-Encoding` on every answer kept in memory (it may be sent compressed), `Authorization` where the answer depends on the key that asked */
     Vary: string;
+    /** @description `br` or `gzip` when the client asked for it in `Accept-Encoding` and the JSON is 1 kB or more; absent otherwise */
+    'Content-Encoding': string;
     /** @description When the file was stored (HTTP date) */
     'Last-Modified': string;
     /** @description `bytes`: a `Range` request answers 206 */
@@ -3730,7 +3736,10 @@ export interface operations {
   getProduction: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description One or more ETags (quoted, W/ weak forms accepted) or `*`; a match with the current answer answers 304 with no body */
+        'if-none-match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3742,6 +3751,9 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
           [name: string]: unknown;
         };
         content: {
@@ -3766,6 +3778,18 @@ export interface operations {
            */
           'application/json': components['schemas']['Production'];
         };
+      };
+      /** @description Not modified: the copy you hold (If-None-Match) is current; no body: Not Modified: If-None-Match matched the current ETag; no body */
+      304: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
       401: {
@@ -4017,7 +4041,10 @@ export interface operations {
         /** @description ISO-8601 date-time with a zone (`2026-11-23T10:00:00Z`): only rows changed after it, rows retired since included (they carry `retired_at`), so a mirror can drop them. Anything else is 422. */
         updated_since?: string;
       };
-      header?: never;
+      header?: {
+        /** @description One or more ETags (quoted, W/ weak forms accepted) or `*`; a match with the current answer answers 304 with no body */
+        'if-none-match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -4030,6 +4057,9 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Link: components['headers']['Link'];
+          ETag: components['headers']['ETag'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
           [name: string]: unknown;
         };
         content: {
@@ -4059,6 +4089,18 @@ export interface operations {
            */
           'application/json': components['schemas']['Scene'][];
         };
+      };
+      /** @description Not modified: the copy you hold (If-None-Match) is current; no body: Not Modified: If-None-Match matched the current ETag; no body */
+      304: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
       401: {
@@ -4140,7 +4182,10 @@ export interface operations {
         /** @description ISO-8601 date-time with a zone (`2026-11-23T10:00:00Z`): only rows changed after it, rows retired since included (they carry `retired_at`), so a mirror can drop them. Anything else is 422. */
         updated_since?: string;
       };
-      header?: never;
+      header?: {
+        /** @description One or more ETags (quoted, W/ weak forms accepted) or `*`; a match with the current answer answers 304 with no body */
+        'if-none-match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -4153,6 +4198,9 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Link: components['headers']['Link'];
+          ETag: components['headers']['ETag'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
           [name: string]: unknown;
         };
         content: {
@@ -4171,6 +4219,18 @@ export interface operations {
            */
           'application/json': components['schemas']['AssetRow'][];
         };
+      };
+      /** @description Not modified: the copy you hold (If-None-Match) is current; no body: Not Modified: If-None-Match matched the current ETag; no body */
+      304: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
       401: {
@@ -4348,7 +4408,10 @@ export interface operations {
   getAsset: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description One or more ETags (quoted, W/ weak forms accepted) or `*`; a match with the current answer answers 304 with no body */
+        'if-none-match'?: string;
+      };
       path: {
         /** @description Graph node id */
         node_id: number;
@@ -4363,11 +4426,26 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['AssetRecord'];
         };
+      };
+      /** @description Not modified: the copy you hold (If-None-Match) is current; no body: Not Modified: If-None-Match matched the current ETag; no body */
+      304: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
       401: {
@@ -6349,6 +6427,7 @@ export interface operations {
           ETag: components['headers']['ETag'];
           'Cache-Control': components['headers']['Cache-Control'];
           Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
           [name: string]: unknown;
         };
         content: {
@@ -6538,6 +6617,7 @@ export interface operations {
           ETag: components['headers']['ETag'];
           'Cache-Control': components['headers']['Cache-Control'];
           Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
           [name: string]: unknown;
         };
         content: {
@@ -6691,7 +6771,10 @@ export interface operations {
         /** @description ISO-8601 date-time with a zone (`2026-11-23T10:00:00Z`): only rows changed after it, rows retired since included (they carry `retired_at`), so a mirror can drop them. Anything else is 422. */
         updated_since?: string;
       };
-      header?: never;
+      header?: {
+        /** @description One or more ETags (quoted, W/ weak forms accepted) or `*`; a match with the current answer answers 304 with no body */
+        'if-none-match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -6704,6 +6787,9 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Link: components['headers']['Link'];
+          ETag: components['headers']['ETag'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
           [name: string]: unknown;
         };
         content: {
@@ -6729,6 +6815,18 @@ export interface operations {
            */
           'application/json': components['schemas']['TurnoverRow'][];
         };
+      };
+      /** @description Not modified: the copy you hold (If-None-Match) is current; no body: Not Modified: If-None-Match matched the current ETag; no body */
+      304: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
       401: {
@@ -7309,7 +7407,10 @@ export interface operations {
   getPurchaseOrders: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description One or more ETags (quoted, W/ weak forms accepted) or `*`; a match with the current answer answers 304 with no body */
+        'if-none-match'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -7321,11 +7422,26 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['PurchaseOrders'];
         };
+      };
+      /** @description Not modified: the copy you hold (If-None-Match) is current; no body: Not Modified: If-None-Match matched the current ETag; no body */
+      304: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
       401: {

@@ -4,11 +4,12 @@ import { Type } from 'typebox';
 import { AnswerCache, sendAnswer } from '../../http/answer-cache.js';
 import { principalOf } from '../../auth/route-hook.js';
 import { isPaged, sendPage } from '../../http/paging.js';
-import { errorResponses } from '../../http/schemas.js';
+import { ConditionalHeaders, errorResponses, KEPT_NOTE, NotModified } from '../../http/schemas.js';
+import { KEPT_ANSWER } from '../../http/reference-headers.js';
 import { AssetListQuery, AssetParams, AssetRecord, AssetRow } from './schemas.js';
 import { getAsset, listAssets } from './service.js';
 
-const read = { auth: { scopes: ['read'], surface: 'production' } } as const;
+const read = { auth: { scopes: ['read'], surface: 'production' }, responseHeaders: KEPT_ANSWER } as const;
 
 export async function assetRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -19,11 +20,11 @@ export async function assetRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         operationId: 'listAssets',
         summary: 'Asset rows (every graph node but scenes), in the order the production lists them',
-        description:
-          'Filters combine (AND). Any value a filter does not accept, an unknown department slug included, is 422 naming the filter.',
+        description: `Filters combine (AND). Any value a filter does not accept, an unknown department slug included, is 422 naming the filter. Without \`limit\` (the whole list, per combination of filters): ${KEPT_NOTE}`,
         tags: ['assets'],
         querystring: AssetListQuery,
-        response: { 200: Type.Array(AssetRow), ...errorResponses(422) },
+        headers: ConditionalHeaders,
+        response: { 200: Type.Array(AssetRow), 304: NotModified, ...errorResponses(422) },
       },
     },
     // the plain list is kept by revision (answer-cache.ts), per combination of filters
@@ -51,10 +52,11 @@ export async function assetRoutes(fastify: FastifyInstance): Promise<void> {
         summary: 'One asset in full: versions, linked scenes and, for a character, its costumes',
         description:
           'Released versions carry media, notes and ingredients; a version not yet released is a locked stub. ' +
-          "A scene's node_id, an unknown id and another production's id all answer 404.",
+          `A scene's node_id, an unknown id and another production's id all answer 404. ${KEPT_NOTE}`,
         tags: ['assets'],
         params: AssetParams,
-        response: { 200: AssetRecord, ...errorResponses(404, 422) },
+        headers: ConditionalHeaders,
+        response: { 200: AssetRecord, 304: NotModified, ...errorResponses(404, 422) },
       },
     },
     async (request, reply) => {

@@ -16,23 +16,3 @@ export function canonicalJson(value: unknown): string {
 /** A strong, quoted entity tag over the document (which must not yet carry its etag). */
 export const etagOf = (doc: unknown): string =>
   `"${createHash('sha256').update(canonicalJson(doc)).digest('base64url')}"`;
-
-const opaque = (tag: string): string => {
-  const t = tag.trim().replace(/^W\//, '');
-  return t.startsWith('"') && t.endsWith('"') && t.length >= 2 ? t.slice(1, -1) : t;
-};
-
-/**
- * If-None-Match uses the weak comparison (RFC 9110 §13.1.2): `W/` is ignored, `*` matches any
- * current representation, a list matches when any member does. Bare (unquoted) tags are
- * accepted too, for clients that copied the value without its quotes.
- */
-export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  const want = opaque(etag);
-  return header
-    .split(',')
-    .map((t) => t.trim())
-    .filter(Boolean)
-    .some((t) => t === '*' || opaque(t) === want);
-}

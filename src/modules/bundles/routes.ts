@@ -7,7 +7,6 @@ import { principalOf } from '../../auth/route-hook.js';
 import { sendPage } from '../../http/paging.js';
 import { CONDITIONAL_ANSWER } from '../../http/reference-headers.js';
 import { errorResponses } from '../../http/schemas.js';
-import { ifNoneMatchHits } from './etag.js';
 import { BundleEntry, BundleListQuery } from './list-schemas.js';
 import { listBundles } from './list-service.js';
 import { BundleHeaders, BundleParams, CharacterBundle, SceneBundle } from './schemas.js';
@@ -54,7 +53,6 @@ async function sendBundle(
     },
     {
       door: () => reachesBundle(app.ctx, principal, kind, nodeId),
-      matches: (req, etag) => ifNoneMatchHits(req.headers['if-none-match'], etag),
       headers: { 'cache-control': 'private, no-cache', vary: 'Authorization' },
     },
   );

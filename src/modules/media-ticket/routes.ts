@@ -37,6 +37,8 @@ export async function mediaFileRoutes(app: FastifyInstance): Promise<void> {
     '/media/*',
     {
       onSend: mediaAnswerHeaders,
+      // stored bytes go out as stored: exact Content-Length and byte ranges (compression.ts)
+      compress: false,
       config: {
         auth: 'public',
         responseHeaders: MEDIA_BYTES,

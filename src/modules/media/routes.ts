@@ -36,6 +36,8 @@ export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
     '/media/:id/content',
     {
       onSend: mediaAnswerHeaders,
+      // stored bytes go out as stored: exact Content-Length and byte ranges (compression.ts)
+      compress: false,
       config: { ...read, responseHeaders: MEDIA_BYTES },
       schema: {
         operationId: 'getMediaContent',

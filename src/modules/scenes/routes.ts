@@ -4,7 +4,8 @@ import { Type } from 'typebox';
 import { AnswerCache, sendAnswer } from '../../http/answer-cache.js';
 import { principalOf } from '../../auth/route-hook.js';
 import { isPaged, sendPage } from '../../http/paging.js';
-import { errorResponses } from '../../http/schemas.js';
+import { ConditionalHeaders, errorResponses, KEPT_NOTE, NotModified } from '../../http/schemas.js';
+import { KEPT_ANSWER } from '../../http/reference-headers.js';
 import { Scene, SceneListQuery } from './schemas.js';
 import { listScenes } from './service.js';
 
@@ -13,13 +14,15 @@ export async function sceneRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/scenes',
     {
-      config: { auth: { scopes: ['read'], surface: 'production' } },
+      config: { auth: { scopes: ['read'], surface: 'production' }, responseHeaders: KEPT_ANSWER },
       schema: {
         operationId: 'listScenes',
         summary: 'Every scene of the production, in script order (omitted scenes included)',
+        description: `Without \`limit\` (the whole list): ${KEPT_NOTE}`,
         tags: ['scenes'],
         querystring: SceneListQuery,
-        response: { 200: Type.Array(Scene), ...errorResponses(422) },
+        headers: ConditionalHeaders,
+        response: { 200: Type.Array(Scene), 304: NotModified, ...errorResponses(422) },
       },
     },
     // megabytes at the size of a season: the plain list is kept until the production changes

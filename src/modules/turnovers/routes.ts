@@ -6,7 +6,8 @@ import { principalOf } from '../../auth/route-hook.js';
 import { requestHashOf, respondToWrite } from '../../http/idempotency.js';
 import { formParts, uploadLimits } from '../../http/multipart-parts.js';
 import { isPaged, sendPage } from '../../http/paging.js';
-import { errorResponses } from '../../http/schemas.js';
+import { ConditionalHeaders, errorResponses, KEPT_NOTE, NotModified } from '../../http/schemas.js';
+import { KEPT_ANSWER } from '../../http/reference-headers.js';
 import {
   SubmissionForm,
   SubmissionListQuery,
@@ -32,15 +33,15 @@ export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/turnovers',
     {
-      config: { auth: { scopes: ['read'], surface: 'round-trip' } },
+      config: { auth: { scopes: ['read'], surface: 'round-trip' }, responseHeaders: KEPT_ANSWER },
       schema: {
         operationId: 'listTurnovers',
         summary: "Deliveries this key's engagement holds a live read or submit grant on",
-        description:
-          'An empty array (never an error) for a production-wide key or an engagement with no live delivery grant. A revoked or expired grant counts as no grant.',
+        description: `An empty array (never an error) for a production-wide key or an engagement with no live delivery grant. A revoked or expired grant counts as no grant. Without \`limit\` (the whole list): ${KEPT_NOTE}`,
         tags: ['round-trip'],
         querystring: TurnoverListQuery,
-        response: { 200: Type.Array(TurnoverRow), ...errorResponses(422) },
+        headers: ConditionalHeaders,
+        response: { 200: Type.Array(TurnoverRow), 304: NotModified, ...errorResponses(422) },
       },
     },
     // The door (the live delivery grants, judged now) names the answer: the plain list is kept

@@ -73,6 +73,8 @@ export async function vendorViewRoutes(fastify: FastifyInstance): Promise<void> 
   app.get(
     '/admin/engagements/:id/view/media/:media_id/content',
     {
+      // stored bytes go out as stored: exact Content-Length and byte ranges (compression.ts)
+      compress: false,
       config: read,
       schema: {
         operationId: 'getEngagementMediaContent',
