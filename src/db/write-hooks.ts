@@ -1,6 +1,7 @@
 import { ChangeLog, commitChanges, type WriteScope } from './change-log.js';
 import { announceCommit } from './change-signal.js';
 import type { Db } from './index.js';
+import { committerFor, type WriteOutcome } from './group-commit.js';
 import { observersOf } from './observe.js';
 
 export type { WriteScope } from './change-log.js';
@@ -21,6 +22,11 @@ export interface WriteHooks<T> {
  * The one write path: one transaction, the caller's hooks around the write, and the write's
  * change log committed last (bumping the production's revision). Every service that changes a
  * production goes through here.
+ *
+ * Writes to a known production are group-committed (src/db/group-commit.ts): writes arriving
+ * together share one transaction and one COMMIT, each in its own savepoint, so each keeps its
+ * own refusal; none is answered before the COMMIT. A write that learns its production only as
+ * it runs (a first import) commits alone, as do the long writes that are imports.
  */
 export async function inWriteTransaction<T>(
   db: Db,
@@ -28,21 +34,37 @@ export async function inWriteTransaction<T>(
   hooks: WriteHooks<T> | undefined,
   write: (trx: Db, changes: ChangeLog) => Promise<T>,
 ): Promise<T> {
-  let revision: number | null = null;
-  let productionId = 0;
-  const result = await db.transaction().execute(async (trx) => {
-    await hooks?.begin(trx);
-    const changes = new ChangeLog();
-    const result = await write(trx, changes);
-    await hooks?.end(trx, result);
-    // a write that creates its production (a first import) knows the scope only once done
-    const resolved = typeof scope === 'function' ? scope(result) : scope;
-    productionId = resolved.productionId;
-    revision = await commitChanges(trx, resolved, changes);
-    return result;
-  });
+  if (typeof scope === 'function') return alone(db, scope, hooks, write);
+  return committerFor(db, scope.productionId).submit((trx) => runWrite(trx, scope, hooks, write));
+}
+
+/** One write's statements, in whatever transaction (or savepoint) it was given. */
+async function runWrite<T>(
+  trx: Db,
+  scope: WriteScope | ((result: T) => WriteScope),
+  hooks: WriteHooks<T> | undefined,
+  write: (trx: Db, changes: ChangeLog) => Promise<T>,
+): Promise<WriteOutcome<T>> {
+  await hooks?.begin(trx);
+  const changes = new ChangeLog();
+  const result = await write(trx, changes);
+  await hooks?.end(trx, result);
+  // a write that creates its production (a first import) knows the scope only once done
+  const resolved = typeof scope === 'function' ? scope(result) : scope;
+  const revision = await commitChanges(trx, resolved, changes);
+  return { result, revision, productionId: resolved.productionId };
+}
+
+/** A write in a transaction of its own. */
+async function alone<T>(
+  db: Db,
+  scope: (result: T) => WriteScope,
+  hooks: WriteHooks<T> | undefined,
+  write: (trx: Db, changes: ChangeLog) => Promise<T>,
+): Promise<T> {
+  const outcome = await db.transaction().execute((trx) => runWrite(trx, scope, hooks, write));
   observersOf(db)?.committed(1);
   // committed: wake the feed's long-polls and the webhook worker
-  if (revision !== null) announceCommit(productionId);
-  return result;
+  if (outcome.revision !== null) announceCommit(outcome.productionId);
+  return outcome.result;
 }
