@@ -67,6 +67,9 @@ class GroupCommitter {
   private async drain(): Promise<void> {
     try {
       while (this.queue.length > 0) await this.runGroup();
+    } catch (err) {
+      // a fault of the committer itself: no queued write may wait for ever
+      for (const job of this.queue.splice(0)) job.reject(err);
     } finally {
       this.running = false;
     }
