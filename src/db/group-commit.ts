@@ -1,4 +1,5 @@
 import type { ControlledTransaction } from 'kysely';
+import { recordChanges, type ChangeLog, type WriteScope } from './change-log.js';
 import { announceCommit } from './change-signal.js';
 import type { Db } from './index.js';
 import { observersOf } from './observe.js';
@@ -25,9 +26,9 @@ export const MAX_GROUP = 256;
 /** What a write reports to its group once its statements have run. */
 export interface WriteOutcome<T> {
   result: T;
-  /** The production's new revision, or null when the write changed nothing. */
-  revision: number | null;
-  productionId: number;
+  scope: WriteScope;
+  /** Recorded (and the revision bumped) with the group's, after its last write (recordChanges). */
+  changes: ChangeLog;
 }
 
 interface Job {
@@ -38,7 +39,8 @@ interface Job {
 
 type Trx = ControlledTransaction<Database, string[]>;
 type Settled =
-  { job: Job; ok: true; outcome: WriteOutcome<unknown> } | { job: Job; ok: false; error: unknown };
+  | { job: Job; ok: true; outcome: WriteOutcome<unknown>; revision?: number | null }
+  | { job: Job; ok: false; error: unknown };
 
 /** Thrown to the other writes of a group whose transaction was lost under one of them. */
 export class GroupLost extends Error {
@@ -51,42 +53,57 @@ const SAVEPOINT = 'prodgraph_write';
 
 class GroupCommitter {
   private readonly queue: Job[] = [];
-  private running = false;
+  /** A group is running its writes (at most one at a time; others may be committing). */
+  private open = false;
+  private scheduled = false;
 
   constructor(private readonly db: Db) {}
 
   submit<T>(work: (trx: Db) => Promise<WriteOutcome<T>>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve as (r: unknown) => void, reject });
-      if (this.running) return;
-      this.running = true;
-      setImmediate(() => void this.drain());
+      this.schedule();
     });
   }
 
-  private async drain(): Promise<void> {
-    try {
-      while (this.queue.length > 0) await this.runGroup();
-    } catch (err) {
-      // a fault of the committer itself: no queued write may wait for ever
-      for (const job of this.queue.splice(0)) job.reject(err);
-    } finally {
-      this.running = false;
-    }
+  /** Starts a group at the end of this turn of the event loop, unless one is taking writes. */
+  private schedule(): void {
+    if (this.open || this.scheduled || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.runGroup().catch((err: unknown) => {
+        // a fault of the committer itself: no queued write may wait for ever
+        for (const job of this.queue.splice(0)) job.reject(err);
+      });
+    });
   }
 
   private async runGroup(): Promise<void> {
+    if (this.open || this.queue.length === 0) return;
+    this.open = true;
     let trx: Trx;
+    const settled: Settled[] = [];
+    let lost: unknown;
     try {
       trx = (await this.db.startTransaction().execute()) as Trx;
     } catch (err) {
       // no transaction to be had (PostgreSQL away, the pool's wait timed out): every write
       // waiting now would have waited for it alone and failed alike
       for (const job of this.queue.splice(0)) job.reject(err);
+      this.open = false;
       return;
     }
-    const settled: Settled[] = [];
-    const lost = await this.runWrites(trx, settled);
+    try {
+      lost = await this.runWrites(trx, settled);
+    } finally {
+      // The next group may run its writes while this one records its changes and commits. Its
+      // writes wait for no lock of this group's tail: the revision row is locked only there,
+      // and the rest of the tail touches nothing but this group's own rows.
+      this.open = false;
+      this.schedule();
+    }
+    if (lost === null) lost = await this.recordChanges(trx, settled);
     if (lost !== null) {
       await trx
         .rollback()
@@ -106,6 +123,22 @@ class GroupCommitter {
       return;
     }
     this.acknowledge(settled);
+  }
+
+  /** The group's revisions and change rows, as its last statements; answers what lost it, or null. */
+  private async recordChanges(trx: Trx, settled: Settled[]): Promise<unknown> {
+    const ok = settled.filter((s): s is Extract<Settled, { ok: true }> => s.ok);
+    if (ok.length === 0) return null;
+    try {
+      const revisions = await recordChanges(
+        trx,
+        ok.map((s) => s.outcome),
+      );
+      ok.forEach((s, i) => (s.revision = revisions[i] ?? null));
+      return null;
+    } catch (err) {
+      return err;
+    }
   }
 
   /**
@@ -164,7 +197,7 @@ class GroupCommitter {
         s.job.reject(s.error);
         continue;
       }
-      if (s.outcome.revision !== null) changed.add(s.outcome.productionId);
+      if (s.revision !== null && s.revision !== undefined) changed.add(s.outcome.scope.productionId);
       s.job.resolve(s.outcome.result);
     }
     // one wake-up per production covers all its writes: a woken reader reads every change after its cursor

@@ -1,8 +1,9 @@
-import { ChangeLog, commitChanges, type WriteScope } from './change-log.js';
+import { ChangeLog, recordChanges, type WriteScope } from './change-log.js';
 import { announceCommit } from './change-signal.js';
 import type { Db } from './index.js';
 import { committerFor, type WriteOutcome } from './group-commit.js';
 import { observersOf } from './observe.js';
+import { stampUpdatedAt } from './updated-at.js';
 
 export type { WriteScope } from './change-log.js';
 
@@ -20,7 +21,7 @@ export interface WriteHooks<T> {
 
 /**
  * The one write path: one transaction, the caller's hooks around the write, and the write's
- * change log committed last (bumping the production's revision). Every service that changes a
+ * change log recorded last (bumping the production's revision). Every service that changes a
  * production goes through here.
  *
  * Writes to a known production are group-committed (src/db/group-commit.ts): writes arriving
@@ -51,8 +52,10 @@ async function runWrite<T>(
   await hooks?.end(trx, result);
   // a write that creates its production (a first import) knows the scope only once done
   const resolved = typeof scope === 'function' ? scope(result) : scope;
-  const revision = await commitChanges(trx, resolved, changes);
-  return { result, revision, productionId: resolved.productionId };
+  // its own rows' stamps are part of the write (rolled back with it); its revision and change
+  // rows are recorded with its group's, as the transaction's last statements (recordChanges)
+  if (changes.size > 0) await stampUpdatedAt(trx, resolved.productionId, changes, changes.at);
+  return { result, scope: resolved, changes };
 }
 
 /** A write in a transaction of its own. */
@@ -62,9 +65,13 @@ async function alone<T>(
   hooks: WriteHooks<T> | undefined,
   write: (trx: Db, changes: ChangeLog) => Promise<T>,
 ): Promise<T> {
-  const outcome = await db.transaction().execute((trx) => runWrite(trx, scope, hooks, write));
+  const { outcome, revision } = await db.transaction().execute(async (trx) => {
+    const outcome = await runWrite(trx, scope, hooks, write);
+    const [revision] = await recordChanges(trx, [outcome]);
+    return { outcome, revision };
+  });
   observersOf(db)?.committed(1);
   // committed: wake the feed's long-polls and the webhook worker
-  if (outcome.revision !== null) announceCommit(outcome.productionId);
+  if (revision !== null && revision !== undefined) announceCommit(outcome.scope.productionId);
   return outcome.result;
 }
