@@ -90,33 +90,66 @@ export interface WriteScope {
 }
 
 /**
- * Bumps the production's revision and appends the log. The revision update comes first and
- * takes the production row's lock until commit, so on PostgreSQL the change ids of one
- * production are handed out in commit order: a reader never sees a later change before an
- * earlier one has committed, and the feed has no gaps. Must be the write's last statement
- * (it holds that lock for the rest of the transaction). Answers the new revision, or null
- * when the write changed nothing.
+ * Stamps `updated_at` from the log, bumps the production's revision and appends the log. The
+ * revision update takes the production row's lock until commit, so on PostgreSQL the change
+ * ids of one production are handed out in commit order: a reader never sees a later change
+ * before an earlier one has committed, and the feed has no gaps. Must be the transaction's last
+ * statement (it holds that lock for the rest of the transaction). Answers the new revision, or
+ * null when the write changed nothing. The write path records its groups' logs with
+ * stampUpdatedAt and recordChanges instead (src/db/write-hooks.ts).
  */
 export async function commitChanges(trx: Db, scope: WriteScope, log: ChangeLog): Promise<number | null> {
   if (log.size === 0) return null;
-  const { revision } = await trx
-    .updateTable('productions')
-    .set((eb) => ({ revision: eb('revision', '+', 1) }))
-    .where('id', '=', scope.productionId)
-    .returning('revision')
-    .executeTakeFirstOrThrow();
-  const at = log.at;
-  await stampUpdatedAt(trx, scope.productionId, log, at);
-  const rows = log.entries().map((e) => ({
-    production_id: scope.productionId,
-    revision,
-    at,
-    kind: e.kind,
-    object_id: e.id,
-    op: e.op,
-    actor: scope.actor,
-  }));
+  await stampUpdatedAt(trx, scope.productionId, log, log.at);
+  return (await recordChanges(trx, [{ scope, changes: log }]))[0]!;
+}
+
+/**
+ * The change logs of the writes of one group, in the order they ran, as if each had committed
+ * its own: each write that changed something takes the next revision and its changes are
+ * recorded under it. One revision update per production (taking its lock only now, as the
+ * group's last statements, so on PostgreSQL change ids are still handed out in commit order)
+ * and one insert for all the group's change rows. Each write has stamped `updated_at` itself
+ * (stampUpdatedAt). Answers each write's revision, or null for a write that changed nothing.
+ */
+export async function recordChanges(
+  trx: Db,
+  writes: Array<{ scope: WriteScope; changes: ChangeLog }>,
+): Promise<Array<number | null>> {
+  const revisions: Array<number | null> = writes.map(() => null);
+  const byProduction = new Map<number, number[]>();
+  writes.forEach((w, i) => {
+    if (w.changes.size === 0) return;
+    const list = byProduction.get(w.scope.productionId) ?? [];
+    list.push(i);
+    byProduction.set(w.scope.productionId, list);
+  });
+  const rows = [];
+  for (const [productionId, indexes] of byProduction) {
+    const { revision } = await trx
+      .updateTable('productions')
+      .set((eb) => ({ revision: eb('revision', '+', indexes.length) }))
+      .where('id', '=', productionId)
+      .returning('revision')
+      .executeTakeFirstOrThrow();
+    let next = revision - indexes.length;
+    for (const i of indexes) {
+      const { scope, changes: log } = writes[i]!;
+      revisions[i] = ++next;
+      for (const e of log.entries()) {
+        rows.push({
+          production_id: productionId,
+          revision: next,
+          at: log.at,
+          kind: e.kind,
+          object_id: e.id,
+          op: e.op,
+          actor: scope.actor,
+        });
+      }
+    }
+  }
   // 8 parameters a row: 4,000 rows stay under both databases' bound-parameter limits
   for (const part of chunks(rows, 4000)) await trx.insertInto('changes').values(part).execute();
-  return revision;
+  return revisions;
 }

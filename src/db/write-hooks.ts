@@ -1,7 +1,9 @@
-import { ChangeLog, commitChanges, type WriteScope } from './change-log.js';
+import { ChangeLog, recordChanges, type WriteScope } from './change-log.js';
 import { announceCommit } from './change-signal.js';
 import type { Db } from './index.js';
+import { committerFor, type WriteOutcome } from './group-commit.js';
 import { observersOf } from './observe.js';
+import { stampUpdatedAt } from './updated-at.js';
 
 export type { WriteScope } from './change-log.js';
 
@@ -19,8 +21,13 @@ export interface WriteHooks<T> {
 
 /**
  * The one write path: one transaction, the caller's hooks around the write, and the write's
- * change log committed last (bumping the production's revision). Every service that changes a
+ * change log recorded last (bumping the production's revision). Every service that changes a
  * production goes through here.
+ *
+ * Writes to a known production are group-committed (src/db/group-commit.ts): writes arriving
+ * together share one transaction and one COMMIT, each in its own savepoint, so each keeps its
+ * own refusal; none is answered before the COMMIT. A write that learns its production only as
+ * it runs (a first import) commits alone, as do the long writes that are imports.
  */
 export async function inWriteTransaction<T>(
   db: Db,
@@ -28,21 +35,43 @@ export async function inWriteTransaction<T>(
   hooks: WriteHooks<T> | undefined,
   write: (trx: Db, changes: ChangeLog) => Promise<T>,
 ): Promise<T> {
-  let revision: number | null = null;
-  let productionId = 0;
-  const result = await db.transaction().execute(async (trx) => {
-    await hooks?.begin(trx);
-    const changes = new ChangeLog();
-    const result = await write(trx, changes);
-    await hooks?.end(trx, result);
-    // a write that creates its production (a first import) knows the scope only once done
-    const resolved = typeof scope === 'function' ? scope(result) : scope;
-    productionId = resolved.productionId;
-    revision = await commitChanges(trx, resolved, changes);
-    return result;
+  if (typeof scope === 'function') return alone(db, scope, hooks, write);
+  return committerFor(db, scope.productionId).submit((trx) => runWrite(trx, scope, hooks, write));
+}
+
+/** One write's statements, in whatever transaction (or savepoint) it was given. */
+async function runWrite<T>(
+  trx: Db,
+  scope: WriteScope | ((result: T) => WriteScope),
+  hooks: WriteHooks<T> | undefined,
+  write: (trx: Db, changes: ChangeLog) => Promise<T>,
+): Promise<WriteOutcome<T>> {
+  await hooks?.begin(trx);
+  const changes = new ChangeLog();
+  const result = await write(trx, changes);
+  await hooks?.end(trx, result);
+  // a write that creates its production (a first import) knows the scope only once done
+  const resolved = typeof scope === 'function' ? scope(result) : scope;
+  // its own rows' stamps are part of the write (rolled back with it); its revision and change
+  // rows are recorded with its group's, as the transaction's last statements (recordChanges)
+  if (changes.size > 0) await stampUpdatedAt(trx, resolved.productionId, changes, changes.at);
+  return { result, scope: resolved, changes };
+}
+
+/** A write in a transaction of its own. */
+async function alone<T>(
+  db: Db,
+  scope: (result: T) => WriteScope,
+  hooks: WriteHooks<T> | undefined,
+  write: (trx: Db, changes: ChangeLog) => Promise<T>,
+): Promise<T> {
+  const { outcome, revision } = await db.transaction().execute(async (trx) => {
+    const outcome = await runWrite(trx, scope, hooks, write);
+    const [revision] = await recordChanges(trx, [outcome]);
+    return { outcome, revision };
   });
   observersOf(db)?.committed(1);
   // committed: wake the feed's long-polls and the webhook worker
-  if (revision !== null) announceCommit(productionId);
-  return result;
+  if (revision !== null && revision !== undefined) announceCommit(outcome.scope.productionId);
+  return outcome.result;
 }

@@ -68,6 +68,20 @@ export function requestHashOf(request: FastifyRequest, body: unknown = request.b
     .digest('hex');
 }
 
+/** How often one API key's expired records are swept (each process keeps its own clock). */
+const SWEEP_EVERY_MS = 60_000;
+const lastSweep = new Map<number, number>();
+
+/** Whether this API key's expired records are due a sweep; notes the sweep as done. */
+function sweepDue(apiKeyId: number): boolean {
+  const now = Date.now();
+  if (now - (lastSweep.get(apiKeyId) ?? 0) < SWEEP_EVERY_MS) return false;
+  // bounded: a process that has seen very many keys starts its clocks afresh
+  if (lastSweep.size > 10_000) lastSweep.clear();
+  lastSweep.set(apiKeyId, now);
+  return true;
+}
+
 /** The bookkeeping of one keyed request, run inside the write's own transaction. */
 function idempotencyHooks<T>(
   apiKeyId: number,
@@ -80,27 +94,42 @@ function idempotencyHooks<T>(
   return {
     async begin(trx: Db) {
       const requestHash = requestHashOf();
-      // Expired records of this API key go first, so an old key may be reused after 24 hours.
+      // Records older than the window are forgotten, so an old key may be reused after 24 hours:
+      // this key's own record is replaced below; the API key's other expired records are swept
+      // now and then (sweeping them on every write would read all the key's records each time).
       const cutoff = new Date(Date.now() - IDEMPOTENCY_WINDOW_MS).toISOString();
-      await trx
-        .deleteFrom('idempotency_keys')
-        .where('api_key_id', '=', apiKeyId)
-        .where('created_at', '<', cutoff)
-        .execute();
+      if (sweepDue(apiKeyId)) {
+        await trx
+          .deleteFrom('idempotency_keys')
+          .where('api_key_id', '=', apiKeyId)
+          .where('created_at', '<', cutoff)
+          .execute();
+      }
+      const claim = () =>
+        trx
+          .insertInto('idempotency_keys')
+          .values({
+            api_key_id: apiKeyId,
+            key,
+            request_hash: requestHash,
+            status_code: null,
+            response_body: null,
+            created_at: nowIso(),
+          })
+          .onConflict((oc) => oc.columns(['api_key_id', 'key']).doNothing())
+          .returning('id')
+          .executeTakeFirst();
       // On PostgreSQL a concurrent twin blocks here until the first commits or rolls back.
-      const row = await trx
-        .insertInto('idempotency_keys')
-        .values({
-          api_key_id: apiKeyId,
-          key,
-          request_hash: requestHash,
-          status_code: null,
-          response_body: null,
-          created_at: nowIso(),
-        })
-        .onConflict((oc) => oc.columns(['api_key_id', 'key']).doNothing())
-        .returning('id')
-        .executeTakeFirst();
+      let row = await claim();
+      if (!row) {
+        const gone = await trx
+          .deleteFrom('idempotency_keys')
+          .where('api_key_id', '=', apiKeyId)
+          .where('key', '=', key)
+          .where('created_at', '<', cutoff)
+          .executeTakeFirst();
+        if (Number(gone.numDeletedRows) > 0) row = await claim();
+      }
       if (row) {
         claimed = row.id;
         return;

@@ -1,0 +1,223 @@
+import type { ControlledTransaction } from 'kysely';
+import { recordChanges, type ChangeLog, type WriteScope } from './change-log.js';
+import { announceCommit } from './change-signal.js';
+import type { Db } from './index.js';
+import { observersOf } from './observe.js';
+import type { Database } from './schema.js';
+
+/*
+ * Group commit: writes to one production that arrive together share one transaction and so one
+ * COMMIT (one fsync of SQLite's WAL, one WAL flush of PostgreSQL), yet each keeps its own
+ * transaction semantics. Each write runs in a SAVEPOINT of the shared transaction; a write that
+ * fails (a refusal, a constraint, an idempotent replay) rolls back to its savepoint only and the
+ * others are untouched. No write is answered before the COMMIT: if the COMMIT fails, every write
+ * of the group fails with its error, and nothing of any of them is left (no half-state).
+ *
+ * "Together" means: queued while the previous group of the same production was running or
+ * committing, or queued in the same turn of the event loop. A group starts on `setImmediate`, so
+ * every request the loop read in its last poll reaches the queue first; on SQLite the fsync
+ * blocks the loop, so the requests that arrive meanwhile form the next group. A write arriving
+ * to an idle queue waits for no timer: it commits at the end of the turn it arrived in.
+ */
+
+/** A group holds at most this many writes, so the first of them waits a bounded time. */
+export const MAX_GROUP = 256;
+
+/** What a write reports to its group once its statements have run. */
+export interface WriteOutcome<T> {
+  result: T;
+  scope: WriteScope;
+  /** Recorded (and the revision bumped) with the group's, after its last write (recordChanges). */
+  changes: ChangeLog;
+}
+
+interface Job {
+  work(trx: Db): Promise<WriteOutcome<unknown>>;
+  resolve(result: unknown): void;
+  reject(err: unknown): void;
+}
+
+type Trx = ControlledTransaction<Database, string[]>;
+type Settled =
+  | { job: Job; ok: true; outcome: WriteOutcome<unknown>; revision?: number | null }
+  | { job: Job; ok: false; error: unknown };
+
+/** Thrown to the other writes of a group whose transaction was lost under one of them. */
+export class GroupLost extends Error {
+  constructor(cause: unknown) {
+    super('the transaction this write shared was lost; nothing of it was written', { cause });
+  }
+}
+
+const SAVEPOINT = 'prodgraph_write';
+
+class GroupCommitter {
+  private readonly queue: Job[] = [];
+  /** A group is running its writes (at most one at a time; others may be committing). */
+  private open = false;
+  private scheduled = false;
+
+  constructor(private readonly db: Db) {}
+
+  submit<T>(work: (trx: Db) => Promise<WriteOutcome<T>>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (r: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
+  /** Starts a group at the end of this turn of the event loop, unless one is taking writes. */
+  private schedule(): void {
+    if (this.open || this.scheduled || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.runGroup().catch((err: unknown) => {
+        // a fault of the committer itself: no queued write may wait for ever
+        for (const job of this.queue.splice(0)) job.reject(err);
+      });
+    });
+  }
+
+  private async runGroup(): Promise<void> {
+    if (this.open || this.queue.length === 0) return;
+    this.open = true;
+    let trx: Trx;
+    const settled: Settled[] = [];
+    let lost: unknown;
+    try {
+      trx = (await this.db.startTransaction().execute()) as Trx;
+    } catch (err) {
+      // no transaction to be had (PostgreSQL away, the pool's wait timed out): every write
+      // waiting now would have waited for it alone and failed alike
+      for (const job of this.queue.splice(0)) job.reject(err);
+      this.open = false;
+      return;
+    }
+    try {
+      lost = await this.runWrites(trx, settled);
+    } finally {
+      // The next group may run its writes while this one records its changes and commits. Its
+      // writes wait for no lock of this group's tail: the revision row is locked only there,
+      // and the rest of the tail touches nothing but this group's own rows.
+      this.open = false;
+      this.schedule();
+    }
+    if (lost === null) lost = await this.recordChanges(trx, settled);
+    if (lost !== null) {
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => undefined);
+      for (const s of settled) s.job.reject(s.ok ? new GroupLost(lost) : s.error);
+      return;
+    }
+    try {
+      await trx.commit().execute();
+    } catch (err) {
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => undefined);
+      for (const s of settled) s.job.reject(err);
+      return;
+    }
+    this.acknowledge(settled);
+  }
+
+  /** The group's revisions and change rows, as its last statements; answers what lost it, or null. */
+  private async recordChanges(trx: Trx, settled: Settled[]): Promise<unknown> {
+    const ok = settled.filter((s): s is Extract<Settled, { ok: true }> => s.ok);
+    if (ok.length === 0) return null;
+    try {
+      const revisions = await recordChanges(
+        trx,
+        ok.map((s) => s.outcome),
+      );
+      ok.forEach((s, i) => (s.revision = revisions[i] ?? null));
+      return null;
+    } catch (err) {
+      return err;
+    }
+  }
+
+  /**
+   * Runs queued writes one after another in `trx` (writes queued meanwhile join), each in a
+   * savepoint. The first write of a group with nobody behind it needs none: if it fails, the
+   * whole transaction is rolled back and the group ends there. Answers the error that lost the
+   * shared transaction, or null.
+   */
+  private async runWrites(trx: Trx, settled: Settled[]): Promise<unknown> {
+    while (this.queue.length > 0 && settled.length < MAX_GROUP) {
+      const job = this.queue.shift()!;
+      const alone = settled.length === 0 && this.queue.length === 0;
+      if (alone) {
+        try {
+          settled.push({ job, ok: true, outcome: await job.work(trx) });
+        } catch (error) {
+          settled.push({ job, ok: false, error });
+          // its own failure: the transaction it had alone is rolled back (in runGroup)
+          return error;
+        }
+        continue;
+      }
+      let sp: Trx;
+      try {
+        sp = (await trx.savepoint(SAVEPOINT).execute()) as Trx;
+      } catch (err) {
+        settled.push({ job, ok: false, error: err });
+        return err;
+      }
+      try {
+        const outcome = await job.work(sp);
+        await sp.releaseSavepoint(SAVEPOINT).execute();
+        settled.push({ job, ok: true, outcome });
+      } catch (error) {
+        settled.push({ job, ok: false, error });
+        try {
+          await sp.rollbackToSavepoint(SAVEPOINT).execute();
+          await sp.releaseSavepoint(SAVEPOINT).execute();
+        } catch {
+          // the transaction itself is gone (SQLite rolls back on a full disk or an I/O error;
+          // PostgreSQL's connection was cut): so is every write before this one
+          return error;
+        }
+      }
+    }
+    return null;
+  }
+
+  /** Committed: answer every write, count the group, and wake the feed and the webhooks. */
+  private acknowledge(settled: Settled[]): void {
+    const committed = settled.filter((s) => s.ok);
+    if (committed.length > 0) observersOf(this.db)?.committed(committed.length);
+    const changed = new Set<number>();
+    for (const s of settled) {
+      if (!s.ok) {
+        s.job.reject(s.error);
+        continue;
+      }
+      if (s.revision !== null && s.revision !== undefined) changed.add(s.outcome.scope.productionId);
+      s.job.resolve(s.outcome.result);
+    }
+    // one wake-up per production covers all its writes: a woken reader reads every change after its cursor
+    for (const productionId of changed) announceCommit(productionId);
+  }
+}
+
+/** One committer per database handle and production: a production's groups commit in order. */
+const committers = new WeakMap<Db, Map<number, GroupCommitter>>();
+
+export function committerFor(db: Db, productionId: number): GroupCommitter {
+  let byProduction = committers.get(db);
+  if (!byProduction) {
+    byProduction = new Map();
+    committers.set(db, byProduction);
+  }
+  let committer = byProduction.get(productionId);
+  if (!committer) {
+    committer = new GroupCommitter(db);
+    byProduction.set(productionId, committer);
+  }
+  return committer;
+}
