@@ -64,7 +64,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       env = await createEnv(dialect, TEST_CONFIG);
-      const refs = (await env.import(smallProduction('film'))).refs as Record<string, number>;
+      const refs = (await env.import(smallProduction('film'))).refs;
       coat = refs['co-coat']!;
       token = await env.mint({ production: 'film', label: 'pipeline' });
       admin = await env.mint({ production: 'film', scopes: ['admin'] });
@@ -88,7 +88,7 @@ for (const dialect of DIALECTS) {
         answers.map((a) => a.status),
         [201, 201, 422, 201, 404, 201],
       );
-      assert.match(answers[2]!.body.detail, /is not a version of asset/);
+      assert.match(answers[2].body.detail, /is not a version of asset/);
       assert.deepEqual(await notesWith('burst-a'), ['burst-a 1', 'burst-a 2', 'burst-a 4', 'burst-a 6']);
       assert.ok(
         groups.some((size) => size > 1),
@@ -122,12 +122,12 @@ for (const dialect of DIALECTS) {
         answers.map((a) => a.status),
         [201, 201, 201, 422, 201],
       );
-      assert.equal(answers[0]!.headers['idempotent-replayed'], 'true');
-      assert.deepEqual(answers[0]!.body, first.body);
-      const twins = [answers[1]!, answers[2]!];
+      assert.equal(answers[0].headers['idempotent-replayed'], 'true');
+      assert.deepEqual(answers[0].body, first.body);
+      const twins = [answers[1], answers[2]];
       assert.deepEqual(twins[0]!.body, twins[1]!.body, 'one twin replays the other');
       assert.deepEqual(twins.map((t) => t.headers['idempotent-replayed'] ?? 'no').sort(), ['no', 'true']);
-      assert.equal(answers[3]!.body.code, 'idempotency_key_reused');
+      assert.equal(answers[3].body.code, 'idempotency_key_reused');
       assert.deepEqual(await notesWith('burst-b'), ['burst-b first', 'burst-b plain', 'burst-b twin']);
     });
 

@@ -61,7 +61,7 @@ class GroupCommitter {
 
   submit<T>(work: (trx: Db) => Promise<WriteOutcome<T>>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (r: unknown) => void, reject });
+      this.queue.push({ work, resolve: resolve, reject });
       this.schedule();
     });
   }
@@ -86,7 +86,7 @@ class GroupCommitter {
     const settled: Settled[] = [];
     let lost: unknown;
     try {
-      trx = (await this.db.startTransaction().execute()) as Trx;
+      trx = await this.db.startTransaction().execute();
     } catch (err) {
       // no transaction to be had (PostgreSQL away, the pool's wait timed out): every write
       // waiting now would have waited for it alone and failed alike
@@ -163,7 +163,7 @@ class GroupCommitter {
       }
       let sp: Trx;
       try {
-        sp = (await trx.savepoint(SAVEPOINT).execute()) as Trx;
+        sp = await trx.savepoint(SAVEPOINT).execute();
       } catch (err) {
         settled.push({ job, ok: false, error: err });
         return err;
