@@ -3226,11 +3226,11 @@ export interface components {
   parameters: never;
   requestBodies: never;
   headers: {
-    /** @description The strong entity tag of this answer. Send it back in `If-None-Match`: while it is unchanged the answer is 304 with no body. */
+    /** @description The strong entity tag of this answer (of a list: only of the whole list, asked for without `limit`). Send it back in `If-None-Match`: while it is unchanged the answer is 304 with no body. */
     ETag: string;
     /** @description How the answer may be kept: `private, no-cache` (keep it, revalidate with the ETag), `no-store` (it carries a token, ticket or key), or `private, max-age=0, must-revalidate` (media bytes) */
     'Cache-Control': string;
-    /** @description `Accept-Encoding` on every answer kept in memory (it may be sent compressed), `Authorization` where the answer depends on the key that asked */
+    /** @description `Accept-Encoding` on every answer kept in memory (a list: the whole list, without `limit`) and on every compressed answer; `Authorization` where the answer depends on the key that asked */
     Vary: string;
     /** @description `br` or `gzip` when the client asked for it in `Accept-Encoding` and the JSON is 1 kB or more; absent otherwise */
     'Content-Encoding': string;
