@@ -254,8 +254,18 @@ async function migratorFor(db: Db, dialect: Dialect): Promise<{ migrator: Migrat
  * (migrations to run) or `current`. For commands that promise to change nothing (--plan).
  */
 export async function migrationState(db: Db, dialect: Dialect): Promise<'empty' | 'behind' | 'current'> {
-  const { migrator } = await migratorFor(db, dialect);
-  const all = await migrator.getMigrations();
+  const { migrator, schema } = await migratorFor(db, dialect);
+  // the same every-schema introspection as `migrate` below: look again when another schema vanishes
+  let all;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      all = await migrator.getMigrations();
+      break;
+    } catch (err) {
+      if (attempt >= 4 || !droppedElsewhere(err, schema)) throw err;
+      await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));
+    }
+  }
   const done = all.filter((m) => m.executedAt !== undefined).length;
   return done === 0 ? 'empty' : done < all.length ? 'behind' : 'current';
 }
