@@ -29,7 +29,7 @@ import { assetWriteRoutes } from './modules/assets/write-routes.js';
 import { approvalDecideRoutes } from './modules/approvals/decide-routes.js';
 import { idempotency } from './http/idempotency.js';
 import { installJsonParser } from './http/json-body.js';
-import { loggerOptions } from './http/logging.js';
+import { loggerOptions, RequestLog } from './http/logging.js';
 import { outage, repeatedWarning } from './http/outage.js';
 import { metricsListener } from './metrics/listener.js';
 import { metricsRoutes } from './metrics/plugin.js';
@@ -52,6 +52,7 @@ import { adminRoutes } from './modules/admin/routes.js';
 import { changeRoutes } from './modules/changes/routes.js';
 import { ChangeWatch } from './modules/changes/watch.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
+import type { WorkerWiring } from './cluster/worker.js';
 import { WebhookWorker } from './modules/webhooks/worker.js';
 import { adminLookupRoutes } from './modules/admin/lookup-routes.js';
 import { callerRoutes } from './modules/caller/routes.js';
@@ -79,6 +80,8 @@ export interface AppOptions {
   webhooks?: boolean;
   /** Opens the scrape listener when the config names a port (`serve` does). */
   metricsListener?: boolean;
+  /** Set in a worker process of a cluster: what it shares with its siblings (src/cluster/worker.ts). */
+  worker?: WorkerWiring;
 }
 
 export type App = FastifyInstance;
@@ -146,6 +149,8 @@ function createServer(config: Config, options: AppOptions) {
   return Fastify({
     // tickets in URLs and Authorization headers never reach a log line (src/http/logging.ts)
     logger: options.logger === false ? false : loggerOptions(config.logLevel, options.logStream),
+    // one line per request instead of Fastify's two (src/http/logging.ts)
+    logController: new RequestLog(),
     // ids in paths are integers; trailing slashes are the same route
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     // request parts are validated as sent (src/http/validator.ts)
@@ -177,6 +182,7 @@ async function registerPlugins(
   config: Config,
   database: DbHandle,
   metrics: Metrics,
+  worker: WorkerWiring | undefined,
 ): Promise<void> {
   installErrorHandling(app);
   // every JSON body is scanned for its nesting depth before it is parsed (src/http/json-body.ts)
@@ -194,7 +200,12 @@ async function registerPlugins(
   await app.register(auth, { db: database.db });
   await app.register(requestRules);
   await app.register(idempotency);
-  await app.register(rateLimits, { config: config.rateLimit, db: database.db, dialect: database.dialect });
+  await app.register(rateLimits, {
+    config: config.rateLimit,
+    db: database.db,
+    dialect: database.dialect,
+    store: worker?.rateLimitStore,
+  });
   await app.register(securityHeaders, { corsOrigins: config.corsOrigins });
   // JSON answers over 1 kB, compressed when the client asks; before the routes it applies to
   await app.register(compression);
@@ -242,6 +253,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     repeatedWarning(() => app.log, 'could not look for changes'),
   );
   const metrics = new Metrics();
+  options.worker?.metrics(metrics);
   app.decorate('ctx', {
     config,
     db: database.db,
@@ -252,7 +264,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   app.decorate('answers', new AnswerCache(config.answerCacheBytes));
   // before the server stops taking connections: held long-polls answer now instead of holding close up
   app.addHook('preClose', async () => changes.close());
-  await registerPlugins(app, config, database, metrics);
+  await registerPlugins(app, config, database, metrics, options.worker);
   await registerRoutes(app);
 
   if (options.webhooks) runWebhooks(app, config, database, metrics);

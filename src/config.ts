@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { NetworkConfigError, parseCidrList, parseTrustProxy, type Cidr } from './config-network.js';
@@ -29,6 +30,11 @@ export interface Config {
   dbConnectTimeoutMs: number;
   /** A listener of its own serving only GET /metrics without a key; null: none (GET /metrics takes a `metrics` key). */
   metricsListener: { host: string; port: number } | null;
+  /**
+   * Server processes `serve` runs (src/cluster/): every core by default on PostgreSQL, one on
+   * SQLite, where reads scale with workers but every write still waits for the one writer.
+   */
+  workers: number;
 }
 
 export interface RateLimitConfig {
@@ -124,6 +130,7 @@ export interface ConfigInput {
   media?: string;
   host?: string;
   port?: string;
+  workers?: string;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -208,6 +215,7 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     feedMaxWaitSeconds: feedMaxWait(env.PRODGRAPH_FEED_MAX_WAIT_SECONDS),
     trustProxy: network(() => parseTrustProxy(env.PRODGRAPH_TRUST_PROXY)),
     metricsListener: parseMetricsListener(env),
+    workers: workerCount(flags.workers ?? env.PRODGRAPH_WORKERS, flags.db ?? env.PRODGRAPH_DB ?? DEFAULT_DB),
     dbConnectTimeoutMs: boundedInt(
       'PRODGRAPH_DB_CONNECT_TIMEOUT_MS',
       env.PRODGRAPH_DB_CONNECT_TIMEOUT_MS,
@@ -216,6 +224,18 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
       120_000,
     ),
   };
+}
+
+/** Most server processes `serve` starts, whatever the machine. */
+export const MAX_WORKERS = 64;
+
+/** `--workers N`, `auto` (one per core) or nothing: every core on PostgreSQL, one on SQLite. */
+function workerCount(raw: string | undefined, db: string): number {
+  const value = raw?.trim();
+  const cores = Math.min(availableParallelism(), MAX_WORKERS);
+  if (value === 'auto') return cores;
+  if (value === undefined || value === '') return parseDbTarget(db).dialect === 'postgres' ? cores : 1;
+  return positiveInt('workers (--workers / PRODGRAPH_WORKERS)', value, 1, MAX_WORKERS);
 }
 
 /** The network settings' refusals, as every other setting's. */

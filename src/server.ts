@@ -1,16 +1,20 @@
-import { buildApp } from './app.js';
+import cluster from 'node:cluster';
+import { buildApp, type App } from './app.js';
 import type { Config } from './config.js';
 import { recoverStaged } from './media/recovery.js';
 import { FileMediaStore } from './media/store.js';
 import { reportStart } from './ops/start-report.js';
+import { servePrimary } from './cluster/primary.js';
+import { workerOptions } from './cluster/worker.js';
 
 /**
- * Runs the service until SIGINT/SIGTERM. Then: stop accepting connections, let in-flight
- * requests finish (new ones on open keep-alive connections get 503), close the database and
- * exit 0. Requests still running after `PRODGRAPH_SHUTDOWN_TIMEOUT_MS` are cut (their
- * transactions roll back, their staged files are settled at the next start).
+ * Runs the service until SIGINT/SIGTERM: one process, or with `--workers N` a primary and N
+ * worker processes sharing the port (src/cluster/). A process forked as a worker builds its app
+ * with what the workers share (src/cluster/worker.ts).
  */
 export async function serve(config: Config): Promise<void> {
+  if (cluster.isWorker) return serveWorker(config);
+  if (config.workers > 1) return servePrimary(config);
   const store = new FileMediaStore(config.mediaDir);
   const app = await buildApp({ config, store, webhooks: true, metricsListener: true });
   // files of writes a crash interrupted: placed if their rows committed, removed if not
@@ -19,11 +23,30 @@ export async function serve(config: Config): Promise<void> {
     (err) => app.log.warn({ err }, 'could not settle staged media'),
   );
   await reportStart(app, config);
+  await listenUntilStopped(app, config);
+}
+
+/** A worker of a cluster: the primary has migrated, settled staged media and reported. */
+async function serveWorker(config: Config): Promise<void> {
+  const { options, link } = workerOptions(config);
+  const app = await buildApp({ config, store: new FileMediaStore(config.mediaDir), ...options });
+  const stop = await listenUntilStopped(app, config);
+  link.whenStopped(() => stop('the primary'));
+  link.ready();
+}
+
+/**
+ * Listens, and on SIGINT/SIGTERM (or the returned stop): stops accepting connections, lets
+ * in-flight requests finish (new ones on open keep-alive connections get 503), closes the
+ * database and exits 0. Requests still running after `PRODGRAPH_SHUTDOWN_TIMEOUT_MS` are cut
+ * (their transactions roll back, their staged files are settled at the next start).
+ */
+async function listenUntilStopped(app: App, config: Config): Promise<(reason: string) => void> {
   let closing = false;
-  const stop = (signal: string) => {
+  const stop = (reason: string) => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    app.log.info({ signal: reason }, 'shutting down: finishing in-flight requests');
     const cut = setTimeout(() => {
       app.log.warn('shutdown timeout: cutting the requests still in flight');
       app.server.closeAllConnections();
@@ -52,4 +75,6 @@ export async function serve(config: Config): Promise<void> {
     await app.close();
     throw err;
   }
+  return stop;
 }
+

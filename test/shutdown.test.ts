@@ -47,7 +47,8 @@ for (const dialect of DIALECTS) {
 
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       it(`${signal}: an upload in flight completes, new connections are refused, the process exits 0`, async () => {
-        const server = await startServer(env);
+        // at debug a request is logged as it arrives, not only when answered
+        const server = await startServer(env, { PRODGRAPH_LOG_LEVEL: 'debug' });
         const { payload, headers } = multipart([
           { name: 'note', value: `shutdown ${signal}` },
           { name: 'file', filename: 'v.png', content: await png('#0a0', 256) },

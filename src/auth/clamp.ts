@@ -1,4 +1,5 @@
 import { sql, type ExpressionBuilder } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { Db } from '../db/index.js';
 import type { Database } from '../db/schema.js';
 import { EDGE_USES, EDGE_WEARS, type GrantKind } from '../domain/vocabulary.js';
@@ -88,35 +89,7 @@ export class Clamp {
     if (principal.engagementId === null) {
       return new Clamp(principal.productionId, null, null, new Set(), []);
     }
-    const rows = await db
-      .selectFrom('engagements as e')
-      .leftJoin('grants as g', (j) => {
-        let on = j.onRef('g.engagement_id', '=', 'e.id').on('g.revoked_at', 'is', null);
-        if (need.kinds) on = on.on('g.kind', 'in', [...need.kinds]);
-        if (need.nodeId !== undefined) on = on.on('g.node_id', '=', need.nodeId);
-        return on;
-      })
-      // a grant on a retired scene, character or delivery reaches nothing
-      .leftJoin('nodes as gn', 'gn.id', 'g.node_id')
-      .leftJoin('deliveries as gd', 'gd.id', 'g.delivery_id')
-      .where('e.id', '=', principal.engagementId)
-      .where('e.production_id', '=', principal.productionId)
-      .where('e.retired_at', 'is', null)
-      .select([
-        'e.organisation_id',
-        'gn.retired_at as node_retired_at',
-        'gd.retired_at as delivery_retired_at',
-        'g.id as grant_id',
-        'g.kind',
-        'g.node_id',
-        'g.delivery_id',
-        'g.access',
-        'g.expires_at',
-        'g.revoked_at',
-        'g.updated_at',
-      ])
-      .orderBy('g.id')
-      .execute();
+    const { rows, departmentIds } = await doorRows(db, principal, principal.engagementId, need);
     // An engagement that is archived or no longer exists reaches nothing; it never widens to the production.
     if (rows.length === 0) {
       return new Clamp(principal.productionId, principal.engagementId, null, new Set(), [], false);
@@ -138,19 +111,11 @@ export class Clamp {
         expiresAt: r.expires_at,
       });
     }
-    const departments =
-      need.departments === false
-        ? []
-        : await db
-            .selectFrom('engagement_departments')
-            .where('engagement_id', '=', principal.engagementId)
-            .select('department_id')
-            .execute();
     return new Clamp(
       principal.productionId,
       principal.engagementId,
-      rows[0]!.organisation_id,
-      new Set(departments.map((d) => d.department_id)),
+      rows[0]?.organisation_id ?? null,
+      departmentIds,
       grants,
       true,
       retiredDeliveryIds,
@@ -237,6 +202,125 @@ export class Clamp {
   narrowByDepartment<T>(rows: readonly T[], departmentOf: (row: T) => number | null): T[] {
     return rows.filter((r) => this.coversDepartment(departmentOf(r)));
   }
+}
+
+/** The engagement row with the (unexpired or not) grants a door needs. */
+function grantRows(db: Db, principal: Principal, engagementId: number, need: ClampNeed) {
+  return db
+    .selectFrom('engagements as e')
+    .leftJoin('grants as g', (j) => {
+      let on = j.onRef('g.engagement_id', '=', 'e.id').on('g.revoked_at', 'is', null);
+      if (need.kinds) on = on.on('g.kind', 'in', [...need.kinds]);
+      if (need.nodeId !== undefined) on = on.on('g.node_id', '=', need.nodeId);
+      return on;
+    })
+    // a grant on a retired scene, character or delivery reaches nothing
+    .leftJoin('nodes as gn', 'gn.id', 'g.node_id')
+    .leftJoin('deliveries as gd', 'gd.id', 'g.delivery_id')
+    .where('e.id', '=', engagementId)
+    .where('e.production_id', '=', principal.productionId)
+    .where('e.retired_at', 'is', null)
+    .select([
+      'e.organisation_id',
+      'gn.retired_at as node_retired_at',
+      'gd.retired_at as delivery_retired_at',
+      'g.id as grant_id',
+      'g.kind',
+      'g.node_id',
+      'g.delivery_id',
+      'g.access',
+      'g.expires_at',
+      'g.revoked_at',
+      'g.updated_at',
+    ])
+    .orderBy('g.id')
+    .execute();
+}
+
+type GrantRow = Awaited<ReturnType<typeof grantRows>>[number];
+
+interface DoorRows {
+  rows: GrantRow[];
+  departmentIds: ReadonlySet<number>;
+}
+
+async function readDoorRows(
+  db: Db,
+  principal: Principal,
+  engagementId: number,
+  need: ClampNeed,
+): Promise<DoorRows> {
+  const rows = await grantRows(db, principal, engagementId, need);
+  const departments =
+    need.departments === false || rows.length === 0
+      ? []
+      : await db
+          .selectFrom('engagement_departments')
+          .where('engagement_id', '=', engagementId)
+          .select('department_id')
+          .execute();
+  return { rows, departmentIds: new Set(departments.map((d) => d.department_id)) };
+}
+
+/**
+ * Door rows read, per database, by production revision: every change to a grant, an engagement
+ * or anything a grant names (a retired scene or delivery) commits with a new revision of its
+ * production (src/db/change-log.ts), and the revision is read with the key on every request,
+ * so rows filed under the revision a request read are exactly what a query would answer now.
+ * Expiry is NOT kept: it is judged from these rows at every load, against that request's clock.
+ * Inside a transaction (a write judging its own door) the rows are always read afresh.
+ * Bounded by the rows held (about 300 bytes each); rows of an older revision simply age out.
+ */
+const MEMO_ROWS = 50_000;
+
+interface DoorMemo {
+  kept: LRUCache<string, DoorRows>;
+  /** Reads under way, so concurrent requests for one door read it once. */
+  reading: Map<string, Promise<DoorRows>>;
+}
+
+const doorMemo = new WeakMap<Db, DoorMemo>();
+
+function memoOf(db: Db): DoorMemo {
+  let memo = doorMemo.get(db);
+  if (!memo) {
+    memo = {
+      kept: new LRUCache<string, DoorRows>({ maxSize: MEMO_ROWS, sizeCalculation: (r) => r.rows.length + 1 }),
+      reading: new Map(),
+    };
+    doorMemo.set(db, memo);
+  }
+  return memo;
+}
+
+async function doorRows(
+  db: Db,
+  principal: Principal,
+  engagementId: number,
+  need: ClampNeed,
+): Promise<DoorRows> {
+  if (db.isTransaction) return readDoorRows(db, principal, engagementId, need);
+  const { kept, reading } = memoOf(db);
+  const key = [
+    principal.productionId,
+    principal.revision,
+    engagementId,
+    need.kinds?.join(',') ?? '*',
+    need.nodeId ?? '*',
+    need.departments === false ? 'no-departments' : 'departments',
+  ].join(':');
+  const found = kept.get(key);
+  if (found) return found;
+  let read = reading.get(key);
+  if (!read) {
+    read = readDoorRows(db, principal, engagementId, need).finally(() => reading.delete(key));
+    reading.set(key, read);
+    const rows = await read;
+    // a door larger than the whole budget is simply not kept (lru-cache refuses it)
+    kept.set(key, rows);
+    return rows;
+  }
+  return read;
 }
 
 export interface MediaFacts {

@@ -1,24 +1,36 @@
+import { compiledOnce } from '../db/compiled.js';
 import type { Db } from '../db/index.js';
 
-export function findKeyByPrefix(db: Db, prefix: string) {
-  return db
-    .selectFrom('api_keys')
-    .innerJoin('productions', 'productions.id', 'api_keys.production_id')
-    .leftJoin('people', 'people.id', 'api_keys.person_id')
-    .where('api_keys.prefix', '=', prefix)
-    .select([
-      'productions.revision',
-      'api_keys.id',
-      'api_keys.production_id',
-      'api_keys.hash',
-      'api_keys.label',
-      'api_keys.scopes',
-      'api_keys.engagement_id',
-      'api_keys.person_id',
-      'api_keys.revoked_at',
-      'people.name as person_name',
-    ])
-    .executeTakeFirst();
+/**
+ * The key a token's prefix names, with its production's current revision (read in the same
+ * statement, see Principal.revision). Every authenticated request runs it, so it is compiled
+ * once (src/db/compiled.ts).
+ */
+const keyByPrefix = compiledOnce(
+  (db: Db, prefix: string) =>
+    db
+      .selectFrom('api_keys')
+      .innerJoin('productions', 'productions.id', 'api_keys.production_id')
+      .leftJoin('people', 'people.id', 'api_keys.person_id')
+      .where('api_keys.prefix', '=', prefix)
+      .select([
+        'productions.revision',
+        'api_keys.id',
+        'api_keys.production_id',
+        'api_keys.hash',
+        'api_keys.label',
+        'api_keys.scopes',
+        'api_keys.engagement_id',
+        'api_keys.person_id',
+        'api_keys.revoked_at',
+        'people.name as person_name',
+      ]),
+  [''],
+);
+
+export async function findKeyByPrefix(db: Db, prefix: string) {
+  const [row] = await keyByPrefix(db, prefix);
+  return row;
 }
 
 export function listKeys(db: Db, productionId: number) {

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Db } from '../db/index.js';
 import { nowIso, parseJson } from '../db/values.js';
 import type { Principal } from './principal.js';
@@ -158,20 +159,48 @@ function knownPrefixes(db: Db): Promise<Set<string>> {
 }
 
 /**
+ * Tokens this process has already hashed and found matching, with the stored hash they matched:
+ * a token whose key row (read on every request, so a revocation counts at once) still holds
+ * that hash needs no SHA-256 again. Holds only tokens that matched a key, so it is bounded by
+ * the keys in use, and by `max` whatever happens.
+ */
+const verified = new LRUCache<string, string>({ max: 10_000 });
+
+/** The scope set of a key's stored list, parsed once per distinct list (there are few). */
+const scopeSets = new LRUCache<string, ReadonlySet<Scope>>({ max: 256 });
+
+function scopesOf(stored: string): ReadonlySet<Scope> {
+  let scopes = scopeSets.get(stored);
+  if (!scopes) {
+    scopes = new Set(parseJson<Scope[]>(stored, []));
+    scopeSets.set(stored, scopes);
+  }
+  return scopes;
+}
+
+function tokenMatches(token: string, storedHash: string): boolean {
+  if (verified.get(token) === storedHash) return true;
+  if (!hashMatches(token, storedHash)) return false;
+  verified.set(token, storedHash);
+  return true;
+}
+
+/**
  * The principal behind a bearer token, or null for an unknown, malformed or revoked key. A
- * string that cannot be one of our tokens (its checksum fails) costs no query.
+ * string that cannot be one of our tokens (its checksum fails) costs no query; every other
+ * reads its key row, so a key revoked by any process is refused on the very next request.
  */
 export async function authenticate(db: Db, token: string): Promise<Principal | null> {
   const shape = shapeOf(token);
   if (!shape) return null;
   if (shape.kind === 'legacy' && !(await knownPrefixes(db)).has(shape.prefix)) return null;
   const row = await repo.findKeyByPrefix(db, shape.prefix);
-  if (!row || row.revoked_at !== null || !hashMatches(token, row.hash)) return null;
+  if (!row || row.revoked_at !== null || !tokenMatches(token, row.hash)) return null;
   return {
     keyId: row.id,
     productionId: row.production_id,
     label: row.label,
-    scopes: new Set(parseJson<Scope[]>(row.scopes, [])),
+    scopes: scopesOf(row.scopes),
     engagementId: row.engagement_id,
     personId: row.person_id,
     personName: row.person_name ?? null,

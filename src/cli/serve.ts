@@ -15,11 +15,17 @@ export async function serveOn(config: Config): Promise<void> {
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the service',
-  usage: `usage: prodgraph serve [--host H] [--port N]
+  usage: `usage: prodgraph serve [--host H] [--port N] [--workers N|auto]
 
-Runs the service (default 127.0.0.1:8080; env HOST, PORT). ${COMMON_FLAGS}.`,
+Runs the service (default 127.0.0.1:8080; env HOST, PORT). --workers (env PRODGRAPH_WORKERS)
+runs N server processes sharing the port: one per core by default on PostgreSQL, one on SQLite
+(reads scale with workers there, writes still take turns at the one writer). ${COMMON_FLAGS}.`,
   async run(args) {
-    const { values } = parse(args, { host: { type: 'string' }, port: { type: 'string' } });
+    const { values } = parse(args, {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      workers: { type: 'string' },
+    });
     await serveOn(loadConfig(values));
   },
 };

@@ -47,6 +47,19 @@ function databaseStore(db: Db) {
   };
 }
 
+/** A @fastify/rate-limit store (a class the plugin instantiates). */
+export type RateStore = ReturnType<typeof databaseStore>;
+
+/**
+ * Where windows are counted: in the database on PostgreSQL (every process and host on it shares
+ * them), in the server's primary process for the workers of one SQLite server (src/cluster/), in
+ * this process's memory otherwise (the plugin's own store).
+ */
+function storeOf(opts: { db: Db; dialect: Dialect; store?: RateStore }): { store?: RateStore } {
+  if (opts.dialect === 'postgres') return { store: databaseStore(opts.db) };
+  return opts.store ? { store: opts.store } : {};
+}
+
 /** A key's own window when the request carried one; the client's address otherwise. */
 export const rateLimitKey = (request: FastifyRequest): string =>
   request.principal ? `key:${request.principal.keyId}` : `ip:${request.ip}`;
@@ -79,13 +92,13 @@ export function perCredentialKey(
  * Per-key request limits on every route (beyond the contract). The limit is counted after the
  * key is authenticated (the route's own onRequest hook runs after the auth hook), so nobody can
  * spend another key's allowance; requests refused before that (401, 403) are not counted. On
- * PostgreSQL the counters live in the database, shared by every process; on SQLite (one
- * process) they live in memory. Routes may set their own `config.rateLimit` (the vision mints)
+ * PostgreSQL the counters live in the database, shared by every process; on SQLite they live in
+ * memory, the primary's when the server runs several workers (see storeOf). Routes may set their own `config.rateLimit` (the vision mints)
  * or `false` (health checks).
  */
 async function rateLimitPlugin(
   app: FastifyInstance,
-  opts: { config: RateLimitConfig; db: Db; dialect: Dialect },
+  opts: { config: RateLimitConfig; db: Db; dialect: Dialect; store?: RateStore },
 ) {
   const { max, windowMs } = opts.config;
   // documented whatever this process's setting: the document describes the API, not one install
@@ -104,7 +117,7 @@ async function rateLimitPlugin(
     hook: 'onRequest',
     enableDraftSpec: true,
     keyGenerator: rateLimitKey,
-    ...(opts.dialect === 'postgres' ? { store: databaseStore(opts.db) } : {}),
+    ...storeOf(opts),
     errorResponseBuilder: (_request, context) => {
       const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
       return errors.tooManyRequests(

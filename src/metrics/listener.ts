@@ -1,7 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { ConfigError } from '../config.js';
+
+/** What a scrape answers: one process's metrics, or (the primary of a cluster) every worker's. */
+export interface ScrapeSource {
+  text(): Promise<string>;
+  readonly contentType: string;
+}
 
 function json(res: ServerResponse, status: number, detail: string, code: string, headers = {}): void {
   res
@@ -9,7 +15,7 @@ function json(res: ServerResponse, status: number, detail: string, code: string,
     .end(JSON.stringify({ detail, code }));
 }
 
-function answer(app: FastifyInstance, req: IncomingMessage, res: ServerResponse): void {
+function answer(source: ScrapeSource, log: FastifyBaseLogger, req: IncomingMessage, res: ServerResponse): void {
   const path = (req.url ?? '/').split('?')[0];
   if (path !== '/metrics') {
     json(res, 404, `no route for ${req.method} ${path}`, 'route_not_found');
@@ -19,13 +25,13 @@ function answer(app: FastifyInstance, req: IncomingMessage, res: ServerResponse)
     json(res, 405, 'GET /metrics only', 'method_not_allowed', { allow: 'GET, HEAD' });
     return;
   }
-  app.metrics.text().then(
+  source.text().then(
     (text) => {
-      res.writeHead(200, { 'content-type': app.metrics.contentType, 'cache-control': 'no-store' });
+      res.writeHead(200, { 'content-type': source.contentType, 'cache-control': 'no-store' });
       res.end(req.method === 'HEAD' ? undefined : text);
     },
     (err) => {
-      app.log.warn({ err }, 'could not collect the metrics');
+      log.warn({ err }, 'could not collect the metrics');
       json(res, 500, 'internal server error', 'internal');
     },
   );
@@ -34,33 +40,44 @@ function answer(app: FastifyInstance, req: IncomingMessage, res: ServerResponse)
 /**
  * The scrape listener (PRODGRAPH_METRICS_PORT): GET /metrics without a key, nothing else, on
  * loopback unless PRODGRAPH_METRICS_HOST says otherwise — how a Prometheus beside the server
- * reaches it, with no key to keep. Opens when the app is ready, closes with it.
+ * reaches it, with no key to keep.
  */
+export async function openScrapeListener(
+  listen: { host: string; port: number },
+  source: ScrapeSource,
+  log: FastifyBaseLogger,
+): Promise<Server> {
+  const s = createServer((req, res) => answer(source, log, req, res));
+  await new Promise<void>((resolve, reject) => {
+    s.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        err.code === 'EADDRINUSE'
+          ? new ConfigError(
+              `PRODGRAPH_METRICS_PORT: port ${listen.port} on ${listen.host} is already in use; pick another`,
+            )
+          : err,
+      ),
+    );
+    s.listen({ host: listen.host, port: listen.port }, resolve);
+  });
+  const { address, port } = s.address() as AddressInfo;
+  log.info(`metrics listening at http://${address.includes(':') ? `[${address}]` : address}:${port}/metrics`);
+  return s;
+}
+
+/** Closes a scrape listener, its open connections included. */
+export async function closeScrapeListener(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+}
+
+/** The scrape listener of one app: opens when the app is ready, closes with it. */
 export function metricsListener(app: FastifyInstance, listen: { host: string; port: number }): void {
   let server: Server | null = null;
   app.addHook('onReady', async () => {
-    const s = createServer((req, res) => answer(app, req, res));
-    await new Promise<void>((resolve, reject) => {
-      s.once('error', (err: NodeJS.ErrnoException) =>
-        reject(
-          err.code === 'EADDRINUSE'
-            ? new ConfigError(
-                `PRODGRAPH_METRICS_PORT: port ${listen.port} on ${listen.host} is already in use; pick another`,
-              )
-            : err,
-        ),
-      );
-      s.listen({ host: listen.host, port: listen.port }, resolve);
-    });
-    server = s;
-    const { address, port } = s.address() as AddressInfo;
-    app.log.info(
-      `metrics listening at http://${address.includes(':') ? `[${address}]` : address}:${port}/metrics`,
-    );
+    server = await openScrapeListener(listen, app.metrics, app.log);
   });
   app.addHook('onClose', async () => {
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise((resolve) => server!.close(resolve));
+    if (server) await closeScrapeListener(server);
   });
 }

@@ -134,11 +134,12 @@ async function metricsPlugin(app: FastifyInstance, opts: { database: DbHandle; m
   app.addHook('onClose', async () => unobserve());
   watchApp(app, metrics);
 
-  app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+  app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const route = routeOf(request);
     const method = METHODS.has(request.method) ? request.method : 'OTHER';
     metrics.requests.observe({ method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
     if (reply.statusCode === 429) metrics.rateLimited.inc({ route });
+    done();
   });
   app.addHook('onError', async (_request, _reply, err) => {
     const failure = storageFailure(err);

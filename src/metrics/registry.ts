@@ -127,9 +127,18 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** The Prometheus text of the app's metrics and the process's. */
+  /** Where the text comes from instead, when the process is one worker of several (src/cluster/). */
+  private source: (() => Promise<string>) | null = null;
+
+  /** The Prometheus text of the app's metrics and the process's, or of the whole server's. */
   async text(): Promise<string> {
+    if (this.source) return this.source();
     return Registry.merge([processMetrics(), this.registry]).metrics();
+  }
+
+  /** Answers every scrape with `source` (a worker: the sum over every worker of its server). */
+  serveFrom(source: () => Promise<string>): void {
+    this.source = source;
   }
 
   get contentType(): string {

@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Db } from '../db/index.js';
 import type { Config } from '../config.js';
 import { missingMedia, productionCodes, shownDatabase } from './checks.js';
 
@@ -12,21 +13,26 @@ const START_SAMPLE = 500;
  * (the wrong folder), so neither starts silently. `prodgraph doctor` checks more.
  */
 export async function reportStart(app: FastifyInstance, config: Config): Promise<void> {
+  await reportServing(app.log, app.ctx.db, config);
+}
+
+/** reportStart for a process that builds no app (the primary of several workers). */
+export async function reportServing(log: FastifyBaseLogger, db: Db, config: Config): Promise<void> {
   const database = shownDatabase(config);
   try {
-    const codes = await productionCodes(app.ctx.db);
-    app.log.info(
+    const codes = await productionCodes(db);
+    log.info(
       { database, media: config.mediaDir, productions: codes },
       `serving ${codes.length} production${codes.length === 1 ? '' : 's'}${codes.length ? ` (${codes.join(', ')})` : ''} from ${database}, media in ${config.mediaDir}`,
     );
     if (codes.length === 0)
-      app.log.warn(
+      log.warn(
         { database },
         'the database holds no production: check --db / PRODGRAPH_DB, or import one (prodgraph import FILE)',
       );
-    const media = await missingMedia(app.ctx.db, config.mediaDir, START_SAMPLE);
+    const media = await missingMedia(db, config.mediaDir, START_SAMPLE);
     if (media.missing.length > 0)
-      app.log.warn(
+      log.warn(
         {
           media: config.mediaDir,
           missing: media.missing.length,
@@ -36,6 +42,6 @@ export async function reportStart(app: FastifyInstance, config: Config): Promise
         `the media folder lacks ${media.missing.length} of ${media.looked} files the database names: check --media / PRODGRAPH_MEDIA (prodgraph doctor says more)`,
       );
   } catch (err) {
-    app.log.warn({ err, database }, 'could not look at what the database holds');
+    log.warn({ err, database }, 'could not look at what the database holds');
   }
 }

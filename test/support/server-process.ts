@@ -40,6 +40,7 @@ export async function startServer(
   options: { db?: string } = {},
 ): Promise<ServerProcess> {
   const port = await freePort();
+  const workers = Number(extraEnv.PRODGRAPH_WORKERS ?? '1');
   const child = spawn(
     process.execPath,
     [
@@ -55,7 +56,8 @@ export async function startServer(
       String(port),
     ],
     {
-      env: { ...process.env, PRODGRAPH_LOG_LEVEL: 'info', ...extraEnv },
+      // one process unless a test asks for workers (the default on PostgreSQL is one per core)
+      env: { ...process.env, PRODGRAPH_LOG_LEVEL: 'info', PRODGRAPH_WORKERS: '1', ...extraEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -65,7 +67,8 @@ export async function startServer(
     const onData = (chunk: Buffer) => {
       for (const line of chunk.toString().split('\n')) {
         if (line) output.push(line);
-        if (line.includes('Server listening at')) resolve();
+        // one process says it listens; the primary of several says so once every worker does
+        if (line.includes(workers > 1 ? 'serving with' : 'Server listening at')) resolve();
       }
     };
     child.stdout.on('data', onData);

@@ -1,0 +1,179 @@
+import cluster, { type Worker } from 'node:cluster';
+import { randomBytes } from 'node:crypto';
+import { pino } from 'pino';
+import { AggregatorRegistry } from 'prom-client';
+import type { Config } from '../config.js';
+import { openAndMigrate } from '../db/index.js';
+import { loggerOptions } from '../http/logging.js';
+import { closeScrapeListener, openScrapeListener } from '../metrics/listener.js';
+import { recoverStaged } from '../media/recovery.js';
+import { FileMediaStore } from '../media/store.js';
+import { reportServing } from '../ops/start-report.js';
+import { isOurs, type FromWorker, type MetricsAnswer, type RateAnswer } from './messages.js';
+import { RateWindows } from './rate-limits.js';
+import { WORKER_ID } from './worker.js';
+
+type Log = ReturnType<typeof pino>;
+
+/** A worker that dies sooner than this after it started is not restarted in a loop, but after a pause. */
+const QUICK_DEATH_MS = 10_000;
+const RESTART_PAUSE_MS = 2_000;
+
+/**
+ * Before any worker starts, once: the database migrated (workers then find it current and never
+ * race to migrate), the staged files of writes a crash interrupted settled (a worker restarted
+ * later must not touch its siblings' staged files), and one line saying what is served.
+ */
+async function prepare(config: Config, log: Log): Promise<void> {
+  const database = await openAndMigrate(config.db, { connectTimeoutMs: config.dbConnectTimeoutMs });
+  try {
+    const store = new FileMediaStore(config.mediaDir);
+    const settled = await recoverStaged(database.db, store);
+    if (settled.placed || settled.removed) log.info(settled, 'settled staged media of interrupted writes');
+    await reportServing(log, database.db, config);
+  } finally {
+    await database.close();
+  }
+}
+
+/**
+ * The primary of `serve --workers N`: forks N workers that share the listening port (Node's
+ * cluster hands each connection to one of them), and keeps what they must share: the
+ * rate-limit windows (SQLite; on PostgreSQL the database keeps them), commit news between
+ * siblings (so a long-poll in one wakes on a write in another at once), the server's metrics
+ * summed over the workers, and one media-ticket secret (a ticket minted by one is good in all).
+ * A worker that dies is replaced; SIGINT/SIGTERM stop every worker gracefully, then the primary.
+ */
+export async function servePrimary(config: Config): Promise<void> {
+  const log = pino(loggerOptions(config.logLevel)) as Log;
+  await prepare(config, log);
+  const env = {
+    PRODGRAPH_WORKERS: '1',
+    // tickets are signed with one secret in every worker; a restart of the server voids them
+    PRODGRAPH_TICKET_SECRET: config.ticketSecret ?? randomBytes(32).toString('base64url'),
+  };
+  const crew = new Crew(config, log, env);
+  // the scrape listener answers every worker's metrics, summed as each metric declares
+  const scrape = config.metricsListener ? await openScrapeListener(config.metricsListener, crew, log) : null;
+  const stop = (signal: string) => {
+    log.info({ signal }, `shutting down: stopping ${crew.size} workers`);
+    crew.stopAll().then(
+      (ok) => {
+        if (scrape) void closeScrapeListener(scrape);
+        log.info(ok ? 'shut down cleanly' : 'shut down; a worker failed to stop cleanly');
+        process.exit(ok ? 0 : 1);
+      },
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  await crew.start(config.workers);
+  log.info(`serving with ${config.workers} workers at http://${config.host}:${config.port}`);
+}
+
+/** The workers of a primary, numbered 1…N, each replaced when it dies. */
+class Crew {
+  private readonly workers = new Map<number, { worker: Worker; started: number }>();
+  private readonly windows = new RateWindows();
+  private readonly aggregator = new AggregatorRegistry();
+  private stopping = false;
+
+  constructor(
+    private readonly config: Config,
+    private readonly log: Log,
+    private readonly env: Record<string, string>,
+  ) {}
+
+  get size(): number {
+    return this.workers.size;
+  }
+
+  /** Forks n workers; resolves once each listens, rejects if one dies before it does. */
+  async start(n: number): Promise<void> {
+    await Promise.all(Array.from({ length: n }, (_, i) => this.fork(i + 1)));
+  }
+
+  private fork(id: number): Promise<void> {
+    const worker = cluster.fork({ ...this.env, [WORKER_ID]: String(id) });
+    this.workers.set(id, { worker, started: Date.now() });
+    worker.on('message', (message: unknown) => {
+      if (isOurs(message)) this.heard(worker, message as FromWorker);
+    });
+    return new Promise((resolve, reject) => {
+      let ready = false;
+      worker.on('message', (m: unknown) => {
+        if (isOurs(m) && m.prodgraph === 'ready' && !ready) {
+          ready = true;
+          resolve();
+        }
+      });
+      worker.on('exit', (code, signal) => {
+        this.workers.delete(id);
+        if (!ready) {
+          reject(new Error(`worker ${id} exited before it served (${signal ?? `code ${code}`})`));
+          return;
+        }
+        this.died(id, code, signal);
+      });
+    });
+  }
+
+  private died(id: number, code: number | null, signal: string | null): void {
+    if (this.stopping) return;
+    const quick = Date.now() - (this.workers.get(id)?.started ?? 0) < QUICK_DEATH_MS;
+    this.log.error({ worker: id, code, signal }, `worker ${id} died; starting another`);
+    setTimeout(
+      () => {
+        if (this.stopping) return;
+        this.fork(id).catch((err: Error) => this.log.error({ err, worker: id }, 'a replacement worker failed'));
+      },
+      quick ? RESTART_PAUSE_MS : 0,
+    ).unref();
+  }
+
+  private heard(from: Worker, message: FromWorker): void {
+    switch (message.prodgraph) {
+      case 'rate': {
+        const counted = this.windows.count(message.key, message.windowMs, message.increment);
+        const answer: RateAnswer = { prodgraph: 'rate', id: message.id, ...counted };
+        from.send(answer);
+        return;
+      }
+      case 'commit':
+        for (const { worker } of this.workers.values()) if (worker !== from) worker.send(message);
+        return;
+      case 'metrics':
+        this.text().then(
+          (text) => from.send({ prodgraph: 'metrics', id: message.id, text } satisfies MetricsAnswer),
+          (err: Error) =>
+            from.send({ prodgraph: 'metrics', id: message.id, error: err.message } satisfies MetricsAnswer),
+        );
+        return;
+      default:
+    }
+  }
+
+  /** Every worker's metrics, combined as each metric declares (src/metrics/registry.ts). */
+  text(): Promise<string> {
+    return this.aggregator.clusterMetrics();
+  }
+
+  get contentType(): string {
+    return this.aggregator.contentType;
+  }
+
+  /** Asks every worker to finish its requests and exit; true when all exited 0. */
+  async stopAll(): Promise<boolean> {
+    this.stopping = true;
+    const exits = [...this.workers.values()].map(
+      ({ worker }) =>
+        new Promise<boolean>((resolve) => {
+          if (worker.isDead()) return resolve(true);
+          worker.once('exit', (code) => resolve(code === 0));
+          worker.send({ prodgraph: 'stop' });
+        }),
+    );
+    return (await Promise.all(exits)).every(Boolean);
+  }
+}

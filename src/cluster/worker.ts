@@ -1,0 +1,43 @@
+import { AggregatorRegistry } from 'prom-client';
+import type { AppOptions } from '../app.js';
+import type { Config } from '../config.js';
+import { processMetrics, type Metrics } from '../metrics/registry.js';
+import { PrimaryLink } from './link.js';
+import type { MetricsAnswer } from './messages.js';
+import { clusterRateStore } from './rate-limits.js';
+
+/** The environment variable that numbers a worker (1…N); the primary sets it. */
+export const WORKER_ID = 'PRODGRAPH_WORKER_ID';
+
+/** What a worker shares with its siblings, wired into the app it builds. */
+export interface WorkerWiring {
+  /** Rate-limit windows counted once for the whole server (SQLite; PostgreSQL counts in the database). */
+  rateLimitStore: ReturnType<typeof clusterRateStore>;
+  /** Makes every scrape of this worker answer the whole server's metrics. */
+  metrics(metrics: Metrics): void;
+}
+
+/**
+ * The app options of a worker process. Worker 1 delivers the webhooks (a lease per subscription
+ * makes a second deliverer harmless, but one is enough); the primary serves the scrape listener
+ * and settles staged media, so no worker does either. Commits are relayed to the siblings by
+ * the link itself (src/db/change-signal.ts).
+ */
+export function workerOptions(config: Config): { options: Partial<AppOptions>; link: PrimaryLink } {
+  const link = new PrimaryLink();
+  const first = process.env[WORKER_ID] === '1';
+  const worker: WorkerWiring = {
+    rateLimitStore: clusterRateStore(link),
+    metrics(metrics) {
+      // the primary's AggregatorRegistry asks every worker for these and sums them
+      AggregatorRegistry.setRegistries([processMetrics(), metrics.registry]);
+      metrics.serveFrom(async () => {
+        const answer = await link.ask<MetricsAnswer>({ prodgraph: 'metrics' });
+        if (answer.text === undefined) throw new Error(answer.error ?? 'the primary sent no metrics');
+        return answer.text;
+      });
+    },
+  };
+  return { options: { webhooks: first, metricsListener: false, worker }, link };
+}
+
