@@ -73,6 +73,7 @@ async function scaleTarget(): Promise<Target> {
     logLevel: 'silent',
     save: false,
     soak: 0,
+    loader: 'autocannon',
   });
   const handle = await openAndMigrate(parseDbTarget(dataset.db));
   const row = await handle.db.selectFrom('productions').select('code').executeTakeFirstOrThrow();

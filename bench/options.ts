@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { wrkInstalled } from './wrk.js';
 
 export interface BenchOptions {
   scale: number;
@@ -24,6 +25,8 @@ export interface BenchOptions {
   save: boolean;
   /** Seconds of the mixed soak after the routes (0: none). */
   soak: number;
+  /** The load generator of the read routes (writes always use autocannon). */
+  loader: 'wrk' | 'autocannon';
 }
 
 export const USAGE = `usage: npm run bench -- [options]
@@ -40,6 +43,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --cpu-prof        write a CPU profile of the server to bench/.cache/profiles/
   --log-level L     the server's log level (default info, as the product)
   --soak S          seconds of the mixed soak after the routes (default 600; 0 skips it)
+  --load L          load generator of the read routes: wrk (default when installed) or autocannon
   --no-save         print the table but keep bench/results/ as it is`;
 
 export class BenchUsageError extends Error {}
@@ -51,6 +55,15 @@ function number(name: string, raw: string | undefined, fallback: number, min: nu
     throw new BenchUsageError(`--${name}: "${raw}" is not a number from ${min} to ${max}`);
   }
   return n;
+}
+
+function loaderOf(raw: string | undefined): 'wrk' | 'autocannon' {
+  if (raw === undefined) return wrkInstalled() ? 'wrk' : 'autocannon';
+  if (raw !== 'wrk' && raw !== 'autocannon')
+    throw new BenchUsageError(`--load: "${raw}" is not wrk or autocannon`);
+  if (raw === 'wrk' && !wrkInstalled())
+    throw new BenchUsageError('--load wrk: wrk is not installed (apt-get install wrk)');
+  return raw;
 }
 
 export function parseBenchOptions(argv: string[]): BenchOptions {
@@ -72,6 +85,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
         'log-level': { type: 'string' },
         'no-save': { type: 'boolean' },
         soak: { type: 'string' },
+        load: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -102,5 +116,6 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     logLevel: values['log-level'] ?? 'info',
     save: !(values['no-save'] ?? false),
     soak: Math.trunc(number('soak', values.soak, 600, 0, 86_400)),
+    loader: loaderOf(values.load),
   };
 }

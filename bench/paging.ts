@@ -37,6 +37,7 @@ const dataset = await prepareDataset({
   logLevel: 'silent',
   save: false,
   soak: 0,
+  loader: 'autocannon',
 });
 const config = loadConfig({ db: dataset.db, media: dataset.media }, { PRODGRAPH_LOG_LEVEL: 'silent' });
 const database = await openAndMigrate(config.db);

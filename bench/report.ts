@@ -21,6 +21,8 @@ export interface RouteResult {
   expected: number;
   errors: number;
   timeouts: number;
+  /** The load generator that measured it: wrk (reads, when installed) or autocannon. */
+  loader: 'wrk' | 'autocannon';
 }
 
 export interface Machine {
@@ -139,11 +141,11 @@ export function markdown(report: BenchReport): string {
       .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
       .join(' ')}`,
     '',
-    '| route | conns | req/s | p50 ms | p99 ms | ratio to bare Fastify | ratio to in-app control | |',
-    '|---|---:|---:|---:|---:|---:|---:|---|',
+    '| route | load | conns | req/s | p50 ms | p99 ms | ratio to bare Fastify | ratio to in-app control | |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---|',
     ...report.routes.map(
       (r) =>
-        `| ${r.label} | ${r.connections} | ${fmt(r.reqPerSec)} | ${fmt(r.p50Ms, 1)} | ${fmt(r.p99Ms, 1)} | ${r.name === 'bare' ? '1 (reference)' : fmt(r.ratioToBare, 3)} | ${r.name === 'control' ? '1' : fmt(r.ratio, 3)} | ${r.itemsPerSec ? `${fmt(r.itemsPerSec.value)} ${r.itemsPerSec.unit}` : ''}${statusNote(r)} |`,
+        `| ${r.label} | ${r.loader} | ${r.connections} | ${fmt(r.reqPerSec)} | ${fmt(r.p50Ms, 1)} | ${fmt(r.p99Ms, 1)} | ${r.name === 'bare' ? '1 (reference)' : fmt(r.ratioToBare, 3)} | ${r.name === 'control' ? '1' : fmt(r.ratio, 3)} | ${r.itemsPerSec ? `${fmt(r.itemsPerSec.value)} ${r.itemsPerSec.unit}` : ''}${statusNote(r)} |`,
     ),
     '',
     `Bare Fastify: ${fmt(report.bare.first)} req/s first, ${fmt(report.bare.last)} req/s last; in-app control (\`GET /bench/hello\` in the product's app): ${fmt(report.control.first)} first, ${fmt(report.control.last)} last. Each ratio uses the mean of its control's two measurements.`,

@@ -1,5 +1,6 @@
 import type { Request } from 'autocannon';
 import type { Fixture } from './fixture.js';
+import type { ReadPlan } from './wrk.js';
 
 /** Everything a route's measurement needs besides the fixture: the scene bundles' current ETags. */
 export interface Prepared {
@@ -19,33 +20,32 @@ export interface RouteSpec {
   connections?: number;
   /** Items per request, for routes whose figure of merit is items per second. */
   items?: { perRequest: number; unit: string };
-  requests: (p: Prepared) => Request[];
+  /** A read: the paths walked in turn and their headers (wrk or autocannon sends them). */
+  plan?: (p: Prepared) => ReadPlan;
+  /** A write: the requests autocannon sends, bodies built per request. */
+  requests?: (p: Prepared) => Request[];
+}
+
+/** The requests autocannon sends for a route (a read's plan walked path by path). */
+export function requestsOf(spec: RouteSpec, p: Prepared): Request[] {
+  if (spec.requests) return spec.requests(p);
+  const plan = spec.plan!(p);
+  let n = 0;
+  return [
+    {
+      method: 'GET',
+      setupRequest: (req: Request) => {
+        const i = n++ % plan.paths.length;
+        return { ...req, path: plan.paths[i], headers: { ...plan.headers, ...plan.perPath?.[i] } };
+      },
+    },
+  ];
 }
 
 export const EVENTS_PER_BATCH = 1_000;
 const API = '/api/v1';
 
 const auth = (token: string) => ({ authorization: `Bearer ${token}` });
-
-/** One request that walks a list of paths (and headers) in turn, so no single row stays hot. */
-function rotate(
-  items: readonly number[],
-  path: (id: number) => string,
-  headers: (id: number) => Record<string, string>,
-  extra: Partial<Request> = {},
-): Request[] {
-  let n = 0;
-  return [
-    {
-      method: 'GET',
-      ...extra,
-      setupRequest: (req: Request) => {
-        const id = items[n++ % items.length]!;
-        return { ...req, path: path(id), headers: { ...req.headers, ...headers(id) } };
-      },
-    },
-  ];
-}
 
 function eventBatch(p: Prepared, batch: number): string {
   const at = new Date().toISOString();
@@ -66,40 +66,34 @@ export const ROUTES: RouteSpec[] = [
     label: () => 'control: `GET /bench/hello` (same Fastify app, no database)',
     kind: 'control',
     expect: 200,
-    requests: () => [{ method: 'GET', path: '/bench/hello' }],
+    plan: () => ({ paths: ['/bench/hello'], headers: {} }),
   },
   {
     name: 'scenes',
     label: (p) => `\`GET /scenes\` (${p.fixture.sceneCount} scenes)`,
     kind: 'read',
     expect: 200,
-    requests: (p) => [{ method: 'GET', path: `${API}/scenes`, headers: auth(p.fixture.wideKey) }],
+    plan: (p) => ({ paths: [`${API}/scenes`], headers: auth(p.fixture.wideKey) }),
   },
   {
     name: 'scenes-gzip',
     label: (p) => `\`GET /scenes\` (${p.fixture.sceneCount} scenes), \`Accept-Encoding: gzip\``,
     kind: 'read',
     expect: 200,
-    requests: (p) => [
-      {
-        method: 'GET',
-        path: `${API}/scenes`,
-        headers: { ...auth(p.fixture.wideKey), 'accept-encoding': 'gzip' },
-      },
-    ],
+    plan: (p) => ({
+      paths: [`${API}/scenes`],
+      headers: { ...auth(p.fixture.wideKey), 'accept-encoding': 'gzip' },
+    }),
   },
   {
     name: 'assets-gzip',
     label: (p) => `\`GET /assets\` (all ${p.fixture.assetCount} rows), \`Accept-Encoding: gzip\``,
     kind: 'read',
     expect: 200,
-    requests: (p) => [
-      {
-        method: 'GET',
-        path: `${API}/assets`,
-        headers: { ...auth(p.fixture.wideKey), 'accept-encoding': 'gzip' },
-      },
-    ],
+    plan: (p) => ({
+      paths: [`${API}/assets`],
+      headers: { ...auth(p.fixture.wideKey), 'accept-encoding': 'gzip' },
+    }),
   },
   {
     name: 'assets-department',
@@ -107,94 +101,82 @@ export const ROUTES: RouteSpec[] = [
       `\`GET /assets?department=${p.fixture.department.slug}\` (${p.fixture.department.assets} rows)`,
     kind: 'read',
     expect: 200,
-    requests: (p) => [
-      {
-        method: 'GET',
-        path: `${API}/assets?department=${p.fixture.department.slug}`,
-        headers: auth(p.fixture.wideKey),
-      },
-    ],
+    plan: (p) => ({
+      paths: [`${API}/assets?department=${p.fixture.department.slug}`],
+      headers: auth(p.fixture.wideKey),
+    }),
   },
   {
     name: 'asset',
     label: () => '`GET /assets/{id}` (characters)',
     kind: 'read',
     expect: 200,
-    requests: (p) =>
-      rotate(
-        p.fixture.characters,
-        (id) => `${API}/assets/${id}`,
-        () => auth(p.fixture.wideKey),
-      ),
+    plan: (p) => ({
+      paths: p.fixture.characters.map((id) => `${API}/assets/${id}`),
+      headers: auth(p.fixture.wideKey),
+    }),
   },
   {
     name: 'production',
     label: () => '`GET /production`',
     kind: 'read',
     expect: 200,
-    requests: (p) => [{ method: 'GET', path: `${API}/production`, headers: auth(p.fixture.wideKey) }],
+    plan: (p) => ({ paths: [`${API}/production`], headers: auth(p.fixture.wideKey) }),
   },
   {
     name: 'scene-bundle',
     label: () => '`GET /bundles/scene/{id}`, production-wide key',
     kind: 'read',
     expect: 200,
-    requests: (p) =>
-      rotate(
-        p.fixture.scenes,
-        (id) => `${API}/bundles/scene/${id}`,
-        () => auth(p.fixture.wideKey),
-      ),
+    plan: (p) => ({
+      paths: p.fixture.scenes.map((id) => `${API}/bundles/scene/${id}`),
+      headers: auth(p.fixture.wideKey),
+    }),
   },
   {
     name: 'scene-bundle-304',
     label: () => 'same with a matching `If-None-Match` (304)',
     kind: 'read',
     expect: 304,
-    requests: (p) =>
-      rotate(
-        p.fixture.scenes,
-        (id) => `${API}/bundles/scene/${id}`,
-        (id) => ({ ...auth(p.fixture.wideKey), 'if-none-match': p.sceneEtags.get(id)! }),
-      ),
+    plan: (p) => ({
+      paths: p.fixture.scenes.map((id) => `${API}/bundles/scene/${id}`),
+      headers: auth(p.fixture.wideKey),
+      perPath: p.fixture.scenes.map((id) => ({ 'if-none-match': p.sceneEtags.get(id)! })),
+    }),
   },
   {
     name: 'scene-bundle-vendor',
     label: (p) => `scene bundle, engagement-bound key (${p.fixture.vendorGrants} grants)`,
     kind: 'read',
     expect: 200,
-    requests: (p) =>
-      rotate(
-        p.fixture.vendorScenes,
-        (id) => `${API}/bundles/scene/${id}`,
-        () => auth(p.fixture.vendorKey),
-      ),
+    plan: (p) => ({
+      paths: p.fixture.vendorScenes.map((id) => `${API}/bundles/scene/${id}`),
+      headers: auth(p.fixture.vendorKey),
+    }),
   },
   {
     name: 'character-bundle-vendor',
     label: () => '`GET /bundles/character/{id}`, engagement-bound key',
     kind: 'read',
     expect: 200,
-    requests: (p) =>
-      rotate(
-        p.fixture.vendorCharacters,
-        (id) => `${API}/bundles/character/${id}`,
-        () => auth(p.fixture.vendorKey),
-      ),
+    plan: (p) => ({
+      paths: p.fixture.vendorCharacters.map((id) => `${API}/bundles/character/${id}`),
+      headers: auth(p.fixture.vendorKey),
+    }),
   },
   {
     name: 'turnovers',
     label: () => '`GET /turnovers`, engagement-bound key',
     kind: 'read',
     expect: 200,
-    requests: (p) => [{ method: 'GET', path: `${API}/turnovers`, headers: auth(p.fixture.vendorKey) }],
+    plan: (p) => ({ paths: [`${API}/turnovers`], headers: auth(p.fixture.vendorKey) }),
   },
   {
     name: 'purchase-orders',
     label: () => '`GET /purchase-orders`, engagement-bound key',
     kind: 'read',
     expect: 200,
-    requests: (p) => [{ method: 'GET', path: `${API}/purchase-orders`, headers: auth(p.fixture.vendorKey) }],
+    plan: (p) => ({ paths: [`${API}/purchase-orders`], headers: auth(p.fixture.vendorKey) }),
   },
   {
     name: 'storage-events',

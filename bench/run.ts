@@ -16,7 +16,8 @@ import { prepareFixture } from './fixture.js';
 import { BenchUsageError, parseBenchOptions, type BenchOptions } from './options.js';
 import { describeMachine, markdown, type BenchReport, type RouteResult } from './report.js';
 import { queryPlans } from './plans.js';
-import { ROUTES, type Prepared, type RouteSpec } from './routes.js';
+import { requestsOf, ROUTES, type Prepared, type RouteSpec } from './routes.js';
+import { runWrk } from './wrk.js';
 import { runSoak, type SoakResult } from './soak.js';
 
 const ROOT = join(BENCH_DIR, '..');
@@ -178,7 +179,7 @@ const BARE: RouteSpec = {
   label: () => 'bare Fastify hello-world (no logger, no hooks, own process)',
   kind: 'control',
   expect: 200,
-  requests: () => [{ method: 'GET', path: '/hello' }],
+  plan: () => ({ paths: ['/hello'], headers: {} }),
 };
 
 /** The bare control measured once: started, loaded exactly as a route, stopped. */
@@ -230,44 +231,80 @@ async function drain(base: string, path = '/bench/hello'): Promise<void> {
   }
 }
 
+/** One measurement of a route: wrk for a read when chosen, autocannon otherwise. */
+async function load(
+  base: string,
+  spec: RouteSpec,
+  prepared: Prepared,
+  options: BenchOptions,
+  seconds: number,
+): Promise<Omit<RouteResult, 'name' | 'label' | 'kind' | 'ratio' | 'ratioToBare' | 'expected'>> {
+  const connections = spec.connections ?? options.connections;
+  if (options.loader === 'wrk' && spec.plan) {
+    const r = await runWrk(base, spec.plan(prepared), {
+      connections,
+      seconds,
+      pin: (argv) => onCore(1, argv),
+    });
+    return {
+      connections,
+      requests: r.requests,
+      reqPerSec: r.requests / r.seconds,
+      p50Ms: r.p50Ms,
+      p99Ms: r.p99Ms,
+      // wrk counts answers that are neither 2xx nor 3xx; every expected status here is one of those
+      statuses: { [spec.expect]: r.requests - r.failed, ...(r.failed ? { other: r.failed } : {}) },
+      errors: r.socketErrors,
+      timeouts: 0,
+      loader: 'wrk',
+    };
+  }
+  const r = await autocannon({
+    url: base,
+    connections,
+    duration: seconds,
+    timeout: 30,
+    requests: requestsOf(spec, prepared),
+  });
+  return {
+    connections,
+    requests: r.requests.total,
+    reqPerSec: r.requests.total / r.duration,
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    statuses: Object.fromEntries(
+      Object.entries(r.statusCodeStats ?? {}).map(([code, s]) => [code, s.count ?? 0]),
+    ),
+    errors: r.errors,
+    timeouts: r.timeouts,
+    loader: 'autocannon',
+  };
+}
+
 async function measure(
   base: string,
   spec: RouteSpec,
   prepared: Prepared,
   options: BenchOptions,
 ): Promise<RouteResult> {
-  const connections = spec.connections ?? options.connections;
-  const run = (duration: number) =>
-    autocannon({ url: base, connections, duration, timeout: 30, requests: spec.requests(prepared) });
   const idle = spec === BARE ? '/hello' : '/bench/hello';
   if (options.warmup > 0) {
-    await run(options.warmup);
+    await load(base, spec, prepared, options, options.warmup);
     await drain(base, idle);
   }
-  const r = await run(options.duration);
+  const r = await load(base, spec, prepared, options, options.duration);
   await drain(base, idle);
-  const reqPerSec = r.requests.total / r.duration;
-  const statuses = Object.fromEntries(
-    Object.entries(r.statusCodeStats ?? {}).map(([code, s]) => [code, s.count ?? 0]),
-  );
   return {
     name: spec.name,
     label: spec.label(prepared),
     kind: spec.kind,
-    connections,
-    requests: r.requests.total,
-    reqPerSec,
-    p50Ms: r.latency.p50,
-    p99Ms: r.latency.p99,
+    ...r,
     ratio: 0,
     ratioToBare: 0,
     ...(spec.items
-      ? { itemsPerSec: { value: reqPerSec * spec.items.perRequest, unit: spec.items.unit } }
+      ? { itemsPerSec: { value: r.reqPerSec * spec.items.perRequest, unit: spec.items.unit } }
       : {}),
-    statuses,
     expected: spec.expect,
-    errors: r.errors,
-    timeouts: r.timeouts,
   };
 }
 

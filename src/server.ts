@@ -28,7 +28,7 @@ export async function serve(config: Config): Promise<void> {
 
 /** A worker of a cluster: the primary has migrated, settled staged media and reported. */
 async function serveWorker(config: Config): Promise<void> {
-  const { options, link } = workerOptions(config);
+  const { options, link } = workerOptions();
   const app = await buildApp({ config, store: new FileMediaStore(config.mediaDir), ...options });
   const stop = await listenUntilStopped(app, config);
   link.whenStopped(() => stop('the primary'));
@@ -77,4 +77,3 @@ async function listenUntilStopped(app: App, config: Config): Promise<(reason: st
   }
   return stop;
 }
-

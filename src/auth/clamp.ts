@@ -206,35 +206,37 @@ export class Clamp {
 
 /** The engagement row with the (unexpired or not) grants a door needs. */
 function grantRows(db: Db, principal: Principal, engagementId: number, need: ClampNeed) {
-  return db
-    .selectFrom('engagements as e')
-    .leftJoin('grants as g', (j) => {
-      let on = j.onRef('g.engagement_id', '=', 'e.id').on('g.revoked_at', 'is', null);
-      if (need.kinds) on = on.on('g.kind', 'in', [...need.kinds]);
-      if (need.nodeId !== undefined) on = on.on('g.node_id', '=', need.nodeId);
-      return on;
-    })
-    // a grant on a retired scene, character or delivery reaches nothing
-    .leftJoin('nodes as gn', 'gn.id', 'g.node_id')
-    .leftJoin('deliveries as gd', 'gd.id', 'g.delivery_id')
-    .where('e.id', '=', engagementId)
-    .where('e.production_id', '=', principal.productionId)
-    .where('e.retired_at', 'is', null)
-    .select([
-      'e.organisation_id',
-      'gn.retired_at as node_retired_at',
-      'gd.retired_at as delivery_retired_at',
-      'g.id as grant_id',
-      'g.kind',
-      'g.node_id',
-      'g.delivery_id',
-      'g.access',
-      'g.expires_at',
-      'g.revoked_at',
-      'g.updated_at',
-    ])
-    .orderBy('g.id')
-    .execute();
+  return (
+    db
+      .selectFrom('engagements as e')
+      .leftJoin('grants as g', (j) => {
+        let on = j.onRef('g.engagement_id', '=', 'e.id').on('g.revoked_at', 'is', null);
+        if (need.kinds) on = on.on('g.kind', 'in', [...need.kinds]);
+        if (need.nodeId !== undefined) on = on.on('g.node_id', '=', need.nodeId);
+        return on;
+      })
+      // a grant on a retired scene, character or delivery reaches nothing
+      .leftJoin('nodes as gn', 'gn.id', 'g.node_id')
+      .leftJoin('deliveries as gd', 'gd.id', 'g.delivery_id')
+      .where('e.id', '=', engagementId)
+      .where('e.production_id', '=', principal.productionId)
+      .where('e.retired_at', 'is', null)
+      .select([
+        'e.organisation_id',
+        'gn.retired_at as node_retired_at',
+        'gd.retired_at as delivery_retired_at',
+        'g.id as grant_id',
+        'g.kind',
+        'g.node_id',
+        'g.delivery_id',
+        'g.access',
+        'g.expires_at',
+        'g.revoked_at',
+        'g.updated_at',
+      ])
+      .orderBy('g.id')
+      .execute()
+  );
 }
 
 type GrantRow = Awaited<ReturnType<typeof grantRows>>[number];

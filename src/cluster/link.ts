@@ -1,5 +1,11 @@
 import { hearCommit, relayCommits } from '../db/change-signal.js';
-import { isOurs, type FromPrimary, type FromWorker, type MetricsAnswer, type RateAnswer } from './messages.js';
+import {
+  isOurs,
+  type FromPrimary,
+  type FromWorker,
+  type MetricsAnswer,
+  type RateAnswer,
+} from './messages.js';
 
 type Question = Extract<FromWorker, { id: number }>;
 /** A question before it is numbered. */
@@ -44,7 +50,7 @@ export class PrimaryLink {
       }, ANSWER_TIMEOUT_MS);
       timer.unref();
       this.waiting.set(id, { resolve: resolve as (a: Answer) => void, timer });
-      this.send({ ...question, id } as Question);
+      this.send({ ...question, id });
     });
   }
 

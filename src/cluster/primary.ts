@@ -45,7 +45,7 @@ async function prepare(config: Config, log: Log): Promise<void> {
  * A worker that dies is replaced; SIGINT/SIGTERM stop every worker gracefully, then the primary.
  */
 export async function servePrimary(config: Config): Promise<void> {
-  const log = pino(loggerOptions(config.logLevel)) as Log;
+  const log: Log = pino(loggerOptions(config.logLevel));
   await prepare(config, log);
   const env = {
     PRODGRAPH_WORKERS: '1',
@@ -126,7 +126,9 @@ class Crew {
     setTimeout(
       () => {
         if (this.stopping) return;
-        this.fork(id).catch((err: Error) => this.log.error({ err, worker: id }, 'a replacement worker failed'));
+        this.fork(id).catch((err: Error) =>
+          this.log.error({ err, worker: id }, 'a replacement worker failed'),
+        );
       },
       quick ? RESTART_PAUSE_MS : 0,
     ).unref();

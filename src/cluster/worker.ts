@@ -1,10 +1,12 @@
 import { AggregatorRegistry } from 'prom-client';
 import type { AppOptions } from '../app.js';
-import type { Config } from '../config.js';
 import { processMetrics, type Metrics } from '../metrics/registry.js';
 import { PrimaryLink } from './link.js';
 import type { MetricsAnswer } from './messages.js';
 import { clusterRateStore } from './rate-limits.js';
+
+/** Made once per worker process, for the listener prom-client adds with it. */
+let listening: unknown;
 
 /** The environment variable that numbers a worker (1…N); the primary sets it. */
 export const WORKER_ID = 'PRODGRAPH_WORKER_ID';
@@ -23,14 +25,16 @@ export interface WorkerWiring {
  * and settles staged media, so no worker does either. Commits are relayed to the siblings by
  * the link itself (src/db/change-signal.ts).
  */
-export function workerOptions(config: Config): { options: Partial<AppOptions>; link: PrimaryLink } {
+export function workerOptions(): { options: Partial<AppOptions>; link: PrimaryLink } {
   const link = new PrimaryLink();
   const first = process.env[WORKER_ID] === '1';
   const worker: WorkerWiring = {
     rateLimitStore: clusterRateStore(link),
     metrics(metrics) {
-      // the primary's AggregatorRegistry asks every worker for these and sums them
+      // the primary's AggregatorRegistry asks every worker for these and sums them; a worker
+      // answers once an AggregatorRegistry exists in it (its constructor adds the listener)
       AggregatorRegistry.setRegistries([processMetrics(), metrics.registry]);
+      listening ??= new AggregatorRegistry();
       metrics.serveFrom(async () => {
         const answer = await link.ask<MetricsAnswer>({ prodgraph: 'metrics' });
         if (answer.text === undefined) throw new Error(answer.error ?? 'the primary sent no metrics');
@@ -40,4 +44,3 @@ export function workerOptions(config: Config): { options: Partial<AppOptions>; l
   };
   return { options: { webhooks: first, metricsListener: false, worker }, link };
 }
-

@@ -15,7 +15,12 @@ function json(res: ServerResponse, status: number, detail: string, code: string,
     .end(JSON.stringify({ detail, code }));
 }
 
-function answer(source: ScrapeSource, log: FastifyBaseLogger, req: IncomingMessage, res: ServerResponse): void {
+function answer(
+  source: ScrapeSource,
+  log: FastifyBaseLogger,
+  req: IncomingMessage,
+  res: ServerResponse,
+): void {
   const path = (req.url ?? '/').split('?')[0];
   if (path !== '/metrics') {
     json(res, 404, `no route for ${req.method} ${path}`, 'route_not_found');
