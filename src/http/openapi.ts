@@ -5,6 +5,7 @@ import fp from 'fastify-plugin';
 import { referenceRoute } from './reference.js';
 import { everyOperationRefuses, nameSchemas } from './reference-document.js';
 import { documentHeaders } from './reference-headers.js';
+import { TAGS } from './reference-tags.js';
 import { ErrorBody } from './schemas.js';
 
 export const API_PREFIX = '/api/v1';
@@ -105,6 +106,7 @@ async function openApiPlugin(app: FastifyInstance): Promise<void> {
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       servers: [{ url: '/' }],
+      tags: [...TAGS],
       components: {
         securitySchemes: {
           bearerAuth: {
