@@ -90,10 +90,10 @@ async function openApiPlugin(app: FastifyInstance): Promise<void> {
   app.addSchema(ErrorBody);
   /** The last pass, once every route is in the document: named schemas, then every header. */
   const finish = <T>(document: T): T => {
-    const own = new Map(app.routeTable.map((r) => [r.operationId, r.responseHeaders]));
+    const routes = new Map(app.routeTable.map((r) => [r.operationId, r]));
     const doc = nameSchemas(document) as Record<string, unknown>;
     everyOperationRefuses(doc);
-    documentHeaders(doc, (id) => own.get(id));
+    documentHeaders(doc, (id) => routes.get(id));
     return document;
   };
   await app.register(swagger, {
