@@ -3258,6 +3258,8 @@ export interface components {
     'Retry-After': number;
     /** @description Present (`true`) only when this repeats the answer to an earlier request with the same Idempotency-Key and body: nothing was written again */
     'Idempotent-Replayed': string;
+    /** @description `no-referrer`: a page showing the file never hands its URL (a ticket may ride in it) to another site */
+    'Referrer-Policy': string;
     /** @description `Bearer realm="prodgraph"`: the key to send */
     'WWW-Authenticate': string;
     /** @description The methods this path takes */
@@ -3279,6 +3281,8 @@ export interface operations {
       /** @description OK: The service and its database answer */
       200: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3291,6 +3295,8 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3300,6 +3306,8 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3310,6 +3318,8 @@ export interface operations {
       503: {
         headers: {
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3321,8 +3331,8 @@ export interface operations {
   getMediaFileByTicket: {
     parameters: {
       query?: {
-        /** @description A media ticket (a string) from GET /api/v1/media-ticket */
-        t?: unknown;
+        /** @description The media ticket, exactly as GET /api/v1/media-ticket returned it (URL-encoded); missing, forged, expired or of a revoked key: 401 */
+        t?: string;
       };
       header?: {
         /** @description One byte range, `bytes=a-b`, `bytes=a-` or `bytes=-n`: answers 206 (416 outside) */
@@ -3351,6 +3361,7 @@ export interface operations {
           'Accept-Ranges': components['headers']['Accept-Ranges'];
           'Cache-Control': components['headers']['Cache-Control'];
           'Content-Disposition': components['headers']['Content-Disposition'];
+          'Referrer-Policy': components['headers']['Referrer-Policy'];
           'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
@@ -3369,8 +3380,9 @@ export interface operations {
           'Accept-Ranges': components['headers']['Accept-Ranges'];
           'Cache-Control': components['headers']['Cache-Control'];
           'Content-Disposition': components['headers']['Content-Disposition'];
-          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
+          'Referrer-Policy': components['headers']['Referrer-Policy'];
           'Content-Range': components['headers']['Content-Range'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -3384,7 +3396,11 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           ETag: components['headers']['ETag'];
+          'Last-Modified': components['headers']['Last-Modified'];
+          'Accept-Ranges': components['headers']['Accept-Ranges'];
           'Cache-Control': components['headers']['Cache-Control'];
+          'Content-Disposition': components['headers']['Content-Disposition'];
+          'Referrer-Policy': components['headers']['Referrer-Policy'];
           'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
@@ -3394,6 +3410,7 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -3403,6 +3420,10 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -3412,6 +3433,15 @@ export interface operations {
       /** @description Range not satisfiable: the Range lies outside the file */
       416: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          'Last-Modified': components['headers']['Last-Modified'];
+          'Accept-Ranges': components['headers']['Accept-Ranges'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Content-Disposition': components['headers']['Content-Disposition'];
+          'Referrer-Policy': components['headers']['Referrer-Policy'];
           'Content-Range': components['headers']['Content-Range'];
           'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
@@ -3423,6 +3453,10 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -3436,6 +3470,7 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -3445,6 +3480,10 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -3454,7 +3493,11 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -3475,7 +3518,12 @@ export interface operations {
       /** @description Method not allowed: `Allow` names the methods this path takes */
       405: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Allow: components['headers']['Allow'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3485,6 +3533,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3498,6 +3551,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3507,6 +3562,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3516,7 +3576,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3548,6 +3613,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3567,6 +3634,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3577,6 +3649,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3586,6 +3660,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3595,6 +3671,11 @@ export interface operations {
       /** @description Too large: a body, file, batch or part count over its limit */
       413: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3604,6 +3685,11 @@ export interface operations {
       /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
       415: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3613,6 +3699,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3626,6 +3717,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3635,6 +3728,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3644,7 +3742,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3654,6 +3757,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3674,7 +3782,12 @@ export interface operations {
       /** @description Method not allowed: `Allow` names the methods this path takes */
       405: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Allow: components['headers']['Allow'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3684,6 +3797,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3697,6 +3815,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3706,6 +3826,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3715,7 +3840,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3725,6 +3855,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3751,9 +3886,9 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
-          ETag: components['headers']['ETag'];
-          Vary: components['headers']['Vary'];
           'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -3795,6 +3930,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3804,6 +3941,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3813,6 +3952,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3826,6 +3970,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3835,6 +3981,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3844,7 +3995,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3868,6 +4024,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3878,6 +4036,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3887,6 +4047,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3896,6 +4058,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3909,6 +4076,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3918,6 +4087,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3927,7 +4101,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3954,6 +4133,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3964,6 +4145,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3973,6 +4156,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3982,6 +4167,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3991,6 +4181,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4004,6 +4199,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4013,6 +4210,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4022,7 +4224,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4057,9 +4264,9 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Link: components['headers']['Link'];
-          ETag: components['headers']['ETag'];
-          Vary: components['headers']['Vary'];
           'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -4106,6 +4313,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4115,6 +4324,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4124,6 +4335,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4137,6 +4353,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4146,6 +4364,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4155,7 +4378,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4198,9 +4426,9 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Link: components['headers']['Link'];
-          ETag: components['headers']['ETag'];
-          Vary: components['headers']['Vary'];
           'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -4236,6 +4464,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4245,6 +4475,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4254,6 +4486,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4267,6 +4504,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4276,6 +4515,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4285,7 +4529,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4318,6 +4567,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           Location: components['headers']['Location'];
           [name: string]: unknown;
         };
@@ -4328,6 +4579,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4338,6 +4594,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4347,6 +4605,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4356,6 +4616,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4369,6 +4634,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4378,6 +4645,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4387,7 +4659,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4397,6 +4674,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4426,9 +4708,9 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
-          ETag: components['headers']['ETag'];
-          Vary: components['headers']['Vary'];
           'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -4451,6 +4733,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4460,6 +4744,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4469,6 +4755,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4478,6 +4769,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4491,6 +4787,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4500,6 +4798,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4509,7 +4812,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4536,6 +4844,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4546,6 +4856,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4555,6 +4867,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4564,6 +4878,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4577,6 +4896,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4586,6 +4907,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4595,7 +4921,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4627,6 +4958,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Link: components['headers']['Link'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4665,6 +4998,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4674,6 +5009,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4683,6 +5020,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4696,6 +5038,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4705,6 +5049,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4714,7 +5063,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4748,6 +5102,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Link: components['headers']['Link'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4804,6 +5160,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4813,6 +5171,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4822,6 +5182,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4835,6 +5200,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4844,6 +5211,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4853,7 +5225,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4884,6 +5261,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4894,6 +5273,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4903,6 +5284,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4912,6 +5295,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4925,6 +5313,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4934,6 +5324,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4943,7 +5338,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4977,6 +5377,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Link: components['headers']['Link'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5003,6 +5405,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5012,6 +5416,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5021,6 +5427,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5034,6 +5445,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5043,6 +5456,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5052,7 +5470,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5083,6 +5506,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5093,6 +5518,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5102,6 +5529,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5111,6 +5540,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5124,6 +5558,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5133,6 +5569,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5142,7 +5583,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5176,6 +5622,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Link: components['headers']['Link'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5186,6 +5634,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5195,6 +5645,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5204,6 +5656,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5217,6 +5674,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5226,6 +5685,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5235,7 +5699,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5259,6 +5728,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5269,6 +5740,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5278,6 +5751,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5287,6 +5762,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5300,6 +5780,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5309,6 +5791,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5318,7 +5805,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5342,6 +5834,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           'Cache-Control': components['headers']['Cache-Control'];
           [name: string]: unknown;
         };
@@ -5353,6 +5847,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5362,6 +5858,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5371,6 +5869,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5384,6 +5887,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5393,6 +5898,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5402,7 +5912,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5437,6 +5952,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5446,6 +5963,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5456,6 +5978,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5465,6 +5989,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5474,6 +6000,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5483,6 +6014,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5496,6 +6032,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5505,6 +6043,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5514,7 +6057,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5524,6 +6072,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5568,6 +6121,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           Location: components['headers']['Location'];
           [name: string]: unknown;
         };
@@ -5579,6 +6134,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5588,6 +6145,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5597,6 +6156,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5606,6 +6170,11 @@ export interface operations {
       /** @description Too large: a body, file, batch or part count over its limit */
       413: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5615,6 +6184,11 @@ export interface operations {
       /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
       415: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5624,6 +6198,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5637,6 +6216,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5646,6 +6227,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5655,7 +6241,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5665,6 +6256,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5699,6 +6295,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5752,6 +6350,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5762,6 +6365,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5771,6 +6376,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5780,6 +6387,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5789,6 +6401,11 @@ export interface operations {
       /** @description Conflict: already settled, a stale step, a duplicate */
       409: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5798,6 +6415,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5811,6 +6433,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5820,6 +6444,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5829,7 +6458,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5839,6 +6473,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5870,6 +6509,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5879,6 +6520,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5889,6 +6535,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5898,6 +6546,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5907,6 +6557,11 @@ export interface operations {
       /** @description Too large: a body, file, batch or part count over its limit */
       413: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5916,6 +6571,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5929,6 +6589,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5938,6 +6600,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5947,7 +6614,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5957,6 +6629,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5988,6 +6665,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5997,6 +6676,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6007,6 +6691,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6016,6 +6702,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6025,6 +6713,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6034,6 +6727,11 @@ export interface operations {
       /** @description Too large: a body, file, batch or part count over its limit */
       413: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6043,6 +6741,11 @@ export interface operations {
       /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
       415: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6052,6 +6755,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6065,6 +6773,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6074,6 +6784,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6083,7 +6798,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6093,6 +6813,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6116,6 +6841,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6126,6 +6853,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6135,6 +6864,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6144,6 +6875,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6157,6 +6893,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6166,6 +6904,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6175,7 +6918,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6207,6 +6955,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6216,6 +6966,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6226,6 +6981,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6235,6 +6992,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6244,6 +7003,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6253,6 +7017,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6266,6 +7035,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6275,6 +7046,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6284,7 +7060,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6294,6 +7075,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6323,6 +7109,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Link: components['headers']['Link'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6345,6 +7133,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6354,6 +7144,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6363,6 +7155,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6376,6 +7173,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6385,6 +7184,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6394,7 +7198,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6424,10 +7233,10 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           ETag: components['headers']['ETag'];
           'Cache-Control': components['headers']['Cache-Control'];
-          Vary: components['headers']['Vary'];
-          'Content-Encoding': components['headers']['Content-Encoding'];
           [name: string]: unknown;
         };
         content: {
@@ -6526,6 +7335,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6535,6 +7346,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6544,6 +7357,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6553,6 +7371,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6566,6 +7389,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6575,6 +7400,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6584,7 +7414,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6614,10 +7449,10 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           ETag: components['headers']['ETag'];
           'Cache-Control': components['headers']['Cache-Control'];
-          Vary: components['headers']['Vary'];
-          'Content-Encoding': components['headers']['Content-Encoding'];
           [name: string]: unknown;
         };
         content: {
@@ -6694,6 +7529,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6703,6 +7540,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6712,6 +7551,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6721,6 +7565,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6734,6 +7583,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6743,6 +7594,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6752,7 +7608,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6787,9 +7648,9 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Link: components['headers']['Link'];
-          ETag: components['headers']['ETag'];
-          Vary: components['headers']['Vary'];
           'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -6832,6 +7693,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6841,6 +7704,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6850,6 +7715,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6863,6 +7733,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6872,6 +7744,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6881,7 +7758,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6915,6 +7797,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Link: components['headers']['Link'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6948,6 +7832,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6957,6 +7843,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6966,6 +7854,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6979,6 +7872,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6988,6 +7883,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6997,7 +7897,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7038,6 +7943,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7047,6 +7954,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7057,6 +7969,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7066,6 +7980,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7075,6 +7991,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7084,6 +8005,11 @@ export interface operations {
       /** @description Too large: a body, file, batch or part count over its limit */
       413: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7093,6 +8019,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7106,6 +8037,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7115,6 +8048,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7124,7 +8062,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7134,6 +8077,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7160,6 +8108,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7186,6 +8136,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7195,6 +8147,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7204,6 +8158,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7213,6 +8172,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7226,6 +8190,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7235,6 +8201,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7244,7 +8215,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7283,6 +8259,7 @@ export interface operations {
           'Accept-Ranges': components['headers']['Accept-Ranges'];
           'Cache-Control': components['headers']['Cache-Control'];
           'Content-Disposition': components['headers']['Content-Disposition'];
+          'Referrer-Policy': components['headers']['Referrer-Policy'];
           'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
@@ -7301,8 +8278,9 @@ export interface operations {
           'Accept-Ranges': components['headers']['Accept-Ranges'];
           'Cache-Control': components['headers']['Cache-Control'];
           'Content-Disposition': components['headers']['Content-Disposition'];
-          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
+          'Referrer-Policy': components['headers']['Referrer-Policy'];
           'Content-Range': components['headers']['Content-Range'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -7316,7 +8294,11 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           ETag: components['headers']['ETag'];
+          'Last-Modified': components['headers']['Last-Modified'];
+          'Accept-Ranges': components['headers']['Accept-Ranges'];
           'Cache-Control': components['headers']['Cache-Control'];
+          'Content-Disposition': components['headers']['Content-Disposition'];
+          'Referrer-Policy': components['headers']['Referrer-Policy'];
           'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
@@ -7326,6 +8308,7 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -7335,6 +8318,7 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -7344,6 +8328,10 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -7353,6 +8341,15 @@ export interface operations {
       /** @description Range not satisfiable: the Range lies outside the file */
       416: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          'Last-Modified': components['headers']['Last-Modified'];
+          'Accept-Ranges': components['headers']['Accept-Ranges'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Content-Disposition': components['headers']['Content-Disposition'];
+          'Referrer-Policy': components['headers']['Referrer-Policy'];
           'Content-Range': components['headers']['Content-Range'];
           'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
@@ -7364,6 +8361,10 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -7377,6 +8378,7 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -7386,6 +8388,10 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -7395,7 +8401,11 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -7422,9 +8432,9 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
-          ETag: components['headers']['ETag'];
-          Vary: components['headers']['Vary'];
           'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -7447,6 +8457,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7456,6 +8468,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7465,6 +8479,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7478,6 +8497,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7487,6 +8508,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7496,7 +8522,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7530,6 +8561,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           'Cache-Control': components['headers']['Cache-Control'];
           [name: string]: unknown;
         };
@@ -7540,6 +8573,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7550,6 +8588,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7559,6 +8599,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7568,6 +8610,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7581,6 +8628,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7590,6 +8639,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7599,6 +8653,11 @@ export interface operations {
       /** @description A provider this endpoint depends on failed */
       502: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7608,7 +8667,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7618,6 +8682,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7644,6 +8713,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7654,6 +8725,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7663,6 +8736,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7672,6 +8747,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7681,6 +8761,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7694,6 +8779,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7703,6 +8790,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7712,7 +8804,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7722,6 +8819,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7748,6 +8850,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7758,6 +8862,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7767,6 +8873,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7776,6 +8884,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7789,6 +8902,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7798,6 +8913,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7807,7 +8927,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7839,6 +8964,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7848,6 +8975,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7858,6 +8990,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7867,6 +9001,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7876,6 +9012,11 @@ export interface operations {
       /** @description Conflict: already settled, a stale step, a duplicate */
       409: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7885,6 +9026,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7898,6 +9044,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7907,6 +9055,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7916,7 +9069,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7926,6 +9084,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7956,6 +9119,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7966,6 +9131,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7975,6 +9142,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7984,6 +9153,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7993,6 +9167,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8006,6 +9185,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8015,6 +9196,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8024,7 +9210,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8034,6 +9225,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8062,6 +9258,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8072,6 +9270,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8081,6 +9281,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8090,6 +9292,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8103,6 +9310,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8112,6 +9321,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8121,7 +9335,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8153,6 +9372,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8162,6 +9383,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8172,6 +9398,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8181,6 +9409,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8190,6 +9420,11 @@ export interface operations {
       /** @description Conflict: already settled, a stale step, a duplicate */
       409: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8199,6 +9434,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8212,6 +9452,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8221,6 +9463,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8230,7 +9477,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8240,6 +9492,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8270,6 +9527,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8280,6 +9539,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8289,6 +9550,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8298,6 +9561,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8307,6 +9575,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8320,6 +9593,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8329,6 +9604,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8338,7 +9618,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8348,6 +9633,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8371,6 +9661,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8381,6 +9673,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8390,6 +9684,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8399,6 +9695,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8412,6 +9713,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8421,6 +9724,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8430,7 +9738,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8462,6 +9775,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           'Cache-Control': components['headers']['Cache-Control'];
           [name: string]: unknown;
         };
@@ -8472,6 +9787,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8482,6 +9802,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8491,6 +9813,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8500,6 +9824,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8513,6 +9842,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8522,6 +9853,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8531,7 +9867,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8541,6 +9882,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8571,6 +9917,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8581,6 +9929,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8590,6 +9940,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8599,6 +9951,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8608,6 +9965,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8621,6 +9983,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8630,6 +9994,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8639,7 +10008,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8649,6 +10023,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8672,6 +10051,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8682,6 +10063,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8691,6 +10074,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8700,6 +10085,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8713,6 +10103,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8722,6 +10114,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8731,7 +10128,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8763,6 +10165,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8772,6 +10176,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8782,6 +10191,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8791,6 +10202,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8800,6 +10213,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8813,6 +10231,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8822,6 +10242,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8831,7 +10256,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8841,6 +10271,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8871,6 +10306,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8881,6 +10318,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8890,6 +10329,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8899,6 +10340,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8908,6 +10354,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8921,6 +10372,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8930,6 +10383,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8939,7 +10397,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8949,6 +10412,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8979,6 +10447,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8989,6 +10459,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8998,6 +10470,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9007,6 +10481,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9016,6 +10495,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9029,6 +10513,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9038,6 +10524,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9047,7 +10538,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9057,6 +10553,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9087,6 +10588,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9097,6 +10600,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9106,6 +10611,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9115,6 +10622,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9124,6 +10636,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9137,6 +10654,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9146,6 +10665,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9155,7 +10679,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9165,6 +10694,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9194,6 +10728,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9204,6 +10740,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9213,6 +10751,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9222,6 +10762,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9231,6 +10776,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9244,6 +10794,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9253,6 +10805,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9262,7 +10819,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9286,6 +10848,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9296,6 +10860,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9305,6 +10871,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9314,6 +10882,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9327,6 +10900,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9336,6 +10911,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9345,7 +10925,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9376,6 +10961,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9386,6 +10973,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9395,6 +10984,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9404,6 +10995,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9417,6 +11013,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9426,6 +11024,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9435,7 +11038,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9462,6 +11070,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9472,6 +11082,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9481,6 +11093,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9490,6 +11104,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9499,6 +11118,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9512,6 +11136,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9521,6 +11147,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9530,7 +11161,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9559,6 +11195,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9644,6 +11282,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9653,6 +11293,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9662,6 +11304,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9671,6 +11318,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9684,6 +11336,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9693,6 +11347,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9702,7 +11361,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9731,6 +11395,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9794,6 +11460,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9803,6 +11471,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9812,6 +11482,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9821,6 +11496,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9834,6 +11514,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9843,6 +11525,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9852,7 +11539,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9864,7 +11556,14 @@ export interface operations {
   getEngagementMediaContent: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description One byte range, `bytes=a-b`, `bytes=a-` or `bytes=-n`: answers 206 (416 outside) */
+        range?: string;
+        /** @description The ETag the Range was meant for: a changed file is sent whole instead */
+        'if-range'?: string;
+        /** @description The ETag you hold (or `*`): while it is current the answer is 304 */
+        'if-none-match'?: string;
+      };
       path: {
         /** @description The engagement */
         id: number;
@@ -9881,6 +11580,13 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          'Last-Modified': components['headers']['Last-Modified'];
+          'Accept-Ranges': components['headers']['Accept-Ranges'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Content-Disposition': components['headers']['Content-Disposition'];
+          'Referrer-Policy': components['headers']['Referrer-Policy'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -9893,16 +11599,42 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          'Last-Modified': components['headers']['Last-Modified'];
+          'Accept-Ranges': components['headers']['Accept-Ranges'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Content-Disposition': components['headers']['Content-Disposition'];
+          'Referrer-Policy': components['headers']['Referrer-Policy'];
+          'Content-Range': components['headers']['Content-Range'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
           'application/octet-stream': Blob;
         };
       };
+      /** @description Not modified: the copy you hold (If-None-Match) is current; no body: Not modified: If-None-Match matched the ETag; no body */
+      304: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          'Last-Modified': components['headers']['Last-Modified'];
+          'Accept-Ranges': components['headers']['Accept-Ranges'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Content-Disposition': components['headers']['Content-Disposition'];
+          'Referrer-Policy': components['headers']['Referrer-Policy'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
       /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -9912,6 +11644,7 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -9921,6 +11654,10 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -9930,6 +11667,17 @@ export interface operations {
       /** @description Range not satisfiable: the Range lies outside the file */
       416: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          'Last-Modified': components['headers']['Last-Modified'];
+          'Accept-Ranges': components['headers']['Accept-Ranges'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Content-Disposition': components['headers']['Content-Disposition'];
+          'Referrer-Policy': components['headers']['Referrer-Policy'];
+          'Content-Range': components['headers']['Content-Range'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -9939,6 +11687,10 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -9952,6 +11704,7 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -9961,6 +11714,10 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -9970,7 +11727,11 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -9994,6 +11755,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -10004,6 +11767,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -10013,6 +11778,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -10022,6 +11789,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -10035,6 +11807,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -10044,6 +11818,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -10053,7 +11832,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
