@@ -884,6 +884,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/admin/engagements/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One vendor engagement
+     * @description As the list shows it (archived or not): its organisation, departments, number of live grants and of unrevoked keys. 404 for an unknown engagement or one of another production.
+     *
+     *     Scope `admin`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
+     */
+    get: operations['getEngagement'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/admin/engagements/{id}/archive': {
     parameters: {
       query?: never;
@@ -965,7 +987,7 @@ export interface paths {
     };
     /**
      * The production's API keys
-     * @description By prefix, never the token (which is not stored).
+     * @description By prefix, never the token (which is not stored); revoked keys too. With `engagement_id`, only the keys bound to that engagement.
      *
      *     Scope `admin`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
      */
@@ -9097,6 +9119,101 @@ export interface operations {
       };
     };
   };
+  getEngagement: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The object id */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: Engagement */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminEngagement'];
+        };
+      };
+      /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
+      401: {
+        headers: {
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description No such object, or one out of this key's reach: the two are indistinguishable */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unexpected failure; nothing more is said */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
+      503: {
+        headers: {
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   archiveEngagement: {
     parameters: {
       query?: never;
@@ -9648,7 +9765,10 @@ export interface operations {
   };
   listKeys: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description Only the keys bound to this engagement (an unknown one, or one of another production: an empty list) */
+        engagement_id?: number;
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -9692,7 +9812,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
+      /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
