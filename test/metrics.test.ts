@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
+import { Worker } from 'node:worker_threads';
 import { AggregatorRegistry } from 'prom-client';
 import { Metrics } from '../src/metrics/registry.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
@@ -192,6 +195,85 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+/**
+ * A worker thread holding SQLite's write lock on `path` (`BEGIN IMMEDIATE`), as another process
+ * writing would, until told that a write is on its way; then for `holdMs` more, and it commits.
+ */
+async function lockHolder(path: string, holdMs: number) {
+  const flag = new Int32Array(new SharedArrayBuffer(4));
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     const Database = require(workerData.module);
+     const db = new Database(workerData.path);
+     db.exec('begin immediate');
+     parentPort.postMessage('locked');
+     Atomics.wait(workerData.flag, 0, 0);
+     setTimeout(() => { db.exec('commit'); db.close(); }, workerData.holdMs);`,
+    {
+      eval: true,
+      workerData: { module: createRequire(import.meta.url).resolve('better-sqlite3'), path, flag, holdMs },
+    },
+  );
+  const exited = once(worker, 'exit');
+  await once(worker, 'message');
+  return {
+    /** Starts the countdown to the commit: the write about to be sent waits for the lock meanwhile. */
+    release() {
+      Atomics.store(flag, 0, 1);
+      Atomics.notify(flag, 0);
+    },
+    exited,
+  };
+}
+
+describe('metrics: SQLite busy waits [sqlite]', () => {
+  let env: TestEnv;
+  let writer: string;
+  let metricsKey: string;
+  const busy = 'prodgraph_db_busy_wait_seconds';
+
+  before(async () => {
+    env = await createEnv('sqlite');
+    await env.import(smallProduction('locked'));
+    writer = await env.mint({ production: 'locked', label: 'pipeline' });
+    metricsKey = await env.mint({ production: 'locked', scopes: ['metrics'] });
+  });
+  after(() => env.close());
+
+  it('a write that waited for another connection’s write lock is timed; one that found it free is not', async () => {
+    const write = async (label: string) =>
+      assert.equal(
+        (await call(env.app, 'POST', '/api/v1/assets', { token: writer, body: { label } })).status,
+        201,
+      );
+    const count = async (outcome: string) =>
+      valueOf((await scrape(env, metricsKey)).samples, `${busy}_count`, { outcome }) ?? 0;
+    const sum = async () =>
+      valueOf((await scrape(env, metricsKey)).samples, `${busy}_sum`, { outcome: 'ok' }) ?? 0;
+
+    await write('free');
+    assert.equal(await count('ok'), 0, 'a write that found the lock free counted as a wait');
+
+    const HOLD_MS = 1500;
+    const holder = await lockHolder(env.config.db.dialect === 'sqlite' ? env.config.db.path : '', HOLD_MS);
+    holder.release();
+    const started = performance.now();
+    await write('waited');
+    const took = performance.now() - started;
+    await holder.exited;
+    assert.equal(await count('ok'), 1);
+    assert.equal(await count('failed'), 0);
+    const waited = await sum();
+    assert.ok(waited > 0 && waited * 1000 <= took, `waited ${waited} s in a write of ${took} ms`);
+    // the connection's own timeout is back: a later write neither waits nor fails
+    await write('after');
+    assert.equal(await count('ok'), 1);
+    console.log(
+      `SQLite busy wait: ${Math.round(waited * 1000)} ms of a ${Math.round(took)} ms write (lock held ${HOLD_MS} ms after the signal)`,
+    );
+  });
+});
 
 describe('metrics: the scrape listener, promtool and the Grafana dashboard', () => {
   let env: TestEnv;

@@ -62,7 +62,7 @@ export class Metrics {
 
   readonly queries = new Histogram({
     name: `${METRIC_PREFIX}db_query_duration_seconds`,
-    help: 'Database statements by kind (select, insert, update, delete, transaction, other) and outcome: duration, the wait for a connection excluded; on SQLite a write includes any wait for another process holding the write lock (busy wait)',
+    help: 'Database statements by kind (select, insert, update, delete, transaction, other) and outcome: duration, the wait for a connection excluded; on SQLite a write includes any wait for another process holding the write lock (prodgraph_db_busy_wait_seconds)',
     labelNames: ['kind', 'outcome'] as const,
     buckets: QUERY_BUCKETS,
     registers: [this.registry],
@@ -71,6 +71,14 @@ export class Metrics {
   readonly poolWaits = new Histogram({
     name: `${METRIC_PREFIX}db_pool_wait_seconds`,
     help: 'PostgreSQL: how long a query or transaction waited for a connection of the pool, by outcome (failed: refused or timed out)',
+    labelNames: ['outcome'] as const,
+    buckets: WAIT_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly busyWaits = new Histogram({
+    name: `${METRIC_PREFIX}db_busy_wait_seconds`,
+    help: 'SQLite: how long a write waited for the write lock another process held (its busy wait), by outcome (failed: gave up with SQLITE_BUSY after the busy timeout); writes that found the lock free are not counted',
     labelNames: ['outcome'] as const,
     buckets: WAIT_BUCKETS,
     registers: [this.registry],
