@@ -174,6 +174,27 @@ for (const dialect of DIALECTS) {
       await call(env.app, 'POST', `/api/v1/admin/webhooks/${hook.body.id}/remove`, { token: admin });
     });
 
+    it(
+      'promtool check metrics finds nothing to complain about in a scrape of this database’s server',
+      // CI installs it (.ci/steps/30-promtool.sh, CI=true): there a missing promtool fails instead of skipping
+      {
+        skip: promtool() || process.env.CI ? false : 'promtool is not installed (Debian package prometheus)',
+      },
+      async () => {
+        assert.ok(promtool(), 'promtool is not installed (Debian package prometheus)');
+        const { text } = await scrape(env, metricsKey);
+        // what differs between the databases: PostgreSQL's pool, SQLite's busy waits (no wait yet)
+        if (dialect === 'postgres') {
+          assert.match(text, /^prodgraph_db_pool_connections\{state="idle"\} \d+$/m);
+          assert.match(text, /^prodgraph_db_pool_wait_seconds_bucket\{le="0\.001",outcome="ok"\} \d+$/m);
+        }
+        assert.match(text, /^# TYPE prodgraph_db_busy_wait_seconds histogram$/m);
+        const { status, output } = promtoolCheck(promtool()!, text);
+        assert.equal(output, '');
+        assert.equal(status, 0);
+      },
+    );
+
     it('rate-limit refusals are counted by route', async () => {
       const limited = await createEnv(dialect, { PRODGRAPH_RATE_LIMIT: '2' });
       try {
@@ -269,6 +290,9 @@ describe('metrics: SQLite busy waits [sqlite]', () => {
     // the connection's own timeout is back: a later write neither waits nor fails
     await write('after');
     assert.equal(await count('ok'), 1);
+    const tool = promtool();
+    if (tool)
+      assert.deepEqual(promtoolCheck(tool, (await scrape(env, metricsKey)).text), { status: 0, output: '' });
     console.log(
       `SQLite busy wait: ${Math.round(waited * 1000)} ms of a ${Math.round(took)} ms write (lock held ${HOLD_MS} ms after the signal)`,
     );

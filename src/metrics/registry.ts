@@ -4,10 +4,11 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
  * The service's metrics, in the Prometheus text format (prom-client). Every label takes values
  * from a small, fixed set — a route template, a method, a status, a query kind, a webhook
  * subscription id — never a token, a key, a person, a path or anything a client sends, so the
- * number of series stays bounded whatever the traffic. Each metric says how the series of
- * several worker processes of one server combine (`aggregator`: prom-client's
- * AggregatorRegistry, see src/metrics/cluster.ts): counts and histograms add up; a figure read
- * from the shared database (a webhook's backlog) is the same in every worker and is not added.
+ * number of series stays bounded whatever the traffic. Each metric says how its series would
+ * combine across several processes of one server, should their registries be merged with
+ * prom-client's AggregatorRegistry (`aggregator`): counts and histograms add up; a figure read
+ * from the shared database (a webhook's backlog) is the same in every process and is taken once.
+ * test/metrics.test.ts merges two registries to check it.
  */
 
 /** Seconds: from a cached answer (sub-millisecond) to a held long-poll (up to 30 s). */
