@@ -7,6 +7,7 @@ import type { DbTarget } from '../config.js';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
 import { Observers, registerObservers, type DbObserver, type PoolStats } from './observe.js';
+import { BUSY_TIMEOUT_MS } from './busy-wait.js';
 import { refusingDialect } from './refusals.js';
 import { withStatementCache } from './statement-cache.js';
 import { keepSqliteStatistics } from './statistics.js';
@@ -131,7 +132,8 @@ function openSqlite(path: string, create: boolean): SQLite.Database {
     }
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma('busy_timeout = 5000');
+    // a write waits this long for another process's write lock (src/db/busy-wait.ts times it)
+    sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // FULL: a commit is on disk (the WAL fsynced) before the write is acknowledged, so it survives
     // a power loss or an OS crash, not only a killed process (NORMAL's promise). SECURITY.md.
     sqlite.pragma('synchronous = FULL');
@@ -152,7 +154,13 @@ export function openDatabase(target: DbTarget, options: DbOptions = {}): DbHandl
     const sqlite = openSqlite(target.path, options.create ?? true);
     const beforeClose = keepSqliteStatistics(sqlite);
     const db = new Kysely<Database>({
-      dialect: refusingDialect(new SqliteDialect({ database: withStatementCache(sqlite) })),
+      dialect: refusingDialect(
+        new SqliteDialect({
+          database: withStatementCache(sqlite, {
+            onLockWait: (ms, acquired) => observers.busyWait(ms, acquired),
+          }),
+        }),
+      ),
       log,
     });
     registerObservers(db, observers);
