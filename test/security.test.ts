@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readdir, stat } from 'node:fs/promises';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { hashToken } from '../src/auth/key-tokens.js';
@@ -646,9 +647,11 @@ for (const dialect of DIALECTS) {
         call(env.app, 'POST', '/api/v1/assets', { token: writer, body: { label: 'Hook me' } });
       const deliveries = async (id: number) =>
         (await get(env.app, `/api/v1/admin/webhooks/${id}/deliveries`, admin)).body as Array<{
+          at: string;
           delivered: boolean;
           error: string | null;
           status_code: number | null;
+          duration_ms: number;
         }>;
       return {
         env,
@@ -719,24 +722,49 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('allowed ranges are reached; a connection that fails reads as one that timed out', async () => {
+    it('allowed ranges are reached; a refused connection and a silent receiver read the same: the timeout, recorded once it passed', async () => {
+      // a port that takes the connection and never answers
+      const held = new Set<Socket>();
+      const quiet = createNetServer((socket) => void held.add(socket));
+      await new Promise<void>((done) => quiet.listen(0, '127.0.0.1', done));
+      const silent = `http://127.0.0.1:${(quiet.address() as AddressInfo).port}/hook`;
       const h = await hooked({ PRODGRAPH_WEBHOOK_ALLOW: '127.0.0.0/8' });
       try {
         const open = (await h.subscribe(rx.url)).body.id as number;
         const shut = (await h.subscribe(closed)).body.id as number;
+        const mute = (await h.subscribe(silent)).body.id as number;
+        const written = Date.now();
         await h.write();
         await until(
-          'both tried',
-          async () => (await h.deliveries(open)).length > 0 && (await h.deliveries(shut)).length > 0,
+          'all three tried',
+          async () =>
+            (await h.deliveries(open)).length > 0 &&
+            (await h.deliveries(shut)).length > 0 &&
+            (await h.deliveries(mute)).length > 0,
           30_000,
         );
         assert.equal((await h.deliveries(open))[0]!.status_code, 200);
-        const failed = (await h.deliveries(shut))[0]!;
-        assert.equal(failed.delivered, false);
-        assert.match(String(failed.error), /^no answer within 5000 ms/);
-        assert.doesNotMatch(String(failed.error), /ECONN|refused|EHOST|ENOTFOUND/i);
+        const refused = (await h.deliveries(shut))[0]!;
+        const quietOne = (await h.deliveries(mute))[0]!;
+        assert.ok(held.size > 0, 'the silent receiver was connected to');
+        for (const failed of [refused, quietOne]) {
+          assert.equal(failed.delivered, false);
+          assert.equal(failed.status_code, null);
+          assert.match(String(failed.error), /^no answer within 5000 ms/);
+          assert.doesNotMatch(String(failed.error), /ECONN|refused|EHOST|ENOTFOUND/i);
+          // the timeout, not the millisecond a refusal takes
+          assert.equal(failed.duration_ms, 5000);
+          // and not recorded before the timeout passed (which would date the refusal)
+          assert.ok(
+            Date.parse(failed.at) - written >= 5000,
+            `recorded ${Date.parse(failed.at) - written} ms after`,
+          );
+        }
+        assert.equal(refused.error, quietOne.error);
       } finally {
         await h.close();
+        for (const socket of held) socket.destroy();
+        await new Promise((done) => quiet.close(done));
       }
     });
 
