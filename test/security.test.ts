@@ -676,6 +676,13 @@ for (const dialect of DIALECTS) {
           'http://0.0.0.0:5432/',
           'http://100.100.100.200/',
           'http://224.0.0.1/',
+          // the metadata address in other spellings: decimal, octal, and IPv6 forms that carry it
+          'http://2852039166/',
+          'http://0251.0376.0251.0376/',
+          'http://[::169.254.169.254]/',
+          'http://[::ffff:0:169.254.169.254]/',
+          'http://[64:ff9b::169.254.169.254]/',
+          'http://[2002:a9fe:a9fe::]/',
         ]) {
           const r = await h.subscribe(url);
           assert.equal(r.status, 422, `${url}: ${r.text}`);
@@ -812,6 +819,14 @@ for (const dialect of DIALECTS) {
         ['93.184.216.34', 'reach', 'reach'],
         ['2606:4700::1111', 'reach', 'reach'],
         ['not an address', 'never', 'never'],
+        // IPv6 carrying an IPv4 address: judged as that address too
+        ['::a9fe:a9fe', 'never', 'never'],
+        ['::ffff:0:a9fe:a9fe', 'never', 'never'],
+        ['64:ff9b::a9fe:a9fe', 'never', 'never'],
+        ['2002:a9fe:a9fe::1', 'never', 'never'],
+        ['2001:0:4136:e378:8000:63bf:5601:5601', 'never', 'never'],
+        ['64:ff9b::a01:203', 'internal', 'internal'],
+        ['::8.8.8.8', 'reach', 'reach'],
       ];
       for (const [address, without, withAllow] of cases) {
         assert.equal(none.judge(address), without, address);
