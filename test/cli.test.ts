@@ -359,6 +359,48 @@ describe('prodgraph CLI: a bad environment is refused before anything is written
     }
   });
 
+  it('an empty file given to --db is refused untouched by every command that does not build a database; import builds in it', async () => {
+    const previous = process.umask(0o022);
+    try {
+      const empty = join(dir, 'touched-0-bytes.db');
+      await writeFile(empty, '', { mode: 0o644 });
+      await chmod(empty, 0o644);
+      for (const args of [
+        ['keys', 'list', '--production', 'x'],
+        ['keys', 'revoke', 'pgk_abcdefgh'],
+        ['storage', 'task', '--production', 'x', '--from', 'a', '--to', 'b'],
+        ['webhooks', 'list', '--production', 'x'],
+        ['export', 'x', '--out', join(dir, 'never.yaml')],
+      ]) {
+        const r = await prodgraphHere(args, sqliteEnv(empty));
+        assert.equal(r.code, 1, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+        assert.equal(
+          r.stderr,
+          `prodgraph: ${empty} is an empty file, not a prodgraph database ("prodgraph import" or "prodgraph demo" builds one in it; nothing was changed)\n`,
+          args.join(' '),
+        );
+        const after = await stat(empty);
+        assert.equal(after.mode & 0o777, 0o644, `${args.join(' ')} kept its mode`);
+        assert.equal(after.size, 0, `${args.join(' ')} wrote nothing`);
+        assert.equal(existsSync(`${empty}-wal`), false, `${args.join(' ')} opened no log`);
+      }
+      const doctor = await prodgraphHere(['doctor'], sqliteEnv(empty));
+      assert.equal(doctor.code, 1);
+      assert.match(doctor.stdout, /^fail +database: SQLite .*is an empty file, not a prodgraph database/m);
+      assert.equal((await stat(empty)).size, 0, 'doctor wrote nothing');
+      // the commands that build a database build it there, owner-only
+      const docFile = join(dir, 'fill-me.json');
+      await writeFile(docFile, JSON.stringify(smallProduction('fill-me')));
+      const filled = await prodgraphHere(['import', docFile], sqliteEnv(empty));
+      assert.equal(filled.code, 0, filled.stderr);
+      assert.equal((await stat(empty)).mode & 0o777, 0o600);
+      const listed = await prodgraphHere(['keys', 'list', '--production', 'fill-me'], sqliteEnv(empty));
+      assert.equal(listed.code, 0, listed.stderr);
+    } finally {
+      process.umask(previous);
+    }
+  });
+
   it('import --plan creates no database: it plans against an empty one and leaves the path as it was', async () => {
     const fresh = join(dir, 'not-yet', 'new.db');
     const docFile = join(dir, 'plan-me.json');

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -226,24 +227,37 @@ describe('prodgraph doctor on a nearly full disk [sqlite]', () => {
   });
 });
 
-describe('the start-up report of an empty database [sqlite]', () => {
-  let env: TestEnv;
-  before(async () => {
-    env = await createEnv('sqlite');
-  });
-  after(() => env.close());
+for (const dialect of DIALECTS) {
+  describe(`the start-up report of an empty database [${dialect}]`, () => {
+    let env: TestEnv;
+    before(async () => {
+      env = await createEnv(dialect);
+    });
+    after(() => env.close());
 
-  it('warns that the database holds no production', async () => {
-    const server = await startServer(env);
-    server.child.kill('SIGTERM');
-    await server.exited;
-    assert.ok(
-      server.output.some((l) => l.includes('serving 0 productions')),
-      server.output.join('\n'),
-    );
-    assert.ok(
-      server.output.some((l) => l.includes('the database holds no production')),
-      server.output.join('\n'),
-    );
+    it('warns that the database holds no production, and never shows a PostgreSQL password', async () => {
+      // PostgreSQL: the URL carries a password (the test server trusts its clients, so any will do)
+      const password = `pw-${randomBytes(6).toString('hex')}`;
+      let db: string | undefined;
+      if (dialect === 'postgres') {
+        const url = new URL(dbArgOf(env));
+        url.password = password;
+        db = url.toString();
+      }
+      const server = await startServer(env, {}, db ? { db } : {});
+      server.child.kill('SIGTERM');
+      await server.exited;
+      const start = server.output.find((l) => l.includes('serving 0 productions'));
+      assert.ok(start, server.output.join('\n'));
+      assert.match(start, dialect === 'postgres' ? /from PostgreSQL postgres(ql)?:\/\// : /from SQLite \//);
+      assert.ok(
+        server.output.some((l) => l.includes('the database holds no production')),
+        server.output.join('\n'),
+      );
+      if (dialect === 'postgres') {
+        assert.match(start, /:\*\*\*@/, 'the password is shown masked');
+        for (const line of server.output) assert.ok(!line.includes(password), `the password in: ${line}`);
+      }
+    });
   });
-});
+}

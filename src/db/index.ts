@@ -68,10 +68,12 @@ const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 
 /**
  * Refuses, before anything is opened or changed, a path that cannot be a database: a folder,
- * or a file that is neither empty nor SQLite's (SQLite itself would only say so after we had
- * narrowed the file's mode).
+ * a file that is not SQLite's (SQLite itself would only say so after we had narrowed the
+ * file's mode), or an empty file when the command may not create a database (only then is an
+ * empty file one to build the database in; otherwise it would be narrowed and migrated by a
+ * command that only reads).
  */
-function refuseNonDatabase(path: string): void {
+function refuseNonDatabase(path: string, create: boolean): void {
   let s;
   try {
     s = statSync(path);
@@ -83,7 +85,12 @@ function refuseNonDatabase(path: string): void {
       `${path} is a folder, not a SQLite database file (name a file, e.g. ${path.replace(/\/+$/, '')}/prodgraph.db; nothing was changed)`,
     );
   }
-  if (s.size === 0) return;
+  if (s.size === 0) {
+    if (create) return;
+    throw new DatabaseError(
+      `${path} is an empty file, not a prodgraph database ("prodgraph import" or "prodgraph demo" builds one in it; nothing was changed)`,
+    );
+  }
   const head = Buffer.alloc(SQLITE_HEADER.length);
   let fd: number | undefined;
   try {
@@ -120,7 +127,7 @@ function openSqlite(path: string, create: boolean): SQLite.Database {
       `no SQLite database at ${path} (check --db / PRODGRAPH_DB; "prodgraph import" or "prodgraph demo" creates one)`,
     );
   }
-  if (path !== ':memory:') refuseNonDatabase(path);
+  if (path !== ':memory:') refuseNonDatabase(path, create);
   let sqlite: SQLite.Database | undefined;
   try {
     if (path !== ':memory:' && create && !existsSync(path)) ownerOnly(path, create);

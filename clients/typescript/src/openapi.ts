@@ -3241,6 +3241,7 @@ export interface components {
       delivered: boolean;
       status_code: number | null;
       error: string | null;
+      /** @description How long the receiver took to answer, in milliseconds. When no HTTP answer came it reads as the timeout (PRODGRAPH_WEBHOOK_TIMEOUT_MS) whatever happened, and the attempt is recorded once that time has passed, so a closed port and a silent one look the same; 0 when the address is one webhooks may not reach (refused before connecting) */
       duration_ms: number;
     };
   };
