@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import { cliArgv } from './support/built.js';
 import { prodgraphHere } from './support/cli.js';
 import { smallProduction } from './support/fixtures.js';
 
@@ -34,7 +35,6 @@ async function heldPort(): Promise<{ port: number; release: () => Promise<void> 
  * command cost about 2 s each. What only a process shows stays spawned: `npm start` serving,
  * and a closed pipe ending the command quietly.
  */
-const CLI = ['--import', 'tsx', join(import.meta.dirname, '..', 'src', 'cli.ts')];
 
 interface Target {
   name: string;
@@ -384,6 +384,7 @@ describe('prodgraph CLI: a bad environment is refused before anything is written
   });
 
   it('a reader that closes the pipe early ends the command quietly (generate | head, import --json | head)', async () => {
+    const CLI = await cliArgv();
     const closeEarly = (args: string[], env: Record<string, string>) =>
       new Promise<{ code: number | null; stderr: string }>((resolve) => {
         const child = spawn(process.execPath, [...CLI, ...args], { env: { ...process.env, ...env } });
@@ -438,9 +439,13 @@ describe('prodgraph CLI: a bad environment is refused before anything is written
   it('demo --serve (npm start) loads, prints the keys and then serves on that port', async () => {
     const free = await heldPort();
     await free.release();
-    const child = spawn(process.execPath, [...CLI, 'demo', '--serve', '--port', String(free.port)], {
-      env: { ...process.env, ...sqliteEnv(join(dir, 'start.db')), PRODGRAPH_LOG_LEVEL: 'silent' },
-    });
+    const child = spawn(
+      process.execPath,
+      [...(await cliArgv()), 'demo', '--serve', '--port', String(free.port)],
+      {
+        env: { ...process.env, ...sqliteEnv(join(dir, 'start.db')), PRODGRAPH_LOG_LEVEL: 'silent' },
+      },
+    );
     try {
       let stdout = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

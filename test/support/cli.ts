@@ -6,9 +6,9 @@ import { randomBytes } from 'node:crypto';
 
 import { printTo } from '../../src/cli/args.js';
 import { describeFailure, run } from '../../src/cli/main.js';
+import { cliArgv } from './built.js';
 
 const exec = promisify(execFile);
-const CLI = ['--import', 'tsx', join(import.meta.dirname, '..', '..', 'src', 'cli.ts')];
 
 export interface Run {
   code: number;
@@ -19,7 +19,7 @@ export interface Run {
 /** `prodgraph …` as a user runs it: a process of its own, its exit code, stdout and stderr. */
 export async function prodgraph(args: string[], env: Record<string, string>): Promise<Run> {
   try {
-    const { stdout, stderr } = await exec(process.execPath, [...CLI, ...args], {
+    const { stdout, stderr } = await exec(process.execPath, [...(await cliArgv()), ...args], {
       env: { ...process.env, PRODGRAPH_DB: '', PRODGRAPH_MEDIA: '', ...env },
     });
     return { code: 0, stdout, stderr };
