@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildApp, type App } from '../src/app.js';
 import { verifySignature } from '../src/modules/webhooks/signature.js';
 import { createEnv, DIALECTS, openSecondHandle, type TestEnv } from './support/env.js';
-import { smallProduction } from './support/fixtures.js';
+import { Factory } from './support/factory.js';
 import { Receiver, until } from './support/receiver.js';
 import { call, get } from './support/http.js';
 
@@ -60,8 +60,14 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       env = await createEnv(dialect, TEST_CONFIG);
-      coat = (await env.import(smallProduction('hooks'))).refs['co-coat']!;
-      await env.import(smallProduction('other'));
+      // an asset with a version to hold notes, a vendor engagement, and another production
+      const make = new Factory(env.handle.db);
+      const hooks = (await make.production({ code: 'hooks' })).id;
+      await make.production({ code: 'other' });
+      coat = (await make.asset(hooks, { ref: 'co-coat', kind: 'costume', label: 'Mara coat' })).id;
+      await make.version(hooks, coat);
+      const pix = await make.organisation(hooks, { name: 'Pixelworks Ltd' });
+      await make.engagement(hooks, pix.id, { ref: 'eng-pix' });
       admin = await env.mint({ production: 'hooks', scopes: ['admin'] });
       writer = await env.mint({ production: 'hooks', label: 'pipeline' });
       worker = await startWorker();
