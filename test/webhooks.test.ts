@@ -283,6 +283,16 @@ for (const dialect of DIALECTS) {
       const sub = await subscribe({ url: rx.url });
       const before = [await addAsset('R1'), await addAsset('R2')];
       await until('the first two', () => rx.got.length === 2);
+      // the worker stores the cursor once the receiver's answer is in: a close before that
+      // abandons the attempt, and the change is rightly delivered again. Close once it is stored.
+      const head = (await get(env.app, '/api/v1/changes?after=now', writer)).body.next_cursor;
+      await until('the cursor past the first two', async () => {
+        const listed = (await get(env.app, '/api/v1/admin/webhooks', admin)).body as Array<{
+          id: number;
+          cursor: string;
+        }>;
+        return listed.find((w) => w.id === sub.id)?.cursor === head;
+      });
       await worker.close();
       const during = [await addAsset('R3'), await addAsset('R4')];
       await new Promise((r) => setTimeout(r, 300));
