@@ -6,8 +6,8 @@
  *   node --import tsx scripts/test.ts [test/<file>.test.ts …] [--test-… flags]
  *
  * Four at a time on two cores: most of a file's time is CPU (its start-up, building apps,
- * imports), the rest waits on PostgreSQL, a spawned server or a timeout; the suite's wall time
- * before and after this choice is in README.md ("Tests").
+ * imports), the rest waits on PostgreSQL, a spawned server or a timeout. README.md (where it
+ * introduces `npm test`) has the suite's times.
  */
 import { spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
