@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { createEnv, type TestEnv } from './support/env.js';
-import { smallProduction } from './support/fixtures.js';
+import { Factory } from './support/factory.js';
 import { call } from './support/http.js';
 import { Receiver, until } from './support/receiver.js';
 import { dbArgOf, startServer, type ServerProcess } from './support/server-process.js';
@@ -78,7 +78,7 @@ describe('PostgreSQL goes away under load [postgres]', { skip: !process.env.PROD
 
   before(async () => {
     env = await createEnv('postgres', { PRODGRAPH_WEBHOOK_ALLOW: '127.0.0.0/8' });
-    await env.import(smallProduction('outage'));
+    await new Factory(env.handle.db).production({ code: 'outage' });
     writer = await env.mint({ production: 'outage', label: 'pipeline' });
     const adminKey = await env.mint({ production: 'outage', scopes: ['admin'] });
     receiver = await new Receiver().start();
