@@ -37,6 +37,7 @@ for (const dialect of DIALECTS) {
     it('refuses without a key (401), without the admin scope (403) and for a vendor key (403)', async () => {
       const routes: Array<[string, string, unknown?]> = [
         ['GET', '/engagements'],
+        ['GET', `/engagements/${refs['eng-pix']}`],
         ['POST', '/engagements', { ref: 'e-x', organisation_id: refs['org-pix'] }],
         ['POST', `/engagements/${refs['eng-hal']}/archive`],
         ['GET', '/grants'],
@@ -72,6 +73,42 @@ for (const dialect of DIALECTS) {
       assert.equal(pix.keys, 1);
       assert.ok(pix.live_grants > 0);
       assert.equal(pix.archived_at, null);
+    });
+
+    it('reads one engagement as the list shows it, and the keys of one engagement', async () => {
+      const list = (await get(env.app, `${A}/engagements?include_archived=true`, admin)).body as Array<{
+        id: number;
+      }>;
+      for (const e of list) {
+        const one = await get(env.app, `${A}/engagements/${e.id}`, admin);
+        assert.equal(one.status, 200, one.text);
+        assert.deepEqual(one.body, e);
+      }
+      for (const id of [999999, foreign.engagement]) {
+        const r = await get(env.app, `${A}/engagements/${id}`, admin);
+        assert.equal(r.status, 404);
+        assert.match(r.body.detail, /not found$/);
+      }
+      assert.equal((await get(env.app, `${A}/engagements/abc`, admin)).status, 422);
+
+      const all = (await get(env.app, `${A}/keys`, admin)).body as Array<{ engagement_id: number | null }>;
+      const pix = await get(env.app, `${A}/keys?engagement_id=${refs['eng-pix']}`, admin);
+      assert.equal(pix.status, 200);
+      assert.ok(pix.body.length > 0);
+      assert.deepEqual(
+        pix.body,
+        all.filter((k) => k.engagement_id === refs['eng-pix']),
+      );
+      for (const id of [999999, foreign.engagement]) {
+        const r = await get(env.app, `${A}/keys?engagement_id=${id}`, admin);
+        assert.equal(r.status, 200);
+        assert.deepEqual(r.body, [], 'another production’s engagement has no key here');
+      }
+      for (const url of ['/keys?engagement_id=abc', '/keys?engagement_id=0', '/keys?owner=1']) {
+        const r = await get(env.app, `${A}${url}`, admin);
+        assert.equal(r.status, 422, url);
+        assert.ok(typeof r.body.detail === 'string');
+      }
     });
 
     it('engages a vendor, grants it a scene the very next request reaches, and revokes it at once', async () => {

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { takeBackup } from '../src/backup/backup.js';
+import { takeBackup, type BackupStage } from '../src/backup/backup.js';
 import { BackupError } from '../src/backup/manifest.js';
 import { restoreBackup } from '../src/backup/restore.js';
 import { parseDbTarget, type Config, type DbTarget } from '../src/config.js';
@@ -13,14 +14,15 @@ import { buildApp } from '../src/app.js';
 import { openAndMigrate } from '../src/db/index.js';
 import { FileMediaStore } from '../src/media/store.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
-import { smallProduction } from './support/fixtures.js';
+import { everyWriteDocument, everyWriter, holds, WRITE_KINDS, type Acked } from './support/every-write.js';
 import { call } from './support/http.js';
 import { dbArgOf } from './support/server-process.js';
 import { jpeg, upload } from './support/write.js';
 
 /*
  * Backup while the server writes, restore into a fresh place: every write acknowledged before
- * the backup began is there, its files byte for byte, and the restored database is whole.
+ * the backup began is there, its files byte for byte, and the restored database is whole. A
+ * restore that fails part-way leaves nothing behind.
  */
 
 async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
@@ -33,37 +35,69 @@ async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-/** A PostgreSQL schema of the test's own, empty, and its URL. */
-async function emptySchema(): Promise<{ target: DbTarget; drop(): Promise<void> }> {
+/** A PostgreSQL schema of the test's own, empty, its URL, and how many tables it holds now. */
+async function emptySchema() {
   const schema = `t_${randomBytes(6).toString('hex')}`;
   await admin((c) => c.query(`create schema ${schema}`));
   const url = new URL(process.env.PRODGRAPH_TEST_PG!);
   url.searchParams.set('options', `-c search_path=${schema}`);
   return {
-    target: { dialect: 'postgres', url: url.toString() },
+    target: { dialect: 'postgres', url: url.toString() } as DbTarget,
+    tables: () =>
+      admin((c) => c.query('select count(*)::int as n from pg_tables where schemaname = $1', [schema])).then(
+        (r) => r.rows[0].n as number,
+      ),
     drop: () => admin((c) => c.query(`drop schema ${schema} cascade`)).then(() => undefined),
   };
 }
 
-interface Ack {
-  kind: 'asset' | 'version' | 'key' | 'note';
-  label: string;
-  at: number;
+/** Where the backup stood when a write was sent and when it was acknowledged. */
+type Phase = 'before' | BackupStage | 'copying' | 'after';
+
+/** Writes of every kind, one after another, until stopped; each waiter is woken as they are acknowledged. */
+function writeLoop(next: () => Promise<Acked>, phase: () => Phase) {
+  const acked: Array<Acked & { sent: Phase; at: Phase }> = [];
+  const waiters: Array<{ n: number; wake: () => void }> = [];
+  let stop = false;
+  let failed: Error | undefined;
+  const done = (async () => {
+    while (!stop) {
+      const sent = phase();
+      const a = await next();
+      acked.push({ ...a, sent, at: phase() });
+      for (const w of waiters.filter((w) => acked.length >= w.n)) w.wake();
+    }
+  })().catch((err: unknown) => {
+    failed = err instanceof Error ? err : new Error(String(err));
+    for (const w of waiters) w.wake();
+  });
+  return {
+    acked,
+    /** Resolves once `n` writes in all were acknowledged; throws the loop's failure. */
+    async reached(n: number): Promise<void> {
+      if (acked.length < n && failed === undefined)
+        await new Promise<void>((wake) => waiters.push({ n, wake }));
+      if (failed !== undefined) throw failed;
+    },
+    async stop(): Promise<void> {
+      stop = true;
+      await done;
+      if (failed !== undefined) throw failed;
+    },
+  };
 }
 
 for (const dialect of DIALECTS) {
   describe(`backup and restore while the server writes [${dialect}]`, () => {
     let env: TestEnv;
-    let writer: string;
-    let adminKey: string;
-    let coat: number;
+    let refs: Record<string, number>;
+    let token: string;
     const drops: Array<() => Promise<void>> = [];
 
     before(async () => {
-      env = await createEnv(dialect);
-      coat = (await env.import(smallProduction('bk'))).refs['co-coat']!;
-      writer = await env.mint({ production: 'bk', label: 'pipeline', scopes: ['read', 'write', 'admin'] });
-      adminKey = writer;
+      env = await createEnv(dialect, { PRODGRAPH_WEBHOOK_ALLOW: '127.0.0.0/8' });
+      refs = (await env.import(everyWriteDocument('bk'))).refs;
+      token = await env.mint({ production: 'bk', label: 'pipeline', scopes: ['read', 'write'] });
     });
     after(async () => {
       for (const d of drops) await d().catch(() => undefined);
@@ -73,93 +107,80 @@ for (const dialect of DIALECTS) {
     /** The env's database as another process names it (PostgreSQL: the URL with its schema). */
     const source = (): Config => ({ ...env.config, db: parseDbTarget(dbArgOf(env)) });
 
-    /** One write of each kind in turn, until told to stop; answers what was acknowledged, when. */
-    const writeLoop = (stop: { now: boolean }, acked: Ack[]) =>
-      (async () => {
-        for (let n = 0; !stop.now; n++) {
-          const label = `bk ${n}`;
-          const kind = (['asset', 'version', 'key', 'note'] as const)[n % 4]!;
-          let status: number;
-          if (kind === 'asset') {
-            status = (await call(env.app, 'POST', '/api/v1/assets', { token: writer, body: { label } }))
-              .status;
-          } else if (kind === 'version') {
-            status = (
-              await upload(env.app, `/api/v1/assets/${coat}/versions`, {
-                token: writer,
-                files: [{ name: 'v.jpg', bytes: await jpeg(n), type: 'image/jpeg' }],
-                fields: { note: label },
-              })
-            ).status;
-          } else if (kind === 'key') {
-            status = (await call(env.app, 'POST', '/api/v1/admin/keys', { token: adminKey, body: { label } }))
-              .status;
-          } else {
-            status = (
-              await call(env.app, 'POST', `/api/v1/assets/${coat}/notes`, {
-                token: writer,
-                body: { text: label },
-              })
-            ).status;
-          }
-          assert.ok(status === 201 || status === 200, `${kind} ${label}: ${status}`);
-          acked.push({ kind, label, at: Date.now() });
-          await new Promise((r) => setTimeout(r, 5));
-        }
-      })();
-
-    it('a backup taken mid-stream restores every write acknowledged before it began, files byte-identical, integrity ok', async () => {
-      const acked: Ack[] = [];
-      const stop = { now: false };
-      const loop = writeLoop(stop, acked);
-      while (acked.length < 12) await new Promise((r) => setTimeout(r, 20));
-      const began = Date.now();
-      const dir = join(env.dir, 'backup');
-      const manifest = await takeBackup(source(), dir, 'test').catch(async (err) => {
-        stop.now = true;
-        await loop.catch(() => undefined);
-        throw err;
-      });
-      const writtenDuring = acked.filter((a) => a.at >= began).length;
-      // a few more after it, then stop
-      const total = acked.length;
-      while (acked.length < total + 4) await new Promise((r) => setTimeout(r, 20));
-      stop.now = true;
-      await loop;
-      assert.ok(manifest.media.files > 0 && manifest.missing.length === 0, JSON.stringify(manifest.missing));
-      assert.equal(manifest.source.dialect, dialect);
-
-      const targets: Array<{ name: string; target: DbTarget }> = [
-        { name: 'sqlite', target: { dialect: 'sqlite', path: join(env.dir, 'restored.db') } },
+    /** A fresh place to restore into: a SQLite file, and (on PostgreSQL) an empty schema. */
+    async function places(tag: string) {
+      const out: Array<{ name: string; target: DbTarget; tables?: () => Promise<number> }> = [
+        { name: 'sqlite', target: { dialect: 'sqlite', path: join(env.dir, tag, 'restored.db') } },
       ];
       if (dialect === 'postgres') {
         const s = await emptySchema();
         drops.push(s.drop);
-        targets.push({ name: 'postgres', target: s.target });
+        out.push({ name: 'postgres', target: s.target, tables: s.tables });
       }
-      for (const { name, target } of targets) {
+      return out;
+    }
+
+    it('a backup taken mid-stream restores every write of every kind acknowledged before it began, files byte-identical, integrity ok', async () => {
+      let phase: Phase = 'before';
+      const writer = await everyWriter(env, 'bk', refs);
+      const loop = writeLoop(
+        () => writer.next(),
+        () => phase,
+      );
+      const K = WRITE_KINDS.length;
+      // every kind written before the backup begins
+      await loop.reached(K);
+      const dir = join(env.dir, 'backup');
+      // held at each stage until every kind was written once more, so writes certainly run while
+      // it does: acknowledged before it copies the database, and sent once the copy was taken
+      const manifest = await takeBackup(source(), dir, 'test', {
+        onStage: async (stage) => {
+          phase = stage;
+          await loop.reached(loop.acked.length + K + 1);
+          // what the copy is doing now is not waited on: writes acknowledged meanwhile may or may not be in it
+          if (stage === 'database') phase = 'copying';
+        },
+      }).catch(async (err) => {
+        await loop.stop().catch(() => undefined);
+        throw err;
+      });
+      phase = 'after';
+      await loop.reached(loop.acked.length + K);
+      await loop.stop();
+      const { acked } = loop;
+      const writtenDuring = acked.filter((a) => a.at !== 'before' && a.at !== 'after').length;
+      assert.ok(writtenDuring >= 2 * K, `${writtenDuring} writes while the backup ran`);
+      assert.ok(manifest.media.files > 0 && manifest.missing.length === 0, JSON.stringify(manifest.missing));
+      assert.equal(manifest.source.dialect, dialect);
+
+      // in the copy: everything acknowledged before the database was copied (while the backup
+      // waited to copy it, too); not in it: anything sent once the copy was taken (one snapshot)
+      const inCopy = acked.filter((a) => a.at === 'before' || a.at === 'database');
+      const afterCopy = acked.filter((a) => a.sent === 'media' || a.sent === 'after');
+      assert.deepEqual(new Set(inCopy.map((a) => a.kind)), new Set(WRITE_KINDS));
+      assert.deepEqual(new Set(afterCopy.map((a) => a.kind)), new Set(WRITE_KINDS));
+
+      for (const { name, target } of await places('restored')) {
         const media = join(env.dir, `restored-media-${name}`);
         const result = await restoreBackup(dir, target, media);
         assert.equal(result.files, manifest.media.files);
         const restored = await openAndMigrate(target);
         try {
-          const before = acked.filter((a) => a.at < began);
-          const labels = new Set(
-            [
-              ...(await restored.db.selectFrom('nodes').select('label').execute()).map((r) => r.label),
-              ...(await restored.db.selectFrom('versions').select('note').execute()).map((r) => r.note),
-              ...(await restored.db.selectFrom('api_keys').select('label').execute()).map((r) => r.label),
-              ...(await restored.db.selectFrom('version_notes').select('text').execute()).map((r) => r.text),
-            ].filter((l): l is string => typeof l === 'string'),
-          );
-          for (const a of before) assert.ok(labels.has(a.label), `${name}: ${a.kind} ${a.label} lost`);
+          for (const a of inCopy)
+            assert.ok(await holds(restored.db, a), `${name}: ${a.kind} ${a.label} (${a.at}) lost`);
+          for (const a of afterCopy)
+            assert.ok(
+              !(await holds(restored.db, a)),
+              `${name}: ${a.kind} ${a.label} sent after the copy, in it`,
+            );
           // every file the restored database names: byte for byte the one the server stored
           const files = await restored.db.selectFrom('media').select(['storage_key', 'sha256']).execute();
-          assert.ok(files.length >= before.filter((a) => a.kind === 'version').length);
+          const withFiles = inCopy.filter((a) => a.kind === 'version' || a.kind === 'turnover').length;
+          assert.ok(files.length >= withFiles, `${files.length} files for ${withFiles} writes with one`);
           for (const m of files) {
             const [original, copy] = await Promise.all([
               readFile(env.store.resolveKey(m.storage_key)!),
-              readFile(join(env.dir, `restored-media-${name}`, m.storage_key)),
+              readFile(join(media, m.storage_key)),
             ]);
             assert.ok(original.equals(copy), m.storage_key);
           }
@@ -175,10 +196,7 @@ for (const dialect of DIALECTS) {
             logger: false,
           });
           try {
-            const r = await call(app, 'POST', '/api/v1/assets', {
-              token: writer,
-              body: { label: 'after restore' },
-            });
+            const r = await call(app, 'POST', '/api/v1/assets', { token, body: { label: 'after restore' } });
             assert.equal(r.status, 201, r.text);
           } finally {
             await app.close();
@@ -188,7 +206,7 @@ for (const dialect of DIALECTS) {
         }
       }
       console.log(
-        `backup [${dialect}]: ${acked.length} writes acknowledged, ${writtenDuring} of them while the backup ran; ` +
+        `backup [${dialect}]: ${acked.length} writes of ${K} kinds acknowledged, ${writtenDuring} of them while the backup ran; ` +
           `${manifest.media.files} files (${manifest.media.linked} hard-linked)`,
       );
     });
@@ -203,11 +221,13 @@ for (const dialect of DIALECTS) {
         assert.match(err.message, /refuses to overwrite/);
         return true;
       });
+      assert.ok(!existsSync(join(env.dir, 'm-live')), 'a refused restore made its media folder');
       // a media folder with files in it
       await assert.rejects(
         restoreBackup(dir, { dialect: 'sqlite', path: join(env.dir, 'r2.db') }, env.config.mediaDir),
         /is not empty/,
       );
+      assert.ok(!existsSync(join(env.dir, 'r2.db')));
       // the backup folder taken again into a non-empty folder
       await assert.rejects(takeBackup(source(), dir, 'test'), /is not empty/);
       // a damaged database file
@@ -218,6 +238,89 @@ for (const dialect of DIALECTS) {
         restoreBackup(dir, { dialect: 'sqlite', path: join(env.dir, 'r3.db') }, join(env.dir, 'm3')),
         /does not match the manifest/,
       );
+      assert.ok(!existsSync(join(env.dir, 'r3.db')) && !existsSync(join(env.dir, 'm3')));
+    });
+
+    it('a restore that fails after it began writing removes what it made: database file or tables, media folder', async () => {
+      for (const seed of [1, 2]) {
+        const r = await upload(env.app, `/api/v1/assets/${refs['co-coat']}/versions`, {
+          token,
+          files: [{ name: 'v.jpg', bytes: await jpeg(seed), type: 'image/jpeg' }],
+        });
+        assert.equal(r.status, 201, r.text);
+      }
+      const dir = join(env.dir, 'backup3');
+      const manifest = await takeBackup(source(), dir, 'test');
+      assert.ok(
+        manifest.media.entries.length >= 2,
+        'two files at least, so one lands before the damaged one',
+      );
+      const manifestFile = join(dir, 'manifest.json');
+      const original = await readFile(manifestFile, 'utf8');
+      const targets = await places('failed');
+      const folder = join(env.dir, 'failed');
+      const nothingLeft = async (media: string, mediaExisted: boolean) => {
+        assert.ok(!existsSync(folder), `the SQLite file's folder was left: ${folder}`);
+        for (const t of targets) if (t.tables) assert.equal(await t.tables(), 0, 'tables left in the schema');
+        if (mediaExisted) assert.deepEqual(await readdir(media), [], 'files left in the media folder');
+        else assert.ok(!existsSync(media), 'the media folder was left');
+      };
+
+      // the manifest counts a row the database does not hold: found after the database is written
+      const counted = JSON.parse(original);
+      counted.database.rows.nodes += 1;
+      await writeFile(manifestFile, JSON.stringify(counted));
+      for (const { name, target } of targets) {
+        const media = join(env.dir, `failed-media-${name}`);
+        await assert.rejects(restoreBackup(dir, target, media), (err: Error) => {
+          assert.ok(err instanceof BackupError, String(err));
+          assert.match(err.message, /^table nodes: \d+ rows restored, the manifest counted \d+$/);
+          return true;
+        });
+        await nothingLeft(media, false);
+      }
+      await writeFile(manifestFile, original);
+
+      // the last file damaged in the backup (replaced: the backup's files are links to the live ones)
+      const last = manifest.media.entries.at(-1)!;
+      const damaged = join(dir, 'media', last.key);
+      await rm(damaged);
+      await writeFile(damaged, Buffer.alloc(last.size, 1));
+      for (const { name, target } of targets) {
+        const media = join(env.dir, `failed-media2-${name}`);
+        await mkdir(media, { mode: 0o700 });
+        await assert.rejects(restoreBackup(dir, target, media), (err: Error) => {
+          assert.ok(err instanceof BackupError, String(err));
+          assert.equal(
+            err.message,
+            `media ${last.key} does not match the manifest's checksum: the backup is damaged`,
+          );
+          return true;
+        });
+        await nothingLeft(media, true);
+      }
+
+      // mended, the same places take the restore: nothing of the failed ones was in the way
+      await rm(damaged);
+      await copyFile(env.store.resolveKey(last.key)!, damaged);
+      for (const { name, target } of targets) {
+        const r = await restoreBackup(dir, target, join(env.dir, `failed-media2-${name}`));
+        assert.equal(r.files, manifest.media.files);
+      }
+    });
+
+    it('a backup that fails part-way removes what it wrote', async () => {
+      const broken: Config = {
+        ...env.config,
+        db: { dialect: 'sqlite', path: join(env.dir, 'nothing-here.db') },
+      };
+      const fresh = join(env.dir, 'backup-failed');
+      await assert.rejects(takeBackup(broken, fresh, 'test'), /cannot open the SQLite database/);
+      assert.ok(!existsSync(fresh), 'a failed backup left its folder');
+      const empty = join(env.dir, 'backup-empty');
+      await mkdir(empty);
+      await assert.rejects(takeBackup(broken, empty, 'test'), /cannot open the SQLite database/);
+      assert.deepEqual(await readdir(empty), [], 'a failed backup left files in the folder it was given');
     });
   });
 }

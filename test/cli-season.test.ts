@@ -9,7 +9,7 @@ import pg from 'pg';
 import { parse } from 'yaml';
 import { printTo } from '../src/cli/args.js';
 import { run } from '../src/cli/main.js';
-import { cliTargets, prodgraph, prodgraphHere } from './support/cli.js';
+import { cliTargets, prodgraphHere } from './support/cli.js';
 import { smallProduction } from './support/fixtures.js';
 import { jpeg } from './support/write.js';
 
@@ -225,7 +225,7 @@ for (const target of cliTargets()) {
         /^plan for production "season" \(update; nothing has been changed\): scenes 1 updated/,
       );
       assert.match(again.stdout, /^ {2}updated {2}scenes +sc1 \(id \d+\) \[label, slugline\]$/m);
-      const refused = await prodgraph(['import', docFile], env);
+      const refused = await prodgraphHere(['import', docFile], env);
       assert.equal(refused.code, 1);
       assert.equal(
         refused.stderr,

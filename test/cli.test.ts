@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import { cliArgv } from './support/built.js';
 import { prodgraphHere } from './support/cli.js';
 import { smallProduction } from './support/fixtures.js';
 
@@ -31,10 +32,14 @@ async function heldPort(): Promise<{ port: number; release: () => Promise<void> 
 }
 /*
  * Commands run in this process (`run(argv)`, exactly as src/cli.ts runs it): a process per
- * command cost about 2 s each. What only a process shows stays spawned: `npm start` serving,
- * and a closed pipe ending the command quietly.
+ * command cost about 2 s each. Three processes stay spawned, each because the behaviour is the
+ * process's own and cannot be shown from inside this one:
+ * - `npm start` (demo --serve): the one smoke of the real entry point, printing keys then
+ *   serving until signalled;
+ * - a reader closing the pipe early, mid-stream (`generate`) or before anything is written
+ *   (`import --json`): src/cli.ts turns that EPIPE into a quiet exit 0, which only a real stdout
+ *   pipe and a real exit code show (in-process, output goes to a function, not a pipe).
  */
-const CLI = ['--import', 'tsx', join(import.meta.dirname, '..', 'src', 'cli.ts')];
 
 interface Target {
   name: string;
@@ -359,6 +364,48 @@ describe('prodgraph CLI: a bad environment is refused before anything is written
     }
   });
 
+  it('an empty file given to --db is refused untouched by every command that does not build a database; import builds in it', async () => {
+    const previous = process.umask(0o022);
+    try {
+      const empty = join(dir, 'touched-0-bytes.db');
+      await writeFile(empty, '', { mode: 0o644 });
+      await chmod(empty, 0o644);
+      for (const args of [
+        ['keys', 'list', '--production', 'x'],
+        ['keys', 'revoke', 'pgk_abcdefgh'],
+        ['storage', 'task', '--production', 'x', '--from', 'a', '--to', 'b'],
+        ['webhooks', 'list', '--production', 'x'],
+        ['export', 'x', '--out', join(dir, 'never.yaml')],
+      ]) {
+        const r = await prodgraphHere(args, sqliteEnv(empty));
+        assert.equal(r.code, 1, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+        assert.equal(
+          r.stderr,
+          `prodgraph: ${empty} is an empty file, not a prodgraph database ("prodgraph import" or "prodgraph demo" builds one in it; nothing was changed)\n`,
+          args.join(' '),
+        );
+        const after = await stat(empty);
+        assert.equal(after.mode & 0o777, 0o644, `${args.join(' ')} kept its mode`);
+        assert.equal(after.size, 0, `${args.join(' ')} wrote nothing`);
+        assert.equal(existsSync(`${empty}-wal`), false, `${args.join(' ')} opened no log`);
+      }
+      const doctor = await prodgraphHere(['doctor'], sqliteEnv(empty));
+      assert.equal(doctor.code, 1);
+      assert.match(doctor.stdout, /^fail +database: SQLite .*is an empty file, not a prodgraph database/m);
+      assert.equal((await stat(empty)).size, 0, 'doctor wrote nothing');
+      // the commands that build a database build it there, owner-only
+      const docFile = join(dir, 'fill-me.json');
+      await writeFile(docFile, JSON.stringify(smallProduction('fill-me')));
+      const filled = await prodgraphHere(['import', docFile], sqliteEnv(empty));
+      assert.equal(filled.code, 0, filled.stderr);
+      assert.equal((await stat(empty)).mode & 0o777, 0o600);
+      const listed = await prodgraphHere(['keys', 'list', '--production', 'fill-me'], sqliteEnv(empty));
+      assert.equal(listed.code, 0, listed.stderr);
+    } finally {
+      process.umask(previous);
+    }
+  });
+
   it('import --plan creates no database: it plans against an empty one and leaves the path as it was', async () => {
     const fresh = join(dir, 'not-yet', 'new.db');
     const docFile = join(dir, 'plan-me.json');
@@ -384,6 +431,7 @@ describe('prodgraph CLI: a bad environment is refused before anything is written
   });
 
   it('a reader that closes the pipe early ends the command quietly (generate | head, import --json | head)', async () => {
+    const CLI = await cliArgv();
     const closeEarly = (args: string[], env: Record<string, string>) =>
       new Promise<{ code: number | null; stderr: string }>((resolve) => {
         const child = spawn(process.execPath, [...CLI, ...args], { env: { ...process.env, ...env } });
@@ -393,11 +441,11 @@ describe('prodgraph CLI: a bad environment is refused before anything is written
         child.stdout.once('data', () => child.stdout.destroy());
         child.once('exit', (code) => resolve({ code, stderr }));
       });
-    const generated = await closeEarly(['generate', '--scale', '0.02'], sqliteEnv(join(dir, 'unused.db')));
-    assert.deepEqual(generated, { code: 0, stderr: '' });
     const docFile = join(dir, 'piped.json');
     await writeFile(docFile, JSON.stringify(smallProduction('piped')));
     const db = join(dir, 'piped.db');
+    // the two processes are independent: they run side by side
+    const generating = closeEarly(['generate', '--scale', '0.02'], sqliteEnv(join(dir, 'unused.db')));
     const imported = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
       const child = spawn(process.execPath, [...CLI, 'import', docFile, '--json'], {
         env: { ...process.env, ...sqliteEnv(db) },
@@ -407,6 +455,7 @@ describe('prodgraph CLI: a bad environment is refused before anything is written
       child.stdout.destroy(); // the reader is gone before anything is printed
       child.once('exit', (code) => resolve({ code, stderr }));
     });
+    assert.deepEqual(await generating, { code: 0, stderr: '' });
     assert.deepEqual(imported, { code: 0, stderr: '' });
     const listed = await prodgraphHere(['keys', 'list', '--production', 'piped'], sqliteEnv(db));
     assert.equal(listed.code, 0, 'the import itself was done');
@@ -438,9 +487,13 @@ describe('prodgraph CLI: a bad environment is refused before anything is written
   it('demo --serve (npm start) loads, prints the keys and then serves on that port', async () => {
     const free = await heldPort();
     await free.release();
-    const child = spawn(process.execPath, [...CLI, 'demo', '--serve', '--port', String(free.port)], {
-      env: { ...process.env, ...sqliteEnv(join(dir, 'start.db')), PRODGRAPH_LOG_LEVEL: 'silent' },
-    });
+    const child = spawn(
+      process.execPath,
+      [...(await cliArgv()), 'demo', '--serve', '--port', String(free.port)],
+      {
+        env: { ...process.env, ...sqliteEnv(join(dir, 'start.db')), PRODGRAPH_LOG_LEVEL: 'silent' },
+      },
+    );
     try {
       let stdout = '';
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

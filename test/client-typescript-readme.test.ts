@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { transform } from 'esbuild';
 import ts from 'typescript';
 import { servedDocument, TYPES_FILE, typesOf } from '../clients/typescript/scripts/generate.js';
 import { buildApp, type App } from '../src/app.js';
@@ -20,6 +21,7 @@ import { ALL_SCOPES, importRoundTrip, png, type Refs } from './support/round-tri
 
 const CLIENT = fileURLToPath(new URL('../clients/typescript/', import.meta.url));
 const ENTRY = join(CLIENT, 'src/index.ts');
+const RUN_ENTRY = join(CLIENT, 'src/index.js');
 
 interface Snippet {
   heading: string;
@@ -37,8 +39,19 @@ async function snippets(): Promise<Snippet[]> {
   return out;
 }
 
-/** The snippet as a runnable script: the package name resolved to the client's source. */
-const runnable = (code: string) => code.replaceAll("'@prodgraph/client'", `'${pathToFileURL(ENTRY).href}'`);
+/**
+ * The snippet as a runnable script: transpiled as tsx would (the suite may run without a loader,
+ * test/support/built.ts), the package name resolved to the client's module (its .js name: the
+ * built tree has it, and tsx maps it to the .ts source).
+ */
+const runnable = async (code: string) =>
+  (
+    await transform(code.replaceAll("'@prodgraph/client'", `'${pathToFileURL(RUN_ENTRY).href}'`), {
+      loader: 'ts',
+      format: 'esm',
+      target: 'node20',
+    })
+  ).code;
 
 describe('the TypeScript client stays in step with the server and its README', () => {
   it('the committed types are exactly what the served document generates today', async () => {
@@ -129,8 +142,8 @@ for (const dialect of DIALECTS) {
 
     /** Runs one snippet as a script in `dir`; answers its module and what it printed. */
     async function run(i: number, s: Snippet, meanwhile?: (finished: () => boolean) => Promise<void>) {
-      const file = join(dir, `snippet-${i}-${dialect}.mts`);
-      await writeFile(file, runnable(s.code));
+      const file = join(dir, `snippet-${i}-${dialect}.mjs`);
+      await writeFile(file, await runnable(s.code));
       const printed: string[] = [];
       const log = console.log;
       console.log = (...args: unknown[]) => {

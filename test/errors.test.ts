@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -337,5 +337,22 @@ describe('the error handler', () => {
     const code = doc.components.schemas.ErrorBody!.properties.code as { enum: string[]; description: string };
     assert.deepEqual(code.enum, Object.keys(ERROR_CODES));
     for (const c of code.enum) assert.ok(code.description.includes(`\`${c}\``), c);
+  });
+
+  it("the README's error-code table lists exactly the server's codes, each with its status", async () => {
+    const readme = await readFile(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### Error codes'));
+    const table = section.slice(0, section.indexOf('\n\n', section.indexOf('| code |')));
+    const rows = [...table.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \|/gm)].map((m) => [m[1], Number(m[2])]);
+    const served = Object.entries(ERROR_CODES).map(([c, meaning]) => [
+      c,
+      Number(/\((\d{3})\)$/.exec(meaning)![1]),
+    ]);
+    assert.deepEqual(
+      [...rows].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+      [...served].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    );
+    // and no row the pattern above failed to read
+    assert.equal(table.split('\n').filter((l) => l.startsWith('| `')).length, rows.length);
   });
 });

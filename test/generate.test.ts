@@ -13,6 +13,7 @@ import { importDocument } from '../src/document/import.js';
 import { parseDocument } from '../src/document/parse.js';
 import { generateTo, type Tally } from '../src/generate/index.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
+import { cliArgv } from './support/built.js';
 import { get } from './support/http.js';
 
 const SCALE = 0.002;
@@ -96,16 +97,7 @@ describe('prodgraph generate: the command', () => {
     assert.ok(fromFile.scenes!.length > 0 && fromFile.assets!.length > 0);
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        join(import.meta.dirname, '..', 'src', 'cli.ts'),
-        'generate',
-        '--scale',
-        '0.001',
-        '--seed',
-        '5',
-      ],
+      [...(await cliArgv()), 'generate', '--scale', '0.001', '--seed', '5'],
       { maxBuffer: 64 * 1024 * 1024 },
     );
     assert.deepEqual(JSON.parse(stdout), fromFile);

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
+import { Worker } from 'node:worker_threads';
 import { AggregatorRegistry } from 'prom-client';
 import { Metrics } from '../src/metrics/registry.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
@@ -171,6 +174,27 @@ for (const dialect of DIALECTS) {
       await call(env.app, 'POST', `/api/v1/admin/webhooks/${hook.body.id}/remove`, { token: admin });
     });
 
+    it(
+      'promtool check metrics finds nothing to complain about in a scrape of this database’s server',
+      // CI installs it (.ci/steps/30-promtool.sh, CI=true): there a missing promtool fails instead of skipping
+      {
+        skip: promtool() || process.env.CI ? false : 'promtool is not installed (Debian package prometheus)',
+      },
+      async () => {
+        assert.ok(promtool(), 'promtool is not installed (Debian package prometheus)');
+        const { text } = await scrape(env, metricsKey);
+        // what differs between the databases: PostgreSQL's pool, SQLite's busy waits (no wait yet)
+        if (dialect === 'postgres') {
+          assert.match(text, /^prodgraph_db_pool_connections\{state="idle"\} \d+$/m);
+          assert.match(text, /^prodgraph_db_pool_wait_seconds_bucket\{le="0\.001",outcome="ok"\} \d+$/m);
+        }
+        assert.match(text, /^# TYPE prodgraph_db_busy_wait_seconds histogram$/m);
+        const { status, output } = promtoolCheck(promtool()!, text);
+        assert.equal(output, '');
+        assert.equal(status, 0);
+      },
+    );
+
     it('rate-limit refusals are counted by route', async () => {
       const limited = await createEnv(dialect, { PRODGRAPH_RATE_LIMIT: '2' });
       try {
@@ -192,6 +216,88 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+/**
+ * A worker thread holding SQLite's write lock on `path` (`BEGIN IMMEDIATE`), as another process
+ * writing would, until told that a write is on its way; then for `holdMs` more, and it commits.
+ */
+async function lockHolder(path: string, holdMs: number) {
+  const flag = new Int32Array(new SharedArrayBuffer(4));
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     const Database = require(workerData.module);
+     const db = new Database(workerData.path);
+     db.exec('begin immediate');
+     parentPort.postMessage('locked');
+     Atomics.wait(workerData.flag, 0, 0);
+     setTimeout(() => { db.exec('commit'); db.close(); }, workerData.holdMs);`,
+    {
+      eval: true,
+      workerData: { module: createRequire(import.meta.url).resolve('better-sqlite3'), path, flag, holdMs },
+    },
+  );
+  const exited = once(worker, 'exit');
+  await once(worker, 'message');
+  return {
+    /** Starts the countdown to the commit: the write about to be sent waits for the lock meanwhile. */
+    release() {
+      Atomics.store(flag, 0, 1);
+      Atomics.notify(flag, 0);
+    },
+    exited,
+  };
+}
+
+describe('metrics: SQLite busy waits [sqlite]', () => {
+  let env: TestEnv;
+  let writer: string;
+  let metricsKey: string;
+  const busy = 'prodgraph_db_busy_wait_seconds';
+
+  before(async () => {
+    env = await createEnv('sqlite');
+    await env.import(smallProduction('locked'));
+    writer = await env.mint({ production: 'locked', label: 'pipeline' });
+    metricsKey = await env.mint({ production: 'locked', scopes: ['metrics'] });
+  });
+  after(() => env.close());
+
+  it('a write that waited for another connection’s write lock is timed; one that found it free is not', async () => {
+    const write = async (label: string) =>
+      assert.equal(
+        (await call(env.app, 'POST', '/api/v1/assets', { token: writer, body: { label } })).status,
+        201,
+      );
+    const count = async (outcome: string) =>
+      valueOf((await scrape(env, metricsKey)).samples, `${busy}_count`, { outcome }) ?? 0;
+    const sum = async () =>
+      valueOf((await scrape(env, metricsKey)).samples, `${busy}_sum`, { outcome: 'ok' }) ?? 0;
+
+    await write('free');
+    assert.equal(await count('ok'), 0, 'a write that found the lock free counted as a wait');
+
+    const HOLD_MS = 1500;
+    const holder = await lockHolder(env.config.db.dialect === 'sqlite' ? env.config.db.path : '', HOLD_MS);
+    holder.release();
+    const started = performance.now();
+    await write('waited');
+    const took = performance.now() - started;
+    await holder.exited;
+    assert.equal(await count('ok'), 1);
+    assert.equal(await count('failed'), 0);
+    const waited = await sum();
+    assert.ok(waited > 0 && waited * 1000 <= took, `waited ${waited} s in a write of ${took} ms`);
+    // the connection's own timeout is back: a later write neither waits nor fails
+    await write('after');
+    assert.equal(await count('ok'), 1);
+    const tool = promtool();
+    if (tool)
+      assert.deepEqual(promtoolCheck(tool, (await scrape(env, metricsKey)).text), { status: 0, output: '' });
+    console.log(
+      `SQLite busy wait: ${Math.round(waited * 1000)} ms of a ${Math.round(took)} ms write (lock held ${HOLD_MS} ms after the signal)`,
+    );
+  });
+});
 
 describe('metrics: the scrape listener, promtool and the Grafana dashboard', () => {
   let env: TestEnv;

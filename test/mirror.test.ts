@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -17,7 +18,9 @@ import { until } from './support/receiver.js';
 import { jpeg, upload } from './support/write.js';
 
 const exec = promisify(execFile);
-const SCRIPT = join(import.meta.dirname, '..', 'examples', 'mirror.mjs');
+// its real path: the script runs main() only when started as itself, and the suite's built tree
+// reaches it through a link (test/support/built.ts)
+const SCRIPT = realpathSync(join(import.meta.dirname, '..', 'examples', 'mirror.mjs'));
 
 interface MirrorState {
   cursor: string;

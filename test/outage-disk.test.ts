@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, statfs, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, statfs, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -11,6 +9,7 @@ import type { FileMediaStore, MediaStore } from '../src/media/store.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { smallProduction } from './support/fixtures.js';
 import { call, get } from './support/http.js';
+import { smallDisk } from './support/disk.js';
 import { jpeg, storedFiles, upload } from './support/write.js';
 
 /*
@@ -172,25 +171,6 @@ describe('the SQLite database’s disk is full [sqlite]', () => {
     assert.equal(after.status, 201, after.text);
   });
 });
-
-/** A 4 MiB tmpfs of the test's own, or null where mounting is not allowed (not root, not Linux). */
-async function smallDisk(): Promise<{ path: string; unmount(): Promise<void> } | null> {
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) return null;
-  const path = await mkdtemp(join(tmpdir(), 'prodgraph-disk-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m,mode=0700', 'tmpfs', path], { stdio: 'ignore' });
-  } catch {
-    await rm(path, { recursive: true, force: true });
-    return null;
-  }
-  return {
-    path,
-    async unmount() {
-      execFileSync('umount', [path], { stdio: 'ignore' });
-      await rm(path, { recursive: true, force: true });
-    },
-  };
-}
 
 const disk = await smallDisk();
 

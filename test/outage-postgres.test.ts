@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { createEnv, type TestEnv } from './support/env.js';
-import { smallProduction } from './support/fixtures.js';
+import { Factory } from './support/factory.js';
 import { call } from './support/http.js';
 import { Receiver, until } from './support/receiver.js';
 import { dbArgOf, startServer, type ServerProcess } from './support/server-process.js';
@@ -78,7 +78,7 @@ describe('PostgreSQL goes away under load [postgres]', { skip: !process.env.PROD
 
   before(async () => {
     env = await createEnv('postgres', { PRODGRAPH_WEBHOOK_ALLOW: '127.0.0.0/8' });
-    await env.import(smallProduction('outage'));
+    await new Factory(env.handle.db).production({ code: 'outage' });
     writer = await env.mint({ production: 'outage', label: 'pipeline' });
     const adminKey = await env.mint({ production: 'outage', scopes: ['admin'] });
     receiver = await new Receiver().start();
@@ -126,7 +126,7 @@ describe('PostgreSQL goes away under load [postgres]', { skip: !process.env.PROD
     const reads = tally();
     const writes = tally();
     const feed = tally();
-    const health: Array<{ at: number; status: number }> = [];
+    const health: Array<{ at: number; status: number; retryAfter: string | null; code: unknown }> = [];
     const acked = new Map<string, number>(); // label → node id
     const auth = { authorization: `Bearer ${writer}` };
     let running = true;
@@ -178,8 +178,15 @@ describe('PostgreSQL goes away under load [postgres]', { skip: !process.env.PROD
     };
     const healthLoop = async () => {
       while (running) {
-        const r = await send(tally(), `${server.url}/healthz`);
-        health.push({ at: Date.now(), status: r.status });
+        const t = tally();
+        const r = await send(t, `${server.url}/healthz`);
+        const refusal = t.refusals[0];
+        health.push({
+          at: Date.now(),
+          status: r.status,
+          retryAfter: refusal?.retryAfter ?? null,
+          code: refusal?.code,
+        });
         await pause(50);
       }
     };
@@ -245,6 +252,12 @@ describe('PostgreSQL goes away under load [postgres]', { skip: !process.env.PROD
       health.some((h) => h.at > down && h.at < up && h.status === 503),
       '/healthz said ok during the outage',
     );
+    // a load balancer's probe is told when to look again, like every other refused request
+    for (const h of health.filter((x) => x.status !== 200)) {
+      assert.equal(h.status, 503);
+      assert.equal(h.code, 'unavailable');
+      assert.ok(Number(h.retryAfter) >= 1, `/healthz Retry-After: ${h.retryAfter}`);
+    }
 
     // every acknowledged write is there exactly once, and nothing unacknowledged is
     const rows = await env.handle.db
@@ -282,7 +295,8 @@ describe('PostgreSQL goes away under load [postgres]', { skip: !process.env.PROD
       `outage figures: ${refused.length} requests refused (503) in a ${OUTAGE_MS} ms outage; ` +
         `first write acknowledged ${recovery} ms after PostgreSQL took logins again; ` +
         `${acked.size} writes acknowledged, 0 lost, 0 doubled; slowest answer ${Math.round(Math.max(reads.slowest, writes.slowest))} ms; ` +
-        `webhook deliveries ${receiver.got.length} for ${ids.length} assets`,
+        `webhook deliveries ${receiver.got.length} for ${ids.length} assets; ` +
+        `/healthz 503 (with Retry-After) ${health.filter((h) => h.status === 503).length} times`,
     );
   });
 });

@@ -119,6 +119,9 @@ for (const dialect of DIALECTS) {
       const beyond = await env.app.inject({ url, headers: { range: `bytes=${size}-` } });
       assert.equal(beyond.statusCode, 416);
       assert.equal(beyond.headers['content-range'], `bytes */${size}`);
+      // a JSON refusal, not the file: no file name, and never inline
+      assert.equal(beyond.headers['content-disposition'], undefined);
+      assert.match(String(beyond.headers['content-security-policy']), /sandbox/);
       const cached = await env.app.inject({ url, headers: { 'if-none-match': String(whole.headers.etag) } });
       assert.equal(cached.statusCode, 304);
     });

@@ -60,17 +60,33 @@ describe('the reference: /docs and /api/v1/openapi.json', () => {
     assert.match(assets['401'].description, /key/);
   });
 
-  it('describes every parameter, the file route’s named wildcard `path` included', () => {
+  it('describes and types every parameter, the file route’s named wildcard `path` and ticket `t` included', () => {
     const bare: string[] = [];
+    const untyped: string[] = [];
     for (const { name, op } of operations()) {
       for (const p of op.parameters ?? []) {
         if (!p.description && !p.schema?.description) bare.push(`${name} ${p.in}:${p.name}`);
+        if (!['type', '$ref', 'anyOf', 'oneOf', 'enum', 'const'].some((k) => k in (p.schema ?? {})))
+          untyped.push(`${name} ${p.in}:${p.name}`);
       }
     }
     assert.deepEqual(bare, []);
-    const named = doc.paths['/media/{path}'].get.parameters.find((p: any) => p.name === 'path');
+    assert.deepEqual(untyped, []);
+    const fileRoute = doc.paths['/media/{path}'].get.parameters;
+    const named = fileRoute.find((p: any) => p.name === 'path');
     assert.equal(named.in, 'path');
     assert.equal(named.schema.type, 'string');
+    const ticket = fileRoute.find((p: any) => p.name === 't');
+    assert.deepEqual([ticket.in, ticket.schema.type], ['query', 'string']);
+    assert.match(ticket.description, /GET \/api\/v1\/media-ticket/);
+  });
+
+  it('lists every tag an operation names, once, each with its description', () => {
+    const used = new Set(operations().flatMap(({ op }) => op.tags ?? []));
+    const listed = (doc.tags ?? []).map((t: any) => t.name);
+    assert.deepEqual([...listed].sort(), [...used].sort());
+    assert.equal(new Set(listed).size, listed.length, 'each tag once');
+    for (const tag of doc.tags) assert.ok(tag.description?.length > 10, `${tag.name} is described`);
   });
 
   it('documents paging on the lists that page: limit, cursor, updated_since and the Link header', () => {
@@ -138,7 +154,11 @@ describe('the reference: /docs and /api/v1/openapi.json', () => {
       for (const s of ['200', '304'])
         for (const h of ['ETag', 'Cache-Control', 'Vary']) expect(ops[path].get, s, h, path);
     }
-    for (const path of ['/api/v1/media/{id}/content', '/media/{path}']) {
+    for (const path of [
+      '/api/v1/media/{id}/content',
+      '/media/{path}',
+      '/api/v1/admin/engagements/{id}/view/media/{media_id}/content',
+    ]) {
       for (const s of ['200', '206', '304']) expect(ops[path].get, s, 'ETag', path);
       expect(ops[path].get, '206', 'Content-Range', path);
       const asked = ops[path].get.parameters.filter((p: any) => p.in === 'header').map((p: any) => p.name);
@@ -147,6 +167,19 @@ describe('the reference: /docs and /api/v1/openapi.json', () => {
     expect(ops['/api/v1/assets'].post, '201', 'Location', 'createAsset');
     expect(ops['/api/v1/assets/{node_id}/versions'].post, '201', 'Location', 'landAssetVersion');
     expect(ops['/api/v1/media-ticket'].get, '200', 'Cache-Control', 'getMediaTicket');
+    // every JSON answer a route compresses, refusals included (a 422 can pass 1 kB too): not media bytes
+    const bytes = ['/api/v1/media/{id}/content', '/media/{path}'];
+    for (const { name, op } of operations()) {
+      for (const [s, r] of Object.entries<any>(op.responses)) {
+        if (!r.content?.['application/json']) continue;
+        const path = name.split(' ')[1]!;
+        const compresses = !bytes.includes(path) && !path.endsWith('/view/media/{media_id}/content');
+        for (const h of ['Content-Encoding', 'Vary']) {
+          const has = r.headers?.[h] !== undefined;
+          if (has !== compresses) missing.push(`${name} ${s} ${h} ${compresses ? 'missing' : 'wrongly'}`);
+        }
+      }
+    }
     assert.deepEqual(missing, []);
   });
 

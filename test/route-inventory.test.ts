@@ -82,6 +82,7 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /api/v1/vision/session-token': 'createVisionSessionToken',
   'POST /api/v1/vision/looks/{version_id}/brief': 'createLookBrief',
   'GET /api/v1/admin/engagements': 'listEngagements',
+  'GET /api/v1/admin/engagements/{id}': 'getEngagement',
   'POST /api/v1/admin/engagements': 'createEngagement',
   'POST /api/v1/admin/engagements/{id}/archive': 'archiveEngagement',
   'GET /api/v1/admin/grants': 'listGrants',

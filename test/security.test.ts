@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readdir, stat } from 'node:fs/promises';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { hashToken } from '../src/auth/key-tokens.js';
@@ -646,9 +647,11 @@ for (const dialect of DIALECTS) {
         call(env.app, 'POST', '/api/v1/assets', { token: writer, body: { label: 'Hook me' } });
       const deliveries = async (id: number) =>
         (await get(env.app, `/api/v1/admin/webhooks/${id}/deliveries`, admin)).body as Array<{
+          at: string;
           delivered: boolean;
           error: string | null;
           status_code: number | null;
+          duration_ms: number;
         }>;
       return {
         env,
@@ -673,6 +676,13 @@ for (const dialect of DIALECTS) {
           'http://0.0.0.0:5432/',
           'http://100.100.100.200/',
           'http://224.0.0.1/',
+          // the metadata address in other spellings: decimal, octal, and IPv6 forms that carry it
+          'http://2852039166/',
+          'http://0251.0376.0251.0376/',
+          'http://[::169.254.169.254]/',
+          'http://[::ffff:0:169.254.169.254]/',
+          'http://[64:ff9b::169.254.169.254]/',
+          'http://[2002:a9fe:a9fe::]/',
         ]) {
           const r = await h.subscribe(url);
           assert.equal(r.status, 422, `${url}: ${r.text}`);
@@ -719,24 +729,49 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('allowed ranges are reached; a connection that fails reads as one that timed out', async () => {
+    it('allowed ranges are reached; a refused connection and a silent receiver read the same: the timeout, recorded once it passed', async () => {
+      // a port that takes the connection and never answers
+      const held = new Set<Socket>();
+      const quiet = createNetServer((socket) => void held.add(socket));
+      await new Promise<void>((done) => quiet.listen(0, '127.0.0.1', done));
+      const silent = `http://127.0.0.1:${(quiet.address() as AddressInfo).port}/hook`;
       const h = await hooked({ PRODGRAPH_WEBHOOK_ALLOW: '127.0.0.0/8' });
       try {
         const open = (await h.subscribe(rx.url)).body.id as number;
         const shut = (await h.subscribe(closed)).body.id as number;
+        const mute = (await h.subscribe(silent)).body.id as number;
+        const written = Date.now();
         await h.write();
         await until(
-          'both tried',
-          async () => (await h.deliveries(open)).length > 0 && (await h.deliveries(shut)).length > 0,
+          'all three tried',
+          async () =>
+            (await h.deliveries(open)).length > 0 &&
+            (await h.deliveries(shut)).length > 0 &&
+            (await h.deliveries(mute)).length > 0,
           30_000,
         );
         assert.equal((await h.deliveries(open))[0]!.status_code, 200);
-        const failed = (await h.deliveries(shut))[0]!;
-        assert.equal(failed.delivered, false);
-        assert.match(String(failed.error), /^no answer within 5000 ms/);
-        assert.doesNotMatch(String(failed.error), /ECONN|refused|EHOST|ENOTFOUND/i);
+        const refused = (await h.deliveries(shut))[0]!;
+        const quietOne = (await h.deliveries(mute))[0]!;
+        assert.ok(held.size > 0, 'the silent receiver was connected to');
+        for (const failed of [refused, quietOne]) {
+          assert.equal(failed.delivered, false);
+          assert.equal(failed.status_code, null);
+          assert.match(String(failed.error), /^no answer within 5000 ms/);
+          assert.doesNotMatch(String(failed.error), /ECONN|refused|EHOST|ENOTFOUND/i);
+          // the timeout, not the millisecond a refusal takes
+          assert.equal(failed.duration_ms, 5000);
+          // and not recorded before the timeout passed (which would date the refusal)
+          assert.ok(
+            Date.parse(failed.at) - written >= 5000,
+            `recorded ${Date.parse(failed.at) - written} ms after`,
+          );
+        }
+        assert.equal(refused.error, quietOne.error);
       } finally {
         await h.close();
+        for (const socket of held) socket.destroy();
+        await new Promise((done) => quiet.close(done));
       }
     });
 
@@ -784,6 +819,14 @@ for (const dialect of DIALECTS) {
         ['93.184.216.34', 'reach', 'reach'],
         ['2606:4700::1111', 'reach', 'reach'],
         ['not an address', 'never', 'never'],
+        // IPv6 carrying an IPv4 address: judged as that address too
+        ['::a9fe:a9fe', 'never', 'never'],
+        ['::ffff:0:a9fe:a9fe', 'never', 'never'],
+        ['64:ff9b::a9fe:a9fe', 'never', 'never'],
+        ['2002:a9fe:a9fe::1', 'never', 'never'],
+        ['2001:0:4136:e378:8000:63bf:5601:5601', 'never', 'never'],
+        ['64:ff9b::a01:203', 'internal', 'internal'],
+        ['::8.8.8.8', 'reach', 'reach'],
       ];
       for (const [address, without, withAllow] of cases) {
         assert.equal(none.judge(address), without, address);

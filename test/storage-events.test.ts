@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
-import { smallProduction } from './support/fixtures.js';
+import { Factory } from './support/factory.js';
 import { call } from './support/http.js';
 
 const URL = '/api/v1/storage/events';
@@ -25,8 +25,16 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       env = await createEnv(dialect, { PRODGRAPH_MAX_EVENT_BATCH: '6000' });
-      await env.import(smallProduction('film'));
-      await env.import(smallProduction('other'));
+      const make = new Factory(env.handle.db);
+      const film = await make.production({ code: 'film' });
+      await make.production({ code: 'other' });
+      await make.libraryFile(film.id, {
+        path: 'plates/r1/sh010.exr',
+        size: 81234567,
+        detected_at: '2026-03-01T11:00:00.000Z',
+      });
+      const pix = await make.organisation(film.id, { name: 'Pixelworks Ltd' });
+      await make.engagement(film.id, pix.id, { ref: 'eng-pix' });
       key = await env.mint({ production: 'film' });
       otherKey = await env.mint({ production: 'other' });
     });
@@ -212,7 +220,7 @@ for (const dialect of DIALECTS) {
         { path: 'lib/sub/b.exr', size: 20 },
         { path: 'plates/r1/sh010.exr', size: 99 },
       ]);
-      // the imported row was updated in place, not replaced
+      // the existing row was updated in place, not replaced
       const plate = await db()
         .selectFrom('library_files')
         .where('path', '=', 'plates/r1/sh010.exr')

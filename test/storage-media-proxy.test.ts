@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
-import { smallProduction } from './support/fixtures.js';
+import { Factory } from './support/factory.js';
 import { call, type Reply } from './support/http.js';
 import { storageKeyOf } from '../src/media/paths.js';
 
@@ -69,16 +69,13 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       env = await createEnv(dialect);
-      await env.import(smallProduction('film'));
+      const make = new Factory(env.handle.db);
+      pid = (await make.production({ code: 'film' })).id;
+      await make.libraryFile(pid, { path: PLATE, size: 81234567 });
+      const pix = await make.organisation(pid, { name: 'Pixelworks Ltd' });
+      await make.engagement(pid, pix.id, { ref: 'eng-pix' });
       key = await env.mint({ production: 'film' });
       jpeg = await sampleJpeg();
-      pid = (
-        await env.handle.db
-          .selectFrom('productions')
-          .where('code', '=', 'film')
-          .select('id')
-          .executeTakeFirstOrThrow()
-      ).id;
     });
     after(() => env.close());
 

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildApp, type App } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
-import { smallProduction } from './support/fixtures.js';
+import { Factory } from './support/factory.js';
 import { call } from './support/http.js';
 
 const CREDENTIAL = 'sk-live-9f8e7d6c5b4a39281706f5e4d3c2b1a0';
@@ -127,7 +127,10 @@ for (const dialect of DIALECTS) {
         },
         { logStream: { write: (line) => void logs.push(line) } },
       );
-      await env.import(smallProduction('film'));
+      const make = new Factory(env.handle.db);
+      const film = (await make.production({ code: 'film' })).id;
+      const pix = await make.organisation(film, { name: 'Pixelworks Ltd' });
+      await make.engagement(film, pix.id, { ref: 'eng-pix' });
     });
     after(async () => {
       for (const app of others) await app.close();

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildApp, type App } from '../src/app.js';
 import { verifySignature } from '../src/modules/webhooks/signature.js';
 import { createEnv, DIALECTS, openSecondHandle, type TestEnv } from './support/env.js';
-import { smallProduction } from './support/fixtures.js';
+import { Factory } from './support/factory.js';
 import { Receiver, until } from './support/receiver.js';
 import { call, get } from './support/http.js';
 
@@ -60,8 +60,14 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       env = await createEnv(dialect, TEST_CONFIG);
-      coat = (await env.import(smallProduction('hooks'))).refs['co-coat']!;
-      await env.import(smallProduction('other'));
+      // an asset with a version to hold notes, a vendor engagement, and another production
+      const make = new Factory(env.handle.db);
+      const hooks = (await make.production({ code: 'hooks' })).id;
+      await make.production({ code: 'other' });
+      coat = (await make.asset(hooks, { ref: 'co-coat', kind: 'costume', label: 'Mara coat' })).id;
+      await make.version(hooks, coat);
+      const pix = await make.organisation(hooks, { name: 'Pixelworks Ltd' });
+      await make.engagement(hooks, pix.id, { ref: 'eng-pix' });
       admin = await env.mint({ production: 'hooks', scopes: ['admin'] });
       writer = await env.mint({ production: 'hooks', label: 'pipeline' });
       worker = await startWorker();
@@ -277,6 +283,16 @@ for (const dialect of DIALECTS) {
       const sub = await subscribe({ url: rx.url });
       const before = [await addAsset('R1'), await addAsset('R2')];
       await until('the first two', () => rx.got.length === 2);
+      // the worker stores the cursor once the receiver's answer is in: a close before that
+      // abandons the attempt, and the change is rightly delivered again. Close once it is stored.
+      const head = (await get(env.app, '/api/v1/changes?after=now', writer)).body.next_cursor;
+      await until('the cursor past the first two', async () => {
+        const listed = (await get(env.app, '/api/v1/admin/webhooks', admin)).body as Array<{
+          id: number;
+          cursor: string;
+        }>;
+        return listed.find((w) => w.id === sub.id)?.cursor === head;
+      });
       await worker.close();
       const during = [await addAsset('R3'), await addAsset('R4')];
       await new Promise((r) => setTimeout(r, 300));

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { buildApp, type App } from '../src/app.js';
 import { createEnv, DIALECTS, openSecondHandle, type TestEnv } from './support/env.js';
-import { smallProduction } from './support/fixtures.js';
+import { Factory } from './support/factory.js';
 import { call, get } from './support/http.js';
 import { Receiver, until } from './support/receiver.js';
 
@@ -64,8 +64,11 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       env = await createEnv(dialect, TEST_CONFIG);
-      const refs = (await env.import(smallProduction('film'))).refs;
-      coat = refs['co-coat']!;
+      // one asset with a version for the notes to land on
+      const make = new Factory(env.handle.db);
+      const film = (await make.production({ code: 'film' })).id;
+      coat = (await make.asset(film, { ref: 'co-coat', kind: 'costume', label: 'Mara coat' })).id;
+      await make.version(film, coat);
       token = await env.mint({ production: 'film', label: 'pipeline' });
       admin = await env.mint({ production: 'film', scopes: ['admin'] });
       env.handle.observe({ committed: (size) => groups.push(size) });

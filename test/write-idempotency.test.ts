@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
-import { smallProduction } from './support/fixtures.js';
+import { Factory } from './support/factory.js';
 import { call, get } from './support/http.js';
 import { jpeg, storedFiles, upload } from './support/write.js';
 
@@ -49,7 +49,22 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       env = await createEnv(dialect);
-      await env.import(smallProduction('film'));
+      // what the writes below name: two departments, two assets, a two-step approval of a version
+      const make = new Factory(env.handle.db);
+      const film = (await make.production({ code: 'film' })).id;
+      const costume = await make.department(film, { slug: 'costume', name: 'Costume' });
+      await make.department(film, { slug: 'vfx', name: 'Visual Effects' });
+      const ana = await make.person(film, { ref: 'p-ana', name: 'Ana Ruiz', department_id: costume.id });
+      const ben = await make.person(film, { ref: 'p-ben', name: 'Ben Okafor' });
+      const coat = await make.asset(film, { ref: 'co-coat', kind: 'costume', label: 'Mara coat' });
+      await make.asset(film, { ref: 'loc-ward', kind: 'location', label: 'Ward' });
+      const wip = await make.version(film, coat.id, { ref: 'v-coat-2', version: 2 });
+      await make.approval(film, {
+        ref: 'ap-coat',
+        subject_node_id: coat.id,
+        subject_version_id: wip.id,
+        steps: [ana.id, ben.id],
+      });
       token = await env.mint({ production: 'film', label: 'Farm' });
       second = await env.mint({ production: 'film', label: 'Farm 2' });
     });

@@ -1,5 +1,6 @@
-# Prometheus's own `promtool check metrics` checks the service's /metrics in test/metrics.test.ts
-# (the test fails under CI=true when promtool is missing, instead of skipping).
+# Prometheus's own `promtool check metrics` checks the service's /metrics in test/metrics.test.ts,
+# on SQLite and PostgreSQL; .ci/run exports CI=true, under which that test fails when promtool is
+# missing instead of skipping.
 if ! command -v promtool >/dev/null 2>&1; then
   apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >&2

@@ -1,7 +1,9 @@
 # The Python client (clients/python) against a live server on SQLite and PostgreSQL, on the
 # oldest and newest Python 3 (3.9+) the machine has under pyenv. Standard library only, so
-# nothing is installed for it; Debian's setuptools and wheel let its test install the package
-# offline with `pip install --no-build-isolation`.
+# nothing is installed for it. Its packaging test installs it offline with `pip install
+# --no-build-isolation` into a venv of each Python under test, building with that Python's own
+# setuptools when it is 61+, else with the setuptools and wheel wheels CPython ships with its
+# tests; Debian's setuptools and wheel serve when the only Python is Debian's.
 if ! dpkg -s python3-setuptools python3-wheel python3-pip >/dev/null 2>&1; then
   apt-get update -qq >&2 && apt-get install -y -qq python3-setuptools python3-wheel python3-pip >&2
 fi

@@ -1,4 +1,4 @@
-import { copyFile, link, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { copyFile, link, mkdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
@@ -19,16 +19,7 @@ import {
   type MediaEntry,
 } from './manifest.js';
 import { copyTable, countRows, tablesInOrder } from './tables.js';
-
-/** A folder a backup may be written into: new, or empty. */
-export async function freshFolder(dir: string, what: string): Promise<void> {
-  const entries = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return null;
-    throw new BackupError(`${what} ${dir}: ${err.code ?? err.message}`);
-  });
-  if (entries && entries.length > 0) throw new BackupError(`${what} ${dir} is not empty; name a new folder`);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-}
+import { freshFolder, Undo } from './undo.js';
 
 /** A Kysely over a SQLite file read (or written) by the backup alone, outside the service's own handle. */
 export function sqliteFile(db: SQLite.Database): Db {
@@ -141,11 +132,46 @@ async function copyMedia(copyDb: Db, mediaDir: string, out: string) {
   return { entries, missing, linked };
 }
 
-/** Takes a backup of the configured database and media folder into `out` (new or empty). */
-export async function takeBackup(config: Config, out: string, version: string): Promise<Manifest> {
-  await freshFolder(out, 'backup folder');
+/** The points a backup passes, in order: `database` as it begins copying the database, `media` as it begins on the files. */
+export type BackupStage = 'database' | 'media';
+
+export interface BackupOptions {
+  /**
+   * Told of each stage as the backup reaches it; the backup goes on once a returned promise
+   * settles (a caller reporting progress, or a test writing at a known point of the backup).
+   * At `database` the backup has begun: every write acknowledged before it is in the copy.
+   */
+  onStage?: (stage: BackupStage) => void | Promise<void>;
+}
+
+/**
+ * Takes a backup of the configured database and media folder into `out` (new, or empty). One
+ * that fails part-way removes what it wrote, so a folder is either a whole backup or not one.
+ */
+export async function takeBackup(
+  config: Config,
+  out: string,
+  version: string,
+  options: BackupOptions = {},
+): Promise<Manifest> {
+  const undo = new Undo();
+  await freshFolder(out, 'backup folder', undo);
+  try {
+    return await backupInto(config, out, version, options);
+  } catch (err) {
+    throw await undo.failed(err);
+  }
+}
+
+async function backupInto(
+  config: Config,
+  out: string,
+  version: string,
+  { onStage }: BackupOptions,
+): Promise<Manifest> {
   const dbFile = join(out, DATABASE_FILE);
   const takenAt = new Date().toISOString();
+  await onStage?.('database');
   if (config.db.dialect === 'sqlite') await copySqlite(config.db.path, dbFile);
   else await copyPostgres(config.db, dbFile);
 
@@ -156,6 +182,7 @@ export async function takeBackup(config: Config, out: string, version: string): 
     await sql`pragma wal_checkpoint(truncate)`.execute(copy.db);
     await sql`pragma journal_mode = delete`.execute(copy.db);
     const tables = (await tablesInOrder(copy.db)).map((t) => t.name);
+    await onStage?.('media');
     const media = await copyMedia(copy.db, config.mediaDir, out);
     manifest = {
       format: FORMAT,

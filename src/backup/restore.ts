@@ -1,11 +1,12 @@
-import { chmod, copyFile, lstat, mkdir, link } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { chmod, copyFile, link, lstat, mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import type { DbTarget } from '../config.js';
 import { migrate, openAndMigrate, openDatabase, type Db, type DbHandle } from '../db/index.js';
 import { FileMediaStore } from '../media/store.js';
-import { freshFolder, sqliteFile } from './backup.js';
+import { sqliteFile } from './backup.js';
 import {
   BackupError,
   DATABASE_FILE,
@@ -16,6 +17,7 @@ import {
   type Manifest,
 } from './manifest.js';
 import { copyTable, countRows, resetSequences, tablesInOrder } from './tables.js';
+import { folderFor, freshFolder, Undo } from './undo.js';
 
 export interface RestoreResult {
   manifest: Manifest;
@@ -39,14 +41,23 @@ async function verifiedCopy(dir: string, manifest: Manifest): Promise<string> {
   return file;
 }
 
-/** SQLite: the backup's file, copied into place (never over an existing file), then checked whole. */
-async function restoreSqlite(file: string, path: string): Promise<DbHandle> {
+/** SQLite: a restore never writes over a database, nor over the log files of one. */
+async function refuseExistingFile(path: string): Promise<void> {
   for (const f of [path, `${path}-wal`, `${path}-shm`]) {
     if (await exists(f))
       throw new BackupError(`${f} exists; restore refuses to overwrite a database: name a new file`);
   }
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  await copyFile(file, path);
+}
+
+/** SQLite: the backup's file, copied into place (never over an existing file), then checked whole. */
+async function restoreSqlite(file: string, path: string, undo: Undo): Promise<DbHandle> {
+  await refuseExistingFile(path);
+  await folderFor(dirname(path), undo);
+  // EXCL: a file that appeared since the look above is someone else's, neither overwritten nor removed
+  await copyFile(file, path, constants.COPYFILE_EXCL);
+  undo.add(path, async () => {
+    for (const f of [path, `${path}-wal`, `${path}-shm`, `${path}-journal`]) await rm(f, { force: true });
+  });
   await chmod(path, 0o600);
   // a backup taken by an older version is brought up to this one's schema
   const handle = await openAndMigrate({ dialect: 'sqlite', path }, { create: false });
@@ -58,10 +69,30 @@ async function restoreSqlite(file: string, path: string): Promise<DbHandle> {
   return handle;
 }
 
+/** PostgreSQL: the tables of the schema a connection works in. */
+async function tablesHere(db: Db): Promise<string[]> {
+  const { rows } = await sql<{ t: string }>`
+    select tablename as t from pg_tables where schemaname = current_schema()`.execute(db);
+  return rows.map((r) => r.t);
+}
+
+/** PostgreSQL: drops the tables made since `before` was listed (the migrations' and the load's). */
+async function dropTablesSince(target: Extract<DbTarget, { dialect: 'postgres' }>, before: Set<string>) {
+  const handle = openDatabase(target, { poolSize: 1 });
+  try {
+    const made = (await tablesHere(handle.db)).filter((t) => !before.has(t));
+    if (made.length > 0)
+      await sql`drop table if exists ${sql.join(made.map((t) => sql.table(t)))} cascade`.execute(handle.db);
+  } finally {
+    await handle.close();
+  }
+}
+
 /** PostgreSQL: a schema with no prodgraph tables, migrated, then every table's rows loaded in one transaction. */
 async function restorePostgres(
   file: string,
   target: Extract<DbTarget, { dialect: 'postgres' }>,
+  undo: Undo,
 ): Promise<DbHandle> {
   const handle = openDatabase(target, { poolSize: 2 });
   const backup = new SQLite(file, { readonly: true, fileMustExist: true });
@@ -73,6 +104,9 @@ async function restorePostgres(
       throw new BackupError(
         `${describeDatabase(target)} already holds a prodgraph database; restore refuses to overwrite it: name an empty database or schema`,
       );
+    // another program's tables may share the schema: only the ones the restore makes are its own
+    const before = new Set(await tablesHere(handle.db));
+    undo.add(`the tables restored into ${describeDatabase(target)}`, () => dropTablesSince(target, before));
     await migrate(handle.db, 'postgres');
     const from = sqliteFile(backup);
     const tables = await tablesInOrder(from);
@@ -105,8 +139,8 @@ async function compareRows(db: Db, manifest: Manifest): Promise<number> {
 }
 
 /** The media files, each checked against the manifest's checksum as it lands. */
-async function restoreMedia(dir: string, mediaDir: string, manifest: Manifest): Promise<number> {
-  await freshFolder(mediaDir, 'media folder');
+async function restoreMedia(dir: string, mediaDir: string, manifest: Manifest, undo: Undo): Promise<number> {
+  await freshFolder(mediaDir, 'media folder', undo);
   const store = new FileMediaStore(mediaDir);
   for (const e of manifest.media.entries) {
     const to = store.resolveKey(e.key);
@@ -115,7 +149,7 @@ async function restoreMedia(dir: string, mediaDir: string, manifest: Manifest): 
     await mkdir(dirname(to), { recursive: true, mode: 0o700 });
     await link(from, to).catch(() => copyFile(from, to));
     if ((await sha256Of(to)) !== e.sha256)
-      throw new BackupError(`media ${e.key} does not match the manifest's checksum`);
+      throw new BackupError(`media ${e.key} does not match the manifest's checksum: the backup is damaged`);
   }
   return manifest.media.entries.length;
 }
@@ -123,21 +157,32 @@ async function restoreMedia(dir: string, mediaDir: string, manifest: Manifest): 
 /**
  * Restores the backup in `dir` into a database that does not exist yet (a SQLite path; a
  * PostgreSQL database or schema without prodgraph tables) and an empty media folder, checking
- * the manifest's checksums and row counts on the way. Nothing live is ever overwritten.
+ * the manifest's checksums and row counts on the way. Nothing live is ever overwritten, and a
+ * restore that fails part-way removes what it made (the SQLite file, the PostgreSQL tables, the
+ * media folder or what went into it): the place is as it was, or restored whole.
  */
 export async function restoreBackup(dir: string, target: DbTarget, mediaDir: string): Promise<RestoreResult> {
   const manifest = await readManifest(dir);
   const file = await verifiedCopy(dir, manifest);
+  // the refusals first, before anything is written
   if (await exists(mediaDir)) await freshFolder(mediaDir, 'media folder');
-  const handle =
-    target.dialect === 'sqlite'
-      ? await restoreSqlite(file, target.path)
-      : await restorePostgres(file, target);
+  if (target.dialect === 'sqlite') await refuseExistingFile(target.path);
+  const undo = new Undo();
+  let handle: DbHandle | undefined;
   try {
+    handle =
+      target.dialect === 'sqlite'
+        ? await restoreSqlite(file, target.path, undo)
+        : await restorePostgres(file, target, undo);
     const rows = await compareRows(handle.db, manifest);
-    const files = await restoreMedia(dir, mediaDir, manifest);
+    const files = await restoreMedia(dir, mediaDir, manifest, undo);
     return { manifest, rows, files };
+  } catch (err) {
+    // closed before its file or tables are removed
+    await handle?.close().catch(() => undefined);
+    handle = undefined;
+    throw await undo.failed(err);
   } finally {
-    await handle.close();
+    await handle?.close();
   }
 }

@@ -60,6 +60,21 @@ async function databaseFindings(config: Config, handle: DbHandle): Promise<Findi
   return found;
 }
 
+/** The configuration, or — when it does not parse — the finding that says what to fix. */
+function configOrFinding(values: Parameters<typeof loadConfig>[0]): Config | Finding {
+  try {
+    return loadConfig(values);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    return {
+      check: 'config',
+      level: 'fail',
+      detail: err.message,
+      fix: 'correct the flag or PRODGRAPH_* environment variable it names, then run prodgraph doctor again',
+    };
+  }
+}
+
 async function diagnose(config: Config): Promise<Finding[]> {
   const findings: Finding[] = [
     { check: 'config', level: 'ok', detail: `parsed (serving ${config.host}:${config.port})` },
@@ -94,14 +109,9 @@ a large store); the clock is sane; the disks have room. Each finding is ok, warn
 what to do; exit status 1 when any fails. ${COMMON_FLAGS}.`,
   async run(args) {
     const { values } = parse(args, { json: { type: 'boolean' } });
-    let config: Config;
-    try {
-      config = loadConfig(values);
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      throw new CliError(`config: ${err.message} (fix it, then run prodgraph doctor again)`);
-    }
-    const findings = await diagnose(config);
+    const config = configOrFinding(values);
+    // nothing else can be checked without a configuration
+    const findings = 'check' in config ? [config] : await diagnose(config);
     if (values.json) out(JSON.stringify({ findings }));
     else {
       for (const f of findings) {

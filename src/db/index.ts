@@ -7,6 +7,7 @@ import type { DbTarget } from '../config.js';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
 import { Observers, registerObservers, type DbObserver, type PoolStats } from './observe.js';
+import { BUSY_TIMEOUT_MS } from './busy-wait.js';
 import { refusingDialect } from './refusals.js';
 import { withStatementCache } from './statement-cache.js';
 import { keepSqliteStatistics } from './statistics.js';
@@ -67,10 +68,12 @@ const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 
 /**
  * Refuses, before anything is opened or changed, a path that cannot be a database: a folder,
- * or a file that is neither empty nor SQLite's (SQLite itself would only say so after we had
- * narrowed the file's mode).
+ * a file that is not SQLite's (SQLite itself would only say so after we had narrowed the
+ * file's mode), or an empty file when the command may not create a database (only then is an
+ * empty file one to build the database in; otherwise it would be narrowed and migrated by a
+ * command that only reads).
  */
-function refuseNonDatabase(path: string): void {
+function refuseNonDatabase(path: string, create: boolean): void {
   let s;
   try {
     s = statSync(path);
@@ -82,7 +85,12 @@ function refuseNonDatabase(path: string): void {
       `${path} is a folder, not a SQLite database file (name a file, e.g. ${path.replace(/\/+$/, '')}/prodgraph.db; nothing was changed)`,
     );
   }
-  if (s.size === 0) return;
+  if (s.size === 0) {
+    if (create) return;
+    throw new DatabaseError(
+      `${path} is an empty file, not a prodgraph database ("prodgraph import" or "prodgraph demo" builds one in it; nothing was changed)`,
+    );
+  }
   const head = Buffer.alloc(SQLITE_HEADER.length);
   let fd: number | undefined;
   try {
@@ -119,7 +127,7 @@ function openSqlite(path: string, create: boolean): SQLite.Database {
       `no SQLite database at ${path} (check --db / PRODGRAPH_DB; "prodgraph import" or "prodgraph demo" creates one)`,
     );
   }
-  if (path !== ':memory:') refuseNonDatabase(path);
+  if (path !== ':memory:') refuseNonDatabase(path, create);
   let sqlite: SQLite.Database | undefined;
   try {
     if (path !== ':memory:' && create && !existsSync(path)) ownerOnly(path, create);
@@ -131,7 +139,8 @@ function openSqlite(path: string, create: boolean): SQLite.Database {
     }
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma('busy_timeout = 5000');
+    // a write waits this long for another process's write lock (src/db/busy-wait.ts times it)
+    sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // FULL: a commit is on disk (the WAL fsynced) before the write is acknowledged, so it survives
     // a power loss or an OS crash, not only a killed process (NORMAL's promise). SECURITY.md.
     sqlite.pragma('synchronous = FULL');
@@ -152,7 +161,13 @@ export function openDatabase(target: DbTarget, options: DbOptions = {}): DbHandl
     const sqlite = openSqlite(target.path, options.create ?? true);
     const beforeClose = keepSqliteStatistics(sqlite);
     const db = new Kysely<Database>({
-      dialect: refusingDialect(new SqliteDialect({ database: withStatementCache(sqlite) })),
+      dialect: refusingDialect(
+        new SqliteDialect({
+          database: withStatementCache(sqlite, {
+            onLockWait: (ms, acquired) => observers.busyWait(ms, acquired),
+          }),
+        }),
+      ),
       log,
     });
     registerObservers(db, observers);

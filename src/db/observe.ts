@@ -11,6 +11,11 @@ export interface DbObserver {
   /** PostgreSQL: a query waited this long for a connection (a new one, or a free one of a full pool). */
   poolWait?(durationMs: number, failed: boolean): void;
   /**
+   * SQLite: a statement waited this long for the write lock another process held (its busy
+   * wait, src/db/busy-wait.ts); `acquired` false when it gave up with SQLITE_BUSY.
+   */
+  busyWait?(durationMs: number, acquired: boolean): void;
+  /**
    * PostgreSQL: a connection was lost outside any query (PostgreSQL restarted, a connection cut
    * while idle in the pool); the pool dropped it and connects afresh on the next query.
    */
@@ -50,6 +55,10 @@ export class Observers {
 
   poolWait(durationMs: number, failed: boolean): void {
     for (const o of this.all) o.poolWait?.(durationMs, failed);
+  }
+
+  busyWait(durationMs: number, acquired: boolean): void {
+    for (const o of this.all) o.busyWait?.(durationMs, acquired);
   }
 
   connectionLost(err: Error): void {

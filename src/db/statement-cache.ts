@@ -1,6 +1,7 @@
 import type SQLite from 'better-sqlite3';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 import { LRUCache } from 'lru-cache';
+import { timedLockWaits } from './busy-wait.js';
 
 /**
  * better-sqlite3 behind Kysely, preparing each distinct statement once (bench/FINDINGS.md §2):
@@ -9,9 +10,18 @@ import { LRUCache } from 'lru-cache';
  * events. Statements are kept by their SQL text, least recently used out past `max` (a
  * variable-length `in (…)` list is a statement of its own per length). A prepared statement
  * runs synchronously to completion for `all` and `run`, so reusing it cannot interleave; a
- * streamed query (`iterate`, which outlives the call) gets a statement of its own.
+ * streamed query (`iterate`, which outlives the call) gets a statement of its own. A statement
+ * that takes the write lock waits for another process holding it through `timedLockWaits`,
+ * which reports each wait to `onLockWait`.
  */
-export function withStatementCache(sqlite: SQLite.Database, max = 500): SqliteDatabase {
+export function withStatementCache(
+  sqlite: SQLite.Database,
+  {
+    max = 500,
+    onLockWait,
+  }: { max?: number; onLockWait?: (durationMs: number, acquired: boolean) => void } = {},
+): SqliteDatabase {
+  const locking = onLockWait ? timedLockWaits(sqlite, onLockWait) : <T>(_w: boolean, run: () => T) => run();
   const cache = new LRUCache<string, SQLite.Statement>({ max });
   const prepared = (sql: string): SQLite.Statement => {
     let stmt = cache.get(sql);
@@ -28,11 +38,15 @@ export function withStatementCache(sqlite: SQLite.Database, max = 500): SqliteDa
     },
     prepare(sql: string): SqliteStatement {
       if (sql === 'rollback') return rollback(sqlite);
-      const stmt = prepared(sql);
+      // Kysely's BEGIN: every transaction the service opens on SQLite writes, so it takes the
+      // write lock as it begins (src/db/busy-wait.ts says why)
+      const text = sql === 'begin' ? 'begin immediate' : sql;
+      const stmt = prepared(text);
+      const writes = text === 'begin immediate' || !stmt.readonly;
       return {
         reader: stmt.reader,
-        all: (parameters) => stmt.all(parameters),
-        run: (parameters) => stmt.run(parameters),
+        all: (parameters) => locking(writes, () => stmt.all(parameters)),
+        run: (parameters) => locking(writes, () => stmt.run(parameters)),
         iterate: (parameters) => sqlite.prepare(sql).iterate(parameters),
       };
     },

@@ -23,6 +23,9 @@ export type Encoding = (typeof ENCODINGS)[number];
 /** application/json and any +json type, with or without parameters. */
 const JSON_TYPE = /^application\/(?:[\w.-]+\+)?json(?:;|$)/;
 
+/** Whether answers of this Content-Type are compressed (on a route that compresses at all). */
+export const compressible = (contentType: string): boolean => JSON_TYPE.test(contentType);
+
 /** The encoding to send for this Accept-Encoding header, or null for the bytes as they are. */
 export function chooseEncoding(acceptEncoding: string | string[] | undefined): Encoding | null {
   const header = Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : acceptEncoding;

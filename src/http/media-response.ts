@@ -129,6 +129,9 @@ export async function sendMedia(
   const ifRange = request.headers['if-range'];
   const range = ifRange && ifRange !== etag ? null : parseRange(request.headers.range, stat.size);
   if (range === 'unsatisfiable') {
+    // the answer is a JSON refusal, not the file: it names no file and is shown in no viewer
+    reply.removeHeader('content-disposition');
+    reply.header('content-security-policy', MEDIA_CSP);
     throw new AppError(416, 'requested range is not satisfiable', {
       'content-range': `bytes */${stat.size}`,
     });

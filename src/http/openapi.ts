@@ -5,6 +5,7 @@ import fp from 'fastify-plugin';
 import { referenceRoute } from './reference.js';
 import { everyOperationRefuses, nameSchemas } from './reference-document.js';
 import { documentHeaders } from './reference-headers.js';
+import { TAGS } from './reference-tags.js';
 import { ErrorBody } from './schemas.js';
 
 export const API_PREFIX = '/api/v1';
@@ -89,10 +90,10 @@ async function openApiPlugin(app: FastifyInstance): Promise<void> {
   app.addSchema(ErrorBody);
   /** The last pass, once every route is in the document: named schemas, then every header. */
   const finish = <T>(document: T): T => {
-    const own = new Map(app.routeTable.map((r) => [r.operationId, r.responseHeaders]));
+    const routes = new Map(app.routeTable.map((r) => [r.operationId, r]));
     const doc = nameSchemas(document) as Record<string, unknown>;
     everyOperationRefuses(doc);
-    documentHeaders(doc, (id) => own.get(id));
+    documentHeaders(doc, (id) => routes.get(id));
     return document;
   };
   await app.register(swagger, {
@@ -105,6 +106,7 @@ async function openApiPlugin(app: FastifyInstance): Promise<void> {
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },
       servers: [{ url: '/' }],
+      tags: [...TAGS],
       components: {
         securitySchemes: {
           bearerAuth: {

@@ -1,9 +1,12 @@
 /*
  * The response headers the reference documents, once each under components/headers, and the
  * rule that puts them on each response. Most follow from what the document already says of an
- * operation (it pages, it is counted, it takes an Idempotency-Key, the status); the rest a route
- * declares itself (`config.responseHeaders`: its ETag, its Location).
+ * operation (it pages, it is counted, it takes an Idempotency-Key, the status, a JSON body its
+ * route compresses); the rest a route declares itself (`config.responseHeaders`: its ETag, its
+ * Location).
  */
+
+import { compressible } from './compression.js';
 
 type Json = Record<string, unknown>;
 
@@ -48,48 +51,62 @@ export const HEADERS = {
     'Present (`true`) only when this repeats the answer to an earlier request with the same Idempotency-Key and body: nothing was written again',
     'true',
   ),
+  'Referrer-Policy': text(
+    '`no-referrer`: a page showing the file never hands its URL (a ticket may ride in it) to another site',
+  ),
   'WWW-Authenticate': text('`Bearer realm="prodgraph"`: the key to send'),
   Allow: text('The methods this path takes', 'POST'),
 } as const;
 
 export type ResponseHeader = keyof typeof HEADERS;
 
-/** Headers a route answers of its own, by status (a route's `config.responseHeaders`). */
-export type RouteResponseHeaders = Partial<Record<number, readonly ResponseHeader[]>>;
+/**
+ * Headers a route answers of its own, by status (a route's `config.responseHeaders`); `all`:
+ * on every status it documents, refusals included.
+ */
+export type RouteResponseHeaders = Partial<Record<number | 'all', readonly ResponseHeader[]>>;
 
-/** A bundle: its ETag, kept privately and revalidated, per key; compressed on request. */
+/**
+ * A bundle: its ETag, kept privately and revalidated, per key (its 200 is JSON: Vary and
+ * Content-Encoding follow from that; its 304 varies as the 200 did).
+ */
 export const CONDITIONAL_ANSWER: RouteResponseHeaders = {
-  200: ['ETag', 'Cache-Control', 'Vary', 'Content-Encoding'],
+  200: ['ETag', 'Cache-Control'],
   304: ['ETag', 'Cache-Control', 'Vary'],
 };
 
-/** An answer kept in memory (src/http/answer-cache.ts): its ETag, compressed on request. */
+/** An answer kept in memory (src/http/answer-cache.ts): its ETag (and as CONDITIONAL_ANSWER). */
 export const KEPT_ANSWER: RouteResponseHeaders = {
-  200: ['ETag', 'Vary', 'Content-Encoding'],
+  200: ['ETag'],
   304: ['ETag', 'Vary'],
 };
 
-/** A media file's bytes: conditional and ranged. */
+/**
+ * A media file's bytes: conditional and ranged; under a content security policy whatever the
+ * answer (the route's onSend hook, mediaAnswerHeaders), the file's own headers once it is found.
+ */
 export const MEDIA_BYTES: RouteResponseHeaders = {
-  200: [
-    'ETag',
-    'Last-Modified',
-    'Accept-Ranges',
-    'Cache-Control',
-    'Content-Disposition',
-    'Content-Security-Policy',
-  ],
+  all: ['Content-Security-Policy'],
+  200: ['ETag', 'Last-Modified', 'Accept-Ranges', 'Cache-Control', 'Content-Disposition', 'Referrer-Policy'],
   206: [
     'ETag',
     'Last-Modified',
     'Accept-Ranges',
     'Cache-Control',
     'Content-Disposition',
-    'Content-Security-Policy',
+    'Referrer-Policy',
     'Content-Range',
   ],
-  304: ['ETag', 'Cache-Control', 'Content-Security-Policy'],
-  416: ['Content-Range', 'Content-Security-Policy'],
+  304: ['ETag', 'Last-Modified', 'Accept-Ranges', 'Cache-Control', 'Content-Disposition', 'Referrer-Policy'],
+  416: [
+    'ETag',
+    'Last-Modified',
+    'Accept-Ranges',
+    'Cache-Control',
+    'Content-Disposition',
+    'Referrer-Policy',
+    'Content-Range',
+  ],
 };
 
 /** An answer that carries a token, a ticket or a key: never kept. */
@@ -99,8 +116,15 @@ const RATE = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as co
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** What the reference needs to know of an operation's route (src/http/route-table.ts). */
+export interface DocumentedRoute {
+  responseHeaders?: RouteResponseHeaders | undefined;
+  /** Its JSON answers are compressed on request (false: media bytes, refusals included). */
+  compresses: boolean;
+}
+
 /** What the document already says of an operation that decides its headers. */
-function factsOf(op: Json) {
+function factsOf(op: Json, route: DocumentedRoute | undefined) {
   const params = (Array.isArray(op.parameters) ? op.parameters : []) as Json[];
   const has = (where: string, name: string) => params.some((p) => p.in === where && p.name === name);
   const responses = isObject(op.responses) ? op.responses : {};
@@ -108,43 +132,63 @@ function factsOf(op: Json) {
     pages: has('query', 'cursor'),
     replays: has('header', 'idempotency-key'),
     counted: '429' in responses,
+    // @fastify/compress is global: a route compresses unless it turns it off
+    compresses: route?.compresses ?? true,
   };
 }
 
+/**
+ * Whether a response may go out compressed: it has a JSON body (success or refusal alike: a
+ * 422 naming a long parameter passes 1 kB too) and its route compresses.
+ */
+const compressed = (response: Json, facts: ReturnType<typeof factsOf>) =>
+  facts.compresses && isObject(response.content) && Object.keys(response.content).some(compressible);
+
 /** The headers one response carries: by the rules, then as its route declares. */
-function headersOf(status: string, facts: ReturnType<typeof factsOf>, declared: readonly string[] = []) {
+function headersOf(
+  status: string,
+  response: Json,
+  facts: ReturnType<typeof factsOf>,
+  declared: readonly string[] = [],
+) {
   const code = Number(status);
   const ok = code >= 200 && code < 300;
   const names: string[] = [];
-  if (facts.counted && (ok || code === 304 || code === 429)) names.push(...RATE);
+  // counted once the key is known: every answer but the refusals that come before (401, 403)
+  if (facts.counted && code !== 401 && code !== 403) names.push(...RATE);
   if (code === 429 || code === 503) names.push('Retry-After');
   if (code === 401) names.push('WWW-Authenticate');
   if (code === 405) names.push('Allow');
   if (facts.pages && code === 200) names.push('Link');
   if (facts.replays && ok) names.push('Idempotent-Replayed');
+  if (compressed(response, facts)) names.push('Content-Encoding', 'Vary');
   names.push(...declared);
-  return names;
+  return [...new Set(names)];
 }
 
 /**
  * Puts every header on the responses that carry it (as a `$ref` to components/headers), in
- * place of the inline `link` the per-route pass wrote. `declared` answers a route's own headers
+ * place of the inline `link` the per-route pass wrote. `routeOf` answers an operation's route
  * by operationId.
  */
 export function documentHeaders(
   doc: Json,
-  declared: (operationId: string) => Partial<Record<string, readonly string[]>> | undefined,
+  routeOf: (operationId: string) => DocumentedRoute | undefined,
 ): void {
   const components = doc.components as Json;
   components.headers = { ...(isObject(components.headers) ? components.headers : {}), ...HEADERS };
   for (const item of Object.values(isObject(doc.paths) ? doc.paths : {})) {
     for (const op of Object.values(isObject(item) ? item : {})) {
       if (!isObject(op) || !isObject(op.responses)) continue;
-      const facts = factsOf(op);
-      const own = typeof op.operationId === 'string' ? declared(op.operationId) : undefined;
+      const route = typeof op.operationId === 'string' ? routeOf(op.operationId) : undefined;
+      const facts = factsOf(op, route);
       for (const [status, response] of Object.entries(op.responses)) {
         if (!isObject(response)) continue;
-        const names = headersOf(status, facts, own?.[status]);
+        const own = route?.responseHeaders;
+        const names = headersOf(status, response, facts, [
+          ...(own?.[Number(status)] ?? []),
+          ...(own?.all ?? []),
+        ]);
         const rest = isObject(response.headers) ? response.headers : {};
         delete rest.link;
         const headers = {

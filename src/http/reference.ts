@@ -126,9 +126,29 @@ function namedWildcard(schema: Schema, url: string): { schema: Schema; url: stri
   };
 }
 
+/** What makes a schema say what its value is; a schema with none of them takes anything. */
+const TYPING = ['type', '$ref', 'anyOf', 'oneOf', 'allOf', 'enum', 'const'];
+
+/**
+ * A query parameter the route leaves unchecked on purpose (an empty schema: whatever it holds
+ * is judged by the handler, never refused as a 422 about its shape, as the file route's ticket
+ * `t`) as what a client sends: one string. Generators and readers need a type; the route's own
+ * validation is unchanged.
+ */
+function typedQuery(schema: Schema): Schema {
+  const query = isObject(schema.querystring) ? schema.querystring : undefined;
+  if (!query || !isObject(query.properties)) return schema;
+  const properties = Object.fromEntries(
+    Object.entries(query.properties).map(([name, p]) =>
+      isObject(p) && !TYPING.some((k) => k in p) ? [name, { type: 'string', ...p }] : [name, p],
+    ),
+  );
+  return { ...schema, querystring: { ...query, properties } };
+}
+
 /**
  * One route as the reference shows it: its responses described (referenceSchema), a wildcard
- * named, and a route that takes no key saying so (`security: []`) rather than leaving readers
+ * named, an unchecked query parameter typed, and a route that takes no key saying so (`security: []`) rather than leaving readers
  * and linters to guess.
  */
 export function referenceRoute(
@@ -143,6 +163,6 @@ export function referenceRoute(
     ...(described.body ? { body: markNamedSchemas(described.body) } : {}),
     ...(described.response ? { response: markNamedSchemas(described.response) } : {}),
   };
-  const named = namedWildcard(marked, url);
+  const named = namedWildcard(typedQuery(marked), url);
   return { url: named.url, schema: isPublic ? { ...named.schema, security: [] } : named.schema };
 }

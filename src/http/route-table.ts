@@ -13,6 +13,8 @@ export interface RouteEntry {
   /** The operation's stable name in the document: a method name in every generated client. */
   operationId: string | undefined;
   responseHeaders: RouteResponseHeaders | undefined;
+  /** Its JSON answers are compressed on request (src/http/compression.ts): not media bytes. */
+  compresses: boolean;
 }
 
 declare module 'fastify' {
@@ -46,6 +48,7 @@ async function routeTablePlugin(app: FastifyInstance) {
         hidden: schema.hide === true,
         operationId: schema.operationId,
         responseHeaders: route.config?.responseHeaders,
+        compresses: route.compress !== false,
       });
     }
   });

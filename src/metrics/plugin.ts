@@ -53,6 +53,7 @@ function watchDatabase(metrics: Metrics, database: DbHandle): () => void {
     query: (sql, ms, failed) =>
       metrics.queries.observe({ kind: queryKind(sql), outcome: failed ? 'failed' : 'ok' }, ms / 1000),
     poolWait: (ms, failed) => metrics.poolWaits.observe({ outcome: failed ? 'failed' : 'ok' }, ms / 1000),
+    busyWait: (ms, acquired) => metrics.busyWaits.observe({ outcome: acquired ? 'ok' : 'failed' }, ms / 1000),
     connectionLost: () => metrics.connectionsLost.inc(),
     committed: (size) => {
       metrics.writes.inc(size);
@@ -154,7 +155,7 @@ async function metricsPlugin(app: FastifyInstance, opts: { database: DbHandle; m
       schema: {
         summary: 'The service’s metrics, in the Prometheus text format',
         description:
-          'Requests by route template, method and status; the answer cache; database queries, pool waits and lost connections; writes committed and group sizes; change-feed waiters; webhook backlogs, attempts and the oldest undelivered change per subscription; rate-limit refusals; uploads in flight and bytes staged; process and event-loop metrics. Server-wide, whatever the key’s production: mint a `metrics` key for the scraper only. A scraper usually reads them without a key on the loopback listener `PRODGRAPH_METRICS_PORT` opens. No label ever holds a key, a person or a path.',
+          'Requests by route template, method and status; the answer cache; database queries, pool waits (PostgreSQL), busy waits (SQLite) and lost connections; writes committed and group sizes; change-feed waiters; webhook backlogs, attempts and the oldest undelivered change per subscription; rate-limit refusals; uploads in flight and bytes staged; process and event-loop metrics. Server-wide, whatever the key’s production: mint a `metrics` key for the scraper only. A scraper usually reads them without a key on the loopback listener `PRODGRAPH_METRICS_PORT` opens. No label ever holds a key, a person or a path.',
         tags: ['service'],
         response: {
           200: {

@@ -4,10 +4,11 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
  * The service's metrics, in the Prometheus text format (prom-client). Every label takes values
  * from a small, fixed set — a route template, a method, a status, a query kind, a webhook
  * subscription id — never a token, a key, a person, a path or anything a client sends, so the
- * number of series stays bounded whatever the traffic. Each metric says how the series of
- * several worker processes of one server combine (`aggregator`: prom-client's
- * AggregatorRegistry, see src/metrics/cluster.ts): counts and histograms add up; a figure read
- * from the shared database (a webhook's backlog) is the same in every worker and is not added.
+ * number of series stays bounded whatever the traffic. Each metric says how its series would
+ * combine across several processes of one server, should their registries be merged with
+ * prom-client's AggregatorRegistry (`aggregator`): counts and histograms add up; a figure read
+ * from the shared database (a webhook's backlog) is the same in every process and is taken once.
+ * test/metrics.test.ts merges two registries to check it.
  */
 
 /** Seconds: from a cached answer (sub-millisecond) to a held long-poll (up to 30 s). */
@@ -62,7 +63,7 @@ export class Metrics {
 
   readonly queries = new Histogram({
     name: `${METRIC_PREFIX}db_query_duration_seconds`,
-    help: 'Database statements by kind (select, insert, update, delete, transaction, other) and outcome: duration, the wait for a connection excluded; on SQLite a write includes any wait for another process holding the write lock (busy wait)',
+    help: 'Database statements by kind (select, insert, update, delete, transaction, other) and outcome: duration, the wait for a connection excluded; on SQLite a write includes any wait for another process holding the write lock (prodgraph_db_busy_wait_seconds)',
     labelNames: ['kind', 'outcome'] as const,
     buckets: QUERY_BUCKETS,
     registers: [this.registry],
@@ -71,6 +72,14 @@ export class Metrics {
   readonly poolWaits = new Histogram({
     name: `${METRIC_PREFIX}db_pool_wait_seconds`,
     help: 'PostgreSQL: how long a query or transaction waited for a connection of the pool, by outcome (failed: refused or timed out)',
+    labelNames: ['outcome'] as const,
+    buckets: WAIT_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly busyWaits = new Histogram({
+    name: `${METRIC_PREFIX}db_busy_wait_seconds`,
+    help: 'SQLite: how long a write waited for the write lock another process held (its busy wait), by outcome (failed: gave up with SQLITE_BUSY after the busy timeout); writes that found the lock free are not counted',
     labelNames: ['outcome'] as const,
     buckets: WAIT_BUCKETS,
     registers: [this.registry],

@@ -32,25 +32,39 @@ export async function launch(profile: string): Promise<BrowserContext> {
 export interface Faults {
   consoleErrors: string[];
   pageErrors: string[];
+  /** Failed requests, a cancelled one included unless the page cancels it on purpose. */
   failedRequests: string[];
-  /** Requests the page cancelled itself (a long poll or an image of a page left behind). */
-  abandoned: string[];
   refused: string[];
   offHost: string[];
 }
 
-/** Watches a page: console errors, uncaught errors, failed and refused requests, anything not on 127.0.0.1. */
-export function watch(page: Page, expectedRefusals: RegExp[] = []): Faults {
-  const f: Faults = {
-    consoleErrors: [],
-    pageErrors: [],
-    failedRequests: [],
-    abandoned: [],
-    refused: [],
-    offHost: [],
-  };
+/** What a tab does on purpose that would otherwise be a fault. */
+export interface Expected {
+  /** Refusals the test provokes, each as `<status> <url>`, exactly. */
+  refusals: Set<string>;
+  /**
+   * Requests the page cancels itself (a long poll or an image of a page left behind, the reads
+   * of a page a revoked key signs out of), by URL: exact, or a pattern where the URL carries a
+   * cursor.
+   */
+  aborts: Array<string | RegExp>;
+}
+
+export const expecting = (aborts: Array<string | RegExp> = []): Expected => ({ refusals: new Set(), aborts });
+
+/**
+ * Watches a page: console errors, uncaught errors, failed and refused requests, anything not on
+ * 127.0.0.1 (always: nothing expected excuses a request off the host). `expected` is read as
+ * each event arrives, so a test may add to it before it provokes a refusal.
+ */
+export function watch(page: Page, expected: Expected = expecting()): Faults {
+  const f: Faults = { consoleErrors: [], pageErrors: [], failedRequests: [], refused: [], offHost: [] };
   page.on('console', (m) => {
-    if (m.type() === 'error') f.consoleErrors.push(m.text());
+    if (m.type() !== 'error') return;
+    // Chromium logs every refused request as a console error: a refusal provoked on purpose is expected
+    const status = /the server responded with a status of (\d+)/.exec(m.text())?.[1];
+    if (status && expected.refusals.has(`${status} ${m.location().url}`)) return;
+    f.consoleErrors.push(`${m.text()} (${m.location().url})`);
   });
   page.on('pageerror', (e) => f.pageErrors.push(e.message));
   page.on('request', (r) => {
@@ -60,10 +74,14 @@ export function watch(page: Page, expectedRefusals: RegExp[] = []): Faults {
   });
   page.on('requestfailed', (r) => {
     const why = r.failure()?.errorText ?? '';
-    (why === 'net::ERR_ABORTED' ? f.abandoned : f.failedRequests).push(`${r.method()} ${r.url()} ${why}`);
+    const onPurpose =
+      why === 'net::ERR_ABORTED' &&
+      r.method() === 'GET' &&
+      expected.aborts.some((a) => (typeof a === 'string' ? a === r.url() : a.test(r.url())));
+    if (!onPurpose) f.failedRequests.push(`${r.method()} ${r.url()} ${why}`);
   });
   page.on('response', (r) => {
-    if (r.status() >= 400 && !expectedRefusals.some((e) => e.test(r.url())))
+    if (r.status() >= 400 && !expected.refusals.has(`${r.status()} ${r.url()}`))
       f.refused.push(`${r.status()} ${r.request().method()} ${r.url()}`);
   });
   return f;

@@ -1,4 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -41,6 +42,26 @@ async function withAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
+let sqliteTemplate: Promise<string> | undefined;
+
+/**
+ * A SQLite database migrated once per test process; each env starts from a copy of it. Migrating
+ * is most of what a new SQLite env costs (about 0.6 s of CPU), and a copy of the migrated file is
+ * byte for byte what migrating a new file gives. Removed when the process exits.
+ */
+function migratedSqliteFile(): Promise<string> {
+  sqliteTemplate ??= (async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'prodgraph-template-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, 'migrated.db');
+    const handle = await openAndMigrate({ dialect: 'sqlite', path });
+    // closing checkpoints the write-ahead log into the file, so the file alone is the database
+    await handle.close();
+    return path;
+  })();
+  return sqliteTemplate;
+}
+
 /**
  * A fresh, migrated database (a temp SQLite file, or a PostgreSQL schema of its own), a temp
  * media folder and an app on top. Every test builds its own fixture into it.
@@ -76,6 +97,7 @@ export async function createEnv(
     config = loadConfig({ db: process.env.PRODGRAPH_TEST_PG!, media: join(dir, 'media') }, testEnv);
   } else {
     config = loadConfig({ db: join(dir, 'test.db'), media: join(dir, 'media') }, testEnv);
+    await copyFile(await migratedSqliteFile(), join(dir, 'test.db'));
   }
   const dropSchema = async () => {
     if (schema) await withAdmin((c) => c.query(`drop schema ${schema} cascade`));

@@ -25,20 +25,34 @@ export function contactsOf(
     .filter((v: unknown): v is string => typeof v === 'string' && v !== '');
 }
 
-export const demoContacts = (): string[] =>
-  Object.values(DEMOS).flatMap((d) => contactsOf(readFileSync(d.path, 'utf8')));
+let demoContactList: readonly string[] | undefined;
+
+/** Every email and phone of the demo productions (read once: files check every response they saw). */
+export const demoContacts = (): readonly string[] =>
+  (demoContactList ??= Object.values(DEMOS).flatMap((d) => contactsOf(readFileSync(d.path, 'utf8'))));
+
+const CONTACT_KEY = /^(email|phone|e_mail|mobile|contact)/i;
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Where in a JSON value a contact detail (or a contact-looking key) appears. */
 export function contactLeaks(value: unknown, contacts: readonly string[], at = '$'): string[] {
-  if (typeof value === 'string') return contacts.filter((c) => value.includes(c)).map((c) => `${at}: ${c}`);
-  if (Array.isArray(value)) return value.flatMap((v, i) => contactLeaks(v, contacts, `${at}[${i}]`));
-  if (value && typeof value === 'object') {
-    return Object.entries(value).flatMap(([k, v]) => [
-      ...(/^(email|phone|e_mail|mobile|contact)/i.test(k) ? [`${at}.${k}: contact-looking key`] : []),
-      ...contactLeaks(v, contacts, `${at}.${k}`),
-    ]);
-  }
-  return [];
+  // one pattern tells which strings hold any contact at all; only those are searched one by one
+  const any = contacts.length ? new RegExp(contacts.map(escaped).join('|')) : undefined;
+  const leaks: string[] = [];
+  const walk = (v: unknown, path: () => string): void => {
+    if (typeof v === 'string') {
+      if (any?.test(v)) for (const c of contacts) if (v.includes(c)) leaks.push(`${path()}: ${c}`);
+    } else if (Array.isArray(v)) {
+      v.forEach((item, i) => walk(item, () => `${path()}[${i}]`));
+    } else if (v && typeof v === 'object') {
+      for (const [k, item] of Object.entries(v)) {
+        if (CONTACT_KEY.test(k)) leaks.push(`${path()}.${k}: contact-looking key`);
+        walk(item, () => `${path()}.${k}`);
+      }
+    }
+  };
+  walk(value, () => at);
+  return leaks;
 }
 
 /** `get` that keeps every JSON body it saw, so a file can finally check them all for contact details. */

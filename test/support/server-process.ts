@@ -1,9 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { cliArgv } from './built.js';
 import type { TestEnv } from './env.js';
-
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 
 /** A real server process on a database a test prepared (the one place tests spawn). */
 export interface ServerProcess {
@@ -44,9 +42,7 @@ export async function startServer(
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      CLI,
+      ...(await cliArgv()),
       'serve',
       '--db',
       options.db ?? dbArgOf(env),

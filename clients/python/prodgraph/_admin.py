@@ -42,6 +42,10 @@ class AdminMethods(Base):
         """Vendor engagements (archived ones with ``include_archived=True``)."""
         return self._list("/admin/engagements", {"include_archived": include_archived})
 
+    def get_engagement(self, engagement_id: int) -> Engagement:
+        """One engagement, archived or not, as the list shows it (404 when unknown)."""
+        return self._get(f"/admin/engagements/{segment(engagement_id)}")
+
     def create_engagement(
         self,
         ref: str,
@@ -127,9 +131,9 @@ class AdminMethods(Base):
         """The key this client uses: its scopes, production and engagement (any key may ask)."""
         return self._get("/key")
 
-    def list_keys(self) -> Paged[Key]:
-        """The production's keys (prefixes only; tokens are never stored)."""
-        return self._list("/admin/keys")
+    def list_keys(self, *, engagement_id: Optional[int] = None) -> Paged[Key]:
+        """The production's keys (prefixes only; tokens are never stored), or one engagement's."""
+        return self._list("/admin/keys", {"engagement_id": engagement_id})
 
     def create_key(
         self,

@@ -54,6 +54,7 @@ OPERATIONS: Tuple[Tuple[str, str, str, Optional[str]], ...] = (
     ("createVisionSessionToken", "POST", "/api/v1/vision/session-token", "VisionSessionToken"),
     ("createLookBrief", "POST", "/api/v1/vision/looks/{version_id}/brief", "LookBrief"),
     ("listEngagements", "GET", "/api/v1/admin/engagements", "Engagement"),
+    ("getEngagement", "GET", "/api/v1/admin/engagements/{id}", "Engagement"),
     ("createEngagement", "POST", "/api/v1/admin/engagements", "Engagement"),
     ("archiveEngagement", "POST", "/api/v1/admin/engagements/{id}/archive", "Engagement"),
     ("listGrants", "GET", "/api/v1/admin/grants", "Grant"),

@@ -52,7 +52,16 @@ class RoundTripMethods(Base):
         with self._lock:
             self._bundles[self._api(path)] = (etag, document)
 
+    def _forget_bundle(self, path: str) -> None:
+        """Drops a kept bundle, so the next fetch is unconditional (the mirror lost its copy)."""
+        with self._lock:
+            self._bundles.pop(self._api(path), None)
+
     def _conditional(self, path: str) -> Any:
+        return json.loads(self._bundle_bytes(path).decode("utf-8"))
+
+    def _bundle_bytes(self, path: str) -> bytes:
+        """A bundle's JSON as the server sent it (on a 304, the bytes kept from before)."""
         url = self._api(path)
         with self._lock:
             kept = self._bundles.get(url)
@@ -62,7 +71,7 @@ class RoundTripMethods(Base):
         response, raw = self._transport.request("GET", url, headers=headers, retryable=True)
         if response.status == 304:
             if kept is not None:
-                return json.loads(kept[1].decode("utf-8"))
+                return kept[1]
             response, raw = self._transport.request("GET", url, retryable=True)
         etag = response.headers.get("ETag")
         if etag:
@@ -71,7 +80,7 @@ class RoundTripMethods(Base):
                 self._bundles.move_to_end(url)
                 while len(self._bundles) > KEPT_BUNDLES:
                     self._bundles.popitem(last=False)
-        return json.loads(raw.decode("utf-8"))
+        return raw
 
     # -- turnovers -----------------------------------------------------------------------------
 

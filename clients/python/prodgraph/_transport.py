@@ -20,6 +20,7 @@ import threading
 import time
 import urllib.parse
 import urllib.request
+import weakref
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
 from ._version import __version__
@@ -79,9 +80,33 @@ class Upload:
 Body = Union[None, bytes, Upload]
 
 
+class _Kept:
+    """One thread's kept-alive connection, idle between that thread's requests.
+
+    Reached two ways: through the thread's own ``_Pooled`` (its requests), and through the
+    transport's ``_kept`` set (``close()`` from any thread). ``conn`` only changes under the
+    transport's lock, so a connection is either idle here or in use by its thread, never both.
+    When the thread ends its thread-locals go, and with them this holder, which closes the
+    connection then rather than leaving the socket to the garbage collector.
+    """
+
+    __slots__ = ("conn", "idle_since", "__weakref__")
+
+    def __init__(self) -> None:
+        self.conn: Optional[http.client.HTTPConnection] = None
+        self.idle_since = 0.0
+
+    def __del__(self) -> None:
+        conn, self.conn = self.conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:  # noqa: BLE001 - at thread or interpreter exit nothing may raise
+                pass
+
+
 class _Pooled(threading.local):
-    conn: Optional[http.client.HTTPConnection] = None
-    idle_since: float = 0.0
+    kept: Optional[_Kept] = None
     last: Optional[Response] = None
 
 
@@ -132,6 +157,9 @@ class Transport:
         self._proxy = _proxy_for(self.scheme, self.host)
         self._ssl = ssl.create_default_context() if self.scheme == "https" else None
         self._local = _Pooled()
+        # every thread's holder, so close() reaches connections kept by other threads too
+        self._kept: "weakref.WeakSet[_Kept]" = weakref.WeakSet()
+        self._kept_lock = threading.Lock()
 
     # -- URLs ----------------------------------------------------------------------------------
 
@@ -159,10 +187,44 @@ class Transport:
         return self._local.last
 
     def close(self) -> None:
-        """Closes this thread's kept-alive connection (other threads close theirs when they end)."""
-        conn, self._local.conn = self._local.conn, None
-        if conn is not None:
-            conn.close()
+        """Closes every thread's kept-alive connection (a thread's next request opens a new one).
+
+        A request in flight in another thread keeps its connection until it is done; that
+        connection is then kept as usual, and closed by the next ``close()`` or when its thread
+        ends.
+        """
+        with self._kept_lock:
+            idle = [kept for kept in self._kept if kept.conn is not None]
+            conns = [kept.conn for kept in idle]
+            for kept in idle:
+                kept.conn = None
+        for conn in conns:
+            if conn is not None:
+                conn.close()
+
+    def _holder(self) -> _Kept:
+        """The calling thread's holder, made (and registered) on its first request."""
+        kept = self._local.kept
+        if kept is None:
+            kept = self._local.kept = _Kept()
+            with self._kept_lock:
+                self._kept.add(kept)
+        return kept
+
+    def _take(self) -> Tuple[Optional[http.client.HTTPConnection], float]:
+        """The calling thread's idle connection, now out of the pool, and how long it idled."""
+        kept = self._holder()
+        with self._kept_lock:
+            conn, kept.conn = kept.conn, None
+        return conn, time.monotonic() - kept.idle_since
+
+    def _forget(self, conn: http.client.HTTPConnection) -> None:
+        """Drops ``conn`` from the calling thread's pool if it is there (it was closed)."""
+        kept = self._local.kept
+        if kept is not None:
+            with self._kept_lock:
+                if kept.conn is conn:
+                    kept.conn = None
 
     # -- requests ------------------------------------------------------------------------------
 
@@ -221,7 +283,6 @@ class Transport:
                 raw = resp.read()
             except (OSError, http.client.HTTPException) as exc:
                 conn.close()
-                self._local.conn = None
                 if not retryable or not rewind_ok or attempt >= self.retries:
                     raise _connection_failed(method, url, exc) from exc
                 self._sleep(self._backoff(attempt))
@@ -252,13 +313,14 @@ class Transport:
         """Keeps a fully read connection for this thread's next request, or closes it."""
         if resp.will_close or not resp.isclosed():
             conn.close()
-            if self._local.conn is conn:
-                self._local.conn = None
+            self._forget(conn)
             return
-        if self._local.conn is not conn and self._local.conn is not None:
-            self._local.conn.close()
-        self._local.conn = conn
-        self._local.idle_since = time.monotonic()
+        kept = self._holder()
+        with self._kept_lock:
+            before, kept.conn = kept.conn, conn
+            kept.idle_since = time.monotonic()
+        if before is not None and before is not conn:
+            before.close()
 
     # -- internals -----------------------------------------------------------------------------
 
@@ -286,11 +348,9 @@ class Transport:
         return headers
 
     def _connection(self, fresh: bool, timeout: float) -> Tuple[http.client.HTTPConnection, bool]:
-        local = self._local
-        conn = local.conn
+        conn, idle = self._take()
         if conn is not None:
-            local.conn = None
-            if fresh or time.monotonic() - local.idle_since > MAX_IDLE_SECONDS:
+            if fresh or idle > MAX_IDLE_SECONDS:
                 conn.close()
             else:
                 conn.timeout = timeout

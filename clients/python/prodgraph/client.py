@@ -25,8 +25,9 @@ class Client(GraphMethods, RoundTripMethods, ChangeMethods, AdminMethods):
     are retried: reads, and writes, each of which carries an ``Idempotency-Key`` reused on every
     try, so a retried write is never applied twice.
 
-    One client may be shared by threads: each thread keeps its own connection, and
-    ``last_response`` is the last exchange of the calling thread. Proxies come from the usual
+    One client may be shared by threads: each thread keeps its own connection (closed when the
+    thread ends, or by ``close()`` for all of them), and ``last_response`` is the last exchange
+    of the calling thread. Proxies come from the usual
     environment variables (``https_proxy``, ``http_proxy``, ``no_proxy``).
     """
 
@@ -51,7 +52,12 @@ class Client(GraphMethods, RoundTripMethods, ChangeMethods, AdminMethods):
         return self._transport.base_url
 
     def close(self) -> None:
-        """Closes the calling thread's kept-alive connection."""
+        """Closes the kept-alive connections of every thread that used this client.
+
+        The client stays usable: a later call opens a new connection. A thread that ends closes
+        its own connection then, so threads need not call this. ``with Client(...) as client:``
+        closes at the end of the block.
+        """
         self._transport.close()
 
     def __enter__(self) -> "Client":

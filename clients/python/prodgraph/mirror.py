@@ -4,7 +4,7 @@ The folder holds, for a vendor key, its granted scene and character bundles as J
 image those bundles show, its turnovers and its own submissions with their files; for a
 production-wide key the same for the whole production::
 
-    DIR/bundles/scene/<node_id>.json       each bundle exactly as the API answers it
+    DIR/bundles/scene/<node_id>.json       each bundle exactly as the API answers it (its bytes)
     DIR/bundles/character/<node_id>.json
     DIR/media/<media_id>-<label>.<ext>     every image the bundles show, SHA-256 verified
     DIR/turnovers.json                     the turnovers the key reaches
@@ -16,8 +16,8 @@ A run fetches only what changed: a production-wide key first asks the change fee
 anything happened since the last run (nothing: one request and done), bundles are asked with
 their ETag (unchanged: 304), an image or a submitted file already on disk is never fetched
 again, and turnovers and submissions are asked ``updated_since`` the last run where the key's
-view cannot shrink. It never deletes or
-overwrites a file it did not write (nor one edited since), is resumable after an interruption
+view cannot shrink. It never deletes or overwrites a file it did not write (nor one edited
+since), fetches again one it wrote that was deleted since, is resumable after an interruption
 (a cut download resumes with ``Range``), and reports on one line.
 """
 
@@ -192,14 +192,15 @@ class Mirror:
         started = time.monotonic()
         self.root.mkdir(parents=True, exist_ok=True)
         head, changed_kinds, server_now = self._feed()
+        lost = self.lost()
         try:
-            if changed_kinds is None or changed_kinds & BUNDLE_KINDS or not self._complete():
+            if changed_kinds is None or changed_kinds & BUNDLE_KINDS or not self._complete() or lost & {"bundles"}:
                 self._bundles()
             else:
                 self._count("bundles", len(self.state["bundles"]))
-            if changed_kinds is None or changed_kinds & TURNOVER_KINDS or not self._complete():
+            if changed_kinds is None or changed_kinds & TURNOVER_KINDS or not self._complete() or lost & {"turnovers"}:
                 self._turnovers(head is not None)
-            if changed_kinds is None or changed_kinds & SUBMISSION_KINDS or not self._has_submissions():
+            if changed_kinds is None or changed_kinds & SUBMISSION_KINDS or not self._has_submissions() or lost & {"submissions"}:
                 self._submissions(head is not None)
             self.state["cursor"] = head
             self.state["synced_at"] = server_now
@@ -211,6 +212,22 @@ class Mirror:
 
     def _complete(self) -> bool:
         return bool(self.state.get("complete"))
+
+    def lost(self) -> Set[str]:
+        """Which parts ("bundles", "turnovers", "submissions") miss a file the mirror wrote.
+
+        A file deleted since (by hand, say) is fetched again even when nothing changed on the
+        server; one edited since is still never overwritten.
+        """
+        files = self.state["files"]
+        gone = {rel for rel in files if not (self.root / rel).exists()}
+        if not gone:
+            return set()
+        bundles = {b["file"] for b in self.state["bundles"].values()}
+        bundles |= {m["file"] for m in self.state["media"].values()}
+        submissions = {"submissions.json"} | {f["file"] for f in self._submitted().values()}
+        parts = {"bundles": bundles, "turnovers": {"turnovers.json"}, "submissions": submissions}
+        return {part for part, rels in parts.items() if gone & rels}
 
     def _has_submissions(self) -> bool:
         """Whether the last complete run kept the submissions (a folder from before them did not)."""
@@ -273,21 +290,26 @@ class Mirror:
         self._media(media)
 
     def _bundle(self, name: str, entry: Mapping[str, Any]) -> Set[int]:
-        kind, node_id = entry["kind"], entry["node_id"]
+        path = f"/bundles/{entry['kind']}/{segment(entry['node_id'])}"
         rel = f"bundles/{name}.json"
         kept = self.state["bundles"].get(name)
-        if kept and self._intact(rel):
-            self.client._keep_bundle(f"/bundles/{name}", kept["etag"], (self.root / rel).read_bytes())
-        get = self.client.get_scene_bundle if kind == "scene" else self.client.get_character_bundle
+        intact = bool(kept) and self._intact(rel)
+        if intact:
+            self.client._keep_bundle(path, kept["etag"], (self.root / rel).read_bytes())  # type: ignore[index]
+        else:
+            # no copy of ours on disk (deleted, edited, never written): a 304 would leave the
+            # file missing, so ask without the ETag an earlier run of this process kept
+            self.client._forget_bundle(path)
         try:
-            document = get(node_id)
+            data = self.client._bundle_bytes(path)
         except NotFound:
             return set()  # revoked between the list and now: gone next run
         response = self.client.last_response
+        document = json.loads(data.decode("utf-8"))
         ids = _media_ids(document)
-        if response is not None and response.status == 304 and kept:
+        if response is not None and response.status == 304 and intact:
             return ids
-        data = (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+        # the bytes the API answered, not re-serialised: what a consumer of the API would read
         if self._write(rel, data):
             self._count("bundles_changed")
         etag = document.get("etag") or (response.headers.get("ETag") if response is not None else None)
@@ -483,7 +505,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--url", help="the server (default: $PRODGRAPH_URL)")
     parser.add_argument("--key", help="the key (default: $PRODGRAPH_KEY; prefer the variable: a flag shows in ps)")
     parser.add_argument("--follow", action="store_true", help="keep running: sync again whenever something changes")
-    parser.add_argument("--interval", type=float, default=60.0, help="with --follow and a vendor key: seconds between checks (60)")
+    parser.add_argument(
+        "--interval",
+        type=float,
+        default=60.0,
+        help="with --follow: seconds between checks with a vendor key (60); a production-wide key"
+        " waits on the change feed and looks for deleted files at least every 30 s (or this)",
+    )
     parser.add_argument("--keep", action="store_true", help="never remove a file, even one the mirror wrote that is no longer shared")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
     args = parser.parse_args(argv)
@@ -511,10 +539,14 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 def _wait_for_change(mirror: Mirror, interval: float) -> None:
-    """Blocks until the feed shows a change (production-wide keys), or ``interval`` passes."""
+    """Blocks until the feed shows a change (production-wide keys), or ``interval`` passes;
+    wakes too when a file the mirror wrote was deleted (looked for between the feed's polls)."""
     cursor = mirror.state.get("cursor")
     if cursor is None:
         time.sleep(interval)
         return
-    for _ in mirror.client.follow_changes(after=cursor, wait=30):
-        return
+    feed = mirror.client.follow_changes(after=cursor, wait=min(30.0, max(1.0, interval)))
+    while True:
+        feed._poll()  # one long poll: returns when a change commits or the wait ends
+        if feed._pending or mirror.lost():
+            return

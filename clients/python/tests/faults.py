@@ -13,6 +13,9 @@ Faults, each used by the next request that matches (method, path prefix):
 - ``cut_body``: forward, send the headers and half the body, then close.
 - ``corrupt_body``: forward, flip one byte of the body.
 - ``stall:<seconds>``: wait that long before forwarding.
+- ``stop_reading:<seconds>``: read the request's head and none of its body, hold the
+  connection that long (or until the proxy closes), then close it: a server that stopped
+  reading an upload.
 Every request that reached the proxy is in ``seen``.
 """
 
@@ -36,6 +39,7 @@ class FaultProxy:
         self.seen: List[Dict[str, Any]] = []
         self._plans: List[Dict[str, Any]] = []
         self._lock = threading.Lock()
+        self._closed = threading.Event()
         proxy = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -59,6 +63,7 @@ class FaultProxy:
             self._plans.append(dict(options, fault=fault, method=method, path=path, times=times))
 
     def close(self) -> None:
+        self._closed.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -78,14 +83,18 @@ class FaultProxy:
         return None
 
     def _handle(self, h: BaseHTTPRequestHandler) -> None:
-        body = _read_body(h)
         if h.path.startswith("http://"):  # used as a forward proxy: the absolute URL
             parts = urllib.parse.urlsplit(h.path)
             h.path = urllib.parse.urlunsplit(("", "", parts.path, parts.query, ""))
         path = h.path
-        self.seen.append({"method": h.command, "path": path, "headers": dict(h.headers.items()), "size": len(body)})
         plan = self._take(h.command, urllib.parse.urlsplit(path).path)
         fault = plan["fault"] if plan else "forward"
+        if fault.startswith("stop_reading:"):
+            self.seen.append({"method": h.command, "path": path, "headers": dict(h.headers.items()), "size": None})
+            self._closed.wait(float(fault.split(":")[1]))
+            return _drop(h)
+        body = _read_body(h)
+        self.seen.append({"method": h.command, "path": path, "headers": dict(h.headers.items()), "size": len(body)})
         if fault.startswith("status:"):
             return _answer(h, int(fault.split(":")[1]), plan.get("retry_after") if plan else None)
         if fault.startswith("stall:"):

@@ -25,7 +25,7 @@ import uuid
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Deque, Dict, List, Optional
+from typing import Any, Deque, Dict, List, Optional, Tuple
 
 HERE = Path(__file__).resolve().parent
 CLIENT_DIR = HERE.parent
@@ -52,6 +52,7 @@ class Live:
         self.log: Deque[str] = deque(maxlen=20000)
         self.log_lock = threading.Lock()
         self.proc: Optional[subprocess.Popen] = None
+        self.others: List[subprocess.Popen] = []
         self.provider = _Provider()
         self.db = self._database()
         self.refs: Dict[str, int] = self._import()
@@ -73,7 +74,7 @@ class Live:
         ]
         for t in mints:
             t.start()
-        self.url = self._serve()
+        self.url, self.proc = self._serve()
         for t in mints:
             t.join()
         if len(minted) != 3:
@@ -115,7 +116,14 @@ class Live:
             args += ["--engagement", engagement]
         return json.loads(self.cli(*args))["token"]
 
-    def _serve(self) -> str:
+    def serve_another(self, **settings: str) -> str:
+        """A second server on the same database and media store, with these settings changed
+        (e.g. ``PRODGRAPH_MAX_UPLOAD_BYTES``); stopped with the first. Its URL."""
+        url, proc = self._serve(**settings)
+        self.others.append(proc)
+        return url
+
+    def _serve(self, **settings: str) -> Tuple[str, subprocess.Popen]:
         port = _free_port()
         env = dict(
             os.environ,
@@ -129,20 +137,22 @@ class Live:
             PRODGRAPH_VISION_TOKEN_URL=self.provider.url,
             PRODGRAPH_VISION_CREDENTIAL="sk-test-provider-credential",
         )
+        env.update(settings)
         cmd = [*_prodgraph(), "serve", "--db", self.db, "--media", str(self.media)]
         cmd += ["--port", str(port)]
-        self.proc = subprocess.Popen(
-            cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-        )
+        proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         ready = threading.Event()
-        threading.Thread(target=self._drain, args=(ready,), daemon=True).start()
-        if not ready.wait(90) or self.proc.poll() is not None:
+        threading.Thread(target=self._drain, args=(proc, ready), daemon=True).start()
+        # event-driven (the "listening" line, or the end of its output if it dies); the cap only
+        # bounds a server that hangs, and must allow a start-up on a machine loaded by others
+        if not ready.wait(300) or proc.poll() is not None:
+            _stop(proc)
             raise RuntimeError("prodgraph serve did not start:\n" + "\n".join(self.log))
-        return f"http://127.0.0.1:{port}"
+        return f"http://127.0.0.1:{port}", proc
 
-    def _drain(self, ready: threading.Event) -> None:
-        assert self.proc is not None and self.proc.stdout is not None
-        for line in self.proc.stdout:
+    def _drain(self, proc: subprocess.Popen, ready: threading.Event) -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
             with self.log_lock:
                 self.log.append(line.rstrip("\n"))
             if "Server listening at" in line:
@@ -152,14 +162,9 @@ class Live:
     # -- teardown ------------------------------------------------------------------------------
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-        if self.proc is not None and self.proc.stdout is not None:
-            self.proc.stdout.close()
+        for proc in [*self.others, self.proc]:
+            if proc is not None:
+                _stop(proc)
         self.provider.stop()
         if self.schema:
             _psql(self.db_url, f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE')
@@ -199,6 +204,18 @@ def _prodgraph() -> List[str]:
         if all(p.stat().st_mtime <= stamp for p in (REPO / "src").rglob("*.ts")):
             return [NODE, str(built)]
     return [NODE, "--import", "tsx", "src/cli.ts"]
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    if proc.stdout is not None:
+        proc.stdout.close()
 
 
 def _free_port() -> int:

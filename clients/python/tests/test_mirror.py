@@ -5,11 +5,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import queue
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 from pathlib import Path
@@ -24,6 +26,12 @@ from prodgraph.mirror import Mirror
 
 def sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def answered(api: prodgraph.Client, kind: str, node_id: int) -> bytes:
+    """A bundle's body exactly as the API sends it (a fresh, unconditional GET)."""
+    _, raw = api._transport.request("GET", api._api(f"/bundles/{kind}/{node_id}"), retryable=True)
+    return raw
 
 
 class MirrorTests(unittest.TestCase):
@@ -69,6 +77,11 @@ class MirrorTests(unittest.TestCase):
             doc = (api.get_scene_bundle if e["kind"] == "scene" else api.get_character_bundle)(e["node_id"])
             on_disk = json.loads((self.dir / "bundles" / e["kind"] / f"{e['node_id']}.json").read_text())
             self.assertEqual(on_disk, doc)
+            self.assertEqual(
+                (self.dir / "bundles" / e["kind"] / f"{e['node_id']}.json").read_bytes(),
+                answered(api, e["kind"], e["node_id"]),
+                "the file holds the bytes the API answered, not a re-serialisation",
+            )
             for holder in doc.get("assets", []) + doc.get("costumes", []):
                 for item in holder.get("released_versions", []) + holder.get("ingredients", []):
                     if item.get("media_id"):
@@ -235,6 +248,52 @@ class MirrorTests(unittest.TestCase):
         self.assertIn(f"/api/v1/media/{media_id}/content", fetched_now)
         self.assertEqual(done_before & fetched_now, set(), "what the first run finished is not fetched again")
         self.assert_equals_the_api(self.server.vendor_key)
+
+    def test_a_deleted_file_is_fetched_again_by_the_same_process(self) -> None:
+        """What --follow does between syncs: one client, whose kept ETags must not hide a loss."""
+        c = self.via(self.server.vendor_key)
+        try:
+            mirror = Mirror(c, self.dir)
+            mirror.run()
+            bundle = next(p for p in sorted((self.dir / "bundles").rglob("*.json")))
+            image = next(p for p in sorted((self.dir / "media").iterdir()))
+            image_bytes = image.read_bytes()
+            bundle.unlink()
+            image.unlink()
+            self.assertEqual(mirror.lost(), {"bundles"})
+            mirror.counts = {}
+            counts = mirror.run()
+        finally:
+            c.close()
+        self.assertEqual(counts.get("bundles_changed"), 1, "only the deleted bundle is written")
+        self.assertEqual(counts.get("images_fetched"), 1, "only the deleted image is fetched")
+        kind, node_id = bundle.parent.name, int(bundle.stem)
+        api = client(self.server.vendor_key)
+        self.assertEqual(bundle.read_bytes(), answered(api, kind, node_id))
+        api.close()
+        self.assertEqual(image.read_bytes(), image_bytes)
+        self.assertEqual(mirror.lost(), set())
+
+    def test_follow_restores_a_deleted_bundle_with_nothing_changed_on_the_server(self) -> None:
+        env = dict(os.environ, PRODGRAPH_URL=self.server.url, PRODGRAPH_KEY=self.server.admin_key, PYTHONPATH=str(CLIENT_DIR))
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "prodgraph", "mirror", str(self.dir), "--follow", "--interval", "1"],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )
+        lines: "queue.Queue[str]" = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(x) for x in proc.stderr], daemon=True).start()  # type: ignore[union-attr]
+        try:
+            self.assertIn("up to date", lines.get(timeout=120))
+            bundle = next(p for p in sorted((self.dir / "bundles" / "scene").iterdir()))
+            before = bundle.read_bytes()
+            bundle.unlink()
+            self.assertIn("up to date", lines.get(timeout=60), "a sync followed the deletion")
+            self.assertEqual(bundle.read_bytes(), before, "restored, byte for byte")
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.wait(30)
+            proc.stderr.close()  # type: ignore[union-attr]
+        self.assertEqual(proc.returncode, 130)
 
     def test_follow_syncs_again_when_something_changes(self) -> None:
         env = dict(os.environ, PRODGRAPH_URL=self.server.url, PRODGRAPH_KEY=self.server.admin_key, PYTHONPATH=str(CLIENT_DIR))

@@ -11,7 +11,7 @@ import unittest
 import uuid
 
 from faults import FaultProxy
-from live import client, jpeg, live
+from live import client, jpeg, live, wait_for
 
 import prodgraph
 
@@ -188,6 +188,42 @@ class Retries(unittest.TestCase):
         self.assertEqual({r[3] for r in results}, {201}, "each thread sees its own last response")
         self.assertEqual(len({r[0] for r in results}), 1)
         shared.close()
+
+    def test_close_reaches_every_thread_and_an_ended_thread_closes_its_own(self) -> None:
+        shared = client()
+        transport = shared._transport
+        kept: list = []
+        called = threading.Barrier(4)
+        closed = threading.Event()
+
+        def work(stay: bool) -> None:
+            shared.get_production()
+            kept.append(transport._local.kept.conn)
+            if stay:
+                called.wait(30)
+                closed.wait(30)
+
+        ended = threading.Thread(target=work, args=(False,))
+        ended.start()
+        ended.join()
+        # the thread is gone: its connection was closed with it, not left to the collector
+        wait_for(lambda: kept[0].sock is None and len(transport._kept) == 0)
+        staying = [threading.Thread(target=work, args=(True,)) for _ in range(3)]
+        for t in staying:
+            t.start()
+        called.wait(30)  # three threads alive, each with its connection kept open
+        shared.get_production()
+        mine = transport._local.kept.conn
+        self.assertTrue(all(c.sock is not None for c in kept[1:] + [mine]))
+        shared.close()
+        self.assertTrue(all(c.sock is None for c in kept[1:] + [mine]), "close() closed every thread's connection")
+        closed.set()
+        for t in staying:
+            t.join()
+        self.assertEqual(shared.get_production()["title"], "Nightfall", "a closed client opens a new connection")
+        with shared:
+            pass
+        self.assertIsNone(transport._local.kept.conn, "leaving the with block closed it")
 
     def test_no_server_is_connection_failed_after_the_retries(self) -> None:
         with socket.socket() as s:

@@ -4,13 +4,17 @@
     PRODGRAPH_URL=http://127.0.0.1:8080 PRODGRAPH_KEY=pgk_… python3 clients/python/tools/overhead.py [--calls 300]
 
 Three ways to make the same call (``GET /api/v1/production`` and ``GET /api/v1/assets/{id}``),
-interleaved round by round so a busy machine slows them alike:
+interleaved call by call (each way in turn, the order rotating) so a busy machine slows them
+alike:
 - urllib: ``urllib.request.urlopen`` + ``json.load``, what a script without the client does
   (a new connection per call);
 - http.client kept alive: one connection reused, ``json.loads`` — the floor for any client;
 - prodgraph: ``Client.get_production()`` / ``get_asset()`` (kept-alive connection, retries armed,
   errors mapped, ``last_response`` recorded).
-Prints the median per call of each and the ratios to urllib and to the floor.
+Prints, for each, the median time per call (wall clock: mostly the server's answer, and what
+the machine's load does to it) and the median CPU time the calling thread spent per call
+(the client's own work, which the load on the machine barely moves), with ratios to urllib
+and to the floor.
 """
 
 from __future__ import annotations
@@ -33,8 +37,7 @@ from prodgraph import Client  # noqa: E402
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--calls", type=int, default=300, help="calls per way and path (default 300)")
-    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--calls", type=int, default=600, help="calls per way, the two paths alternating (default 600)")
     args = parser.parse_args()
     base, key = os.environ["PRODGRAPH_URL"].rstrip("/"), os.environ["PRODGRAPH_KEY"]
     client = Client(base, key)
@@ -64,22 +67,30 @@ def main() -> None:
         for path in paths:
             for _ in range(20):
                 way(path)
-    per_call: Dict[str, List[float]] = {name: [] for name in ways}
-    n = max(1, args.calls // args.rounds)
-    for _ in range(args.rounds):
-        for name, way in ways.items():
-            started = time.perf_counter()
-            for _ in range(n):
-                for path in paths:
-                    way(path)
-            per_call[name].append((time.perf_counter() - started) / (n * len(paths)))
-    medians = {name: statistics.median(v) for name, v in per_call.items()}
-    urllib_ms = medians["urllib (new connection each call)"]
-    floor = medians["http.client, kept alive (floor)"]
-    print(f"{n * len(paths) * args.rounds} calls per way, {args.rounds} interleaved rounds; median per call:")
-    for name, value in medians.items():
-        print(f"  {name:36s} {value * 1000:7.3f} ms   ×{value / urllib_ms:.2f} of urllib   ×{value / floor:.2f} of the floor")
-    print(f"prodgraph's own cost over the floor: {(medians['prodgraph client'] - floor) * 1e6:.0f} µs a call")
+    wall: Dict[str, List[float]] = {name: [] for name in ways}
+    cpu: Dict[str, List[float]] = {name: [] for name in ways}
+    order = list(ways.items())
+    for i in range(args.calls):
+        path = paths[i % len(paths)]
+        for name, way in order[i % len(order):] + order[: i % len(order)]:
+            started, started_cpu = time.perf_counter(), time.thread_time()
+            way(path)
+            cpu[name].append(time.thread_time() - started_cpu)
+            wall[name].append(time.perf_counter() - started)
+    conn.close()
+    client.close()
+    print(f"{args.calls} calls per way, interleaved one by one; median per call:")
+    print(f"  {'':36s} {'wall':>9s} {'×urllib':>8s} {'×floor':>7s}   {'CPU':>9s} {'×urllib':>8s} {'×floor':>7s}")
+    for name in ways:
+        cells = []
+        for series in (wall, cpu):
+            value = statistics.median(series[name])
+            base_u = statistics.median(series["urllib (new connection each call)"])
+            base_f = statistics.median(series["http.client, kept alive (floor)"])
+            cells.append(f"{value * 1000:6.3f} ms {value / base_u:8.2f} {value / base_f:7.2f}")
+        print(f"  {name:36s} {cells[0]}   {cells[1]}")
+    own = statistics.median(cpu["prodgraph client"]) - statistics.median(cpu["http.client, kept alive (floor)"])
+    print(f"prodgraph's own CPU over the floor: {own * 1e6:.0f} µs a call")
 
 
 if __name__ == "__main__":

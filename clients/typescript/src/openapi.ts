@@ -884,6 +884,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/admin/engagements/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One vendor engagement
+     * @description As the list shows it (archived or not): its organisation, departments, number of live grants and of unrevoked keys. 404 for an unknown engagement or one of another production.
+     *
+     *     Scope `admin`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
+     */
+    get: operations['getEngagement'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/admin/engagements/{id}/archive': {
     parameters: {
       query?: never;
@@ -965,7 +987,7 @@ export interface paths {
     };
     /**
      * The production's API keys
-     * @description By prefix, never the token (which is not stored).
+     * @description By prefix, never the token (which is not stored); revoked keys too. With `engagement_id`, only the keys bound to that engagement.
      *
      *     Scope `admin`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
      */
@@ -3219,6 +3241,7 @@ export interface components {
       delivered: boolean;
       status_code: number | null;
       error: string | null;
+      /** @description How long the receiver took to answer, in milliseconds. When no HTTP answer came it reads as the timeout (PRODGRAPH_WEBHOOK_TIMEOUT_MS) whatever happened, and the attempt is recorded once that time has passed, so a closed port and a silent one look the same; 0 when the address is one webhooks may not reach (refused before connecting) */
       duration_ms: number;
     };
   };
@@ -3258,6 +3281,8 @@ export interface components {
     'Retry-After': number;
     /** @description Present (`true`) only when this repeats the answer to an earlier request with the same Idempotency-Key and body: nothing was written again */
     'Idempotent-Replayed': string;
+    /** @description `no-referrer`: a page showing the file never hands its URL (a ticket may ride in it) to another site */
+    'Referrer-Policy': string;
     /** @description `Bearer realm="prodgraph"`: the key to send */
     'WWW-Authenticate': string;
     /** @description The methods this path takes */
@@ -3279,6 +3304,8 @@ export interface operations {
       /** @description OK: The service and its database answer */
       200: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3291,6 +3318,8 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3300,6 +3329,8 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3310,6 +3341,8 @@ export interface operations {
       503: {
         headers: {
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3321,8 +3354,8 @@ export interface operations {
   getMediaFileByTicket: {
     parameters: {
       query?: {
-        /** @description A media ticket (a string) from GET /api/v1/media-ticket */
-        t?: unknown;
+        /** @description The media ticket, exactly as GET /api/v1/media-ticket returned it (URL-encoded); missing, forged, expired or of a revoked key: 401 */
+        t?: string;
       };
       header?: {
         /** @description One byte range, `bytes=a-b`, `bytes=a-` or `bytes=-n`: answers 206 (416 outside) */
@@ -3351,6 +3384,7 @@ export interface operations {
           'Accept-Ranges': components['headers']['Accept-Ranges'];
           'Cache-Control': components['headers']['Cache-Control'];
           'Content-Disposition': components['headers']['Content-Disposition'];
+          'Referrer-Policy': components['headers']['Referrer-Policy'];
           'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
@@ -3369,8 +3403,9 @@ export interface operations {
           'Accept-Ranges': components['headers']['Accept-Ranges'];
           'Cache-Control': components['headers']['Cache-Control'];
           'Content-Disposition': components['headers']['Content-Disposition'];
-          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
+          'Referrer-Policy': components['headers']['Referrer-Policy'];
           'Content-Range': components['headers']['Content-Range'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -3384,7 +3419,11 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           ETag: components['headers']['ETag'];
+          'Last-Modified': components['headers']['Last-Modified'];
+          'Accept-Ranges': components['headers']['Accept-Ranges'];
           'Cache-Control': components['headers']['Cache-Control'];
+          'Content-Disposition': components['headers']['Content-Disposition'];
+          'Referrer-Policy': components['headers']['Referrer-Policy'];
           'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
@@ -3394,6 +3433,7 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -3403,6 +3443,10 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -3412,6 +3456,15 @@ export interface operations {
       /** @description Range not satisfiable: the Range lies outside the file */
       416: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          'Last-Modified': components['headers']['Last-Modified'];
+          'Accept-Ranges': components['headers']['Accept-Ranges'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Content-Disposition': components['headers']['Content-Disposition'];
+          'Referrer-Policy': components['headers']['Referrer-Policy'];
           'Content-Range': components['headers']['Content-Range'];
           'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
@@ -3423,6 +3476,10 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -3436,6 +3493,7 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -3445,6 +3503,10 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -3454,7 +3516,11 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -3475,7 +3541,12 @@ export interface operations {
       /** @description Method not allowed: `Allow` names the methods this path takes */
       405: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Allow: components['headers']['Allow'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3485,6 +3556,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3498,6 +3574,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3507,6 +3585,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3516,7 +3599,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3548,6 +3636,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3567,6 +3657,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3577,6 +3672,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3586,6 +3683,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3595,6 +3694,11 @@ export interface operations {
       /** @description Too large: a body, file, batch or part count over its limit */
       413: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3604,6 +3708,11 @@ export interface operations {
       /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
       415: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3613,6 +3722,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3626,6 +3740,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3635,6 +3751,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3644,7 +3765,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3654,6 +3780,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3674,7 +3805,12 @@ export interface operations {
       /** @description Method not allowed: `Allow` names the methods this path takes */
       405: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Allow: components['headers']['Allow'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3684,6 +3820,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3697,6 +3838,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3706,6 +3849,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3715,7 +3863,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3725,6 +3878,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3751,9 +3909,9 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
-          ETag: components['headers']['ETag'];
-          Vary: components['headers']['Vary'];
           'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -3795,6 +3953,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3804,6 +3964,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3813,6 +3975,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3826,6 +3993,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3835,6 +4004,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3844,7 +4018,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3868,6 +4047,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3878,6 +4059,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3887,6 +4070,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3896,6 +4081,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3909,6 +4099,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3918,6 +4110,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3927,7 +4124,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3954,6 +4156,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3964,6 +4168,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3973,6 +4179,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3982,6 +4190,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -3991,6 +4204,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4004,6 +4222,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4013,6 +4233,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4022,7 +4247,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4057,9 +4287,9 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Link: components['headers']['Link'];
-          ETag: components['headers']['ETag'];
-          Vary: components['headers']['Vary'];
           'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -4106,6 +4336,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4115,6 +4347,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4124,6 +4358,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4137,6 +4376,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4146,6 +4387,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4155,7 +4401,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4198,9 +4449,9 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Link: components['headers']['Link'];
-          ETag: components['headers']['ETag'];
-          Vary: components['headers']['Vary'];
           'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -4236,6 +4487,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4245,6 +4498,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4254,6 +4509,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4267,6 +4527,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4276,6 +4538,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4285,7 +4552,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4318,6 +4590,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           Location: components['headers']['Location'];
           [name: string]: unknown;
         };
@@ -4328,6 +4602,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4338,6 +4617,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4347,6 +4628,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4356,6 +4639,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4369,6 +4657,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4378,6 +4668,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4387,7 +4682,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4397,6 +4697,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4426,9 +4731,9 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
-          ETag: components['headers']['ETag'];
-          Vary: components['headers']['Vary'];
           'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -4451,6 +4756,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4460,6 +4767,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4469,6 +4778,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4478,6 +4792,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4491,6 +4810,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4500,6 +4821,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4509,7 +4835,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4536,6 +4867,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4546,6 +4879,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4555,6 +4890,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4564,6 +4901,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4577,6 +4919,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4586,6 +4930,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4595,7 +4944,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4627,6 +4981,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Link: components['headers']['Link'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4665,6 +5021,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4674,6 +5032,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4683,6 +5043,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4696,6 +5061,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4705,6 +5072,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4714,7 +5086,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4748,6 +5125,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Link: components['headers']['Link'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4804,6 +5183,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4813,6 +5194,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4822,6 +5205,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4835,6 +5223,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4844,6 +5234,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4853,7 +5248,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4884,6 +5284,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4894,6 +5296,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4903,6 +5307,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4912,6 +5318,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4925,6 +5336,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4934,6 +5347,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4943,7 +5361,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -4977,6 +5400,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Link: components['headers']['Link'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5003,6 +5428,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5012,6 +5439,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5021,6 +5450,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5034,6 +5468,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5043,6 +5479,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5052,7 +5493,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5083,6 +5529,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5093,6 +5541,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5102,6 +5552,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5111,6 +5563,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5124,6 +5581,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5133,6 +5592,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5142,7 +5606,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5176,6 +5645,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Link: components['headers']['Link'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5186,6 +5657,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5195,6 +5668,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5204,6 +5679,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5217,6 +5697,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5226,6 +5708,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5235,7 +5722,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5259,6 +5751,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5269,6 +5763,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5278,6 +5774,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5287,6 +5785,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5300,6 +5803,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5309,6 +5814,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5318,7 +5828,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5342,6 +5857,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           'Cache-Control': components['headers']['Cache-Control'];
           [name: string]: unknown;
         };
@@ -5353,6 +5870,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5362,6 +5881,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5371,6 +5892,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5384,6 +5910,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5393,6 +5921,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5402,7 +5935,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5437,6 +5975,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5446,6 +5986,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5456,6 +6001,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5465,6 +6012,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5474,6 +6023,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5483,6 +6037,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5496,6 +6055,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5505,6 +6066,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5514,7 +6080,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5524,6 +6095,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5568,6 +6144,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           Location: components['headers']['Location'];
           [name: string]: unknown;
         };
@@ -5579,6 +6157,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5588,6 +6168,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5597,6 +6179,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5606,6 +6193,11 @@ export interface operations {
       /** @description Too large: a body, file, batch or part count over its limit */
       413: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5615,6 +6207,11 @@ export interface operations {
       /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
       415: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5624,6 +6221,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5637,6 +6239,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5646,6 +6250,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5655,7 +6264,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5665,6 +6279,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5699,6 +6318,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5752,6 +6373,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5762,6 +6388,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5771,6 +6399,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5780,6 +6410,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5789,6 +6424,11 @@ export interface operations {
       /** @description Conflict: already settled, a stale step, a duplicate */
       409: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5798,6 +6438,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5811,6 +6456,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5820,6 +6467,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5829,7 +6481,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5839,6 +6496,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5870,6 +6532,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5879,6 +6543,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5889,6 +6558,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5898,6 +6569,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5907,6 +6580,11 @@ export interface operations {
       /** @description Too large: a body, file, batch or part count over its limit */
       413: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5916,6 +6594,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5929,6 +6612,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5938,6 +6623,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5947,7 +6637,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5957,6 +6652,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5988,6 +6688,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -5997,6 +6699,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6007,6 +6714,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6016,6 +6725,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6025,6 +6736,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6034,6 +6750,11 @@ export interface operations {
       /** @description Too large: a body, file, batch or part count over its limit */
       413: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6043,6 +6764,11 @@ export interface operations {
       /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
       415: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6052,6 +6778,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6065,6 +6796,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6074,6 +6807,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6083,7 +6821,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6093,6 +6836,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6116,6 +6864,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6126,6 +6876,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6135,6 +6887,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6144,6 +6898,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6157,6 +6916,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6166,6 +6927,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6175,7 +6941,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6207,6 +6978,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6216,6 +6989,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6226,6 +7004,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6235,6 +7015,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6244,6 +7026,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6253,6 +7040,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6266,6 +7058,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6275,6 +7069,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6284,7 +7083,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6294,6 +7098,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6323,6 +7132,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Link: components['headers']['Link'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6345,6 +7156,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6354,6 +7167,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6363,6 +7178,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6376,6 +7196,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6385,6 +7207,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6394,7 +7221,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6424,10 +7256,10 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           ETag: components['headers']['ETag'];
           'Cache-Control': components['headers']['Cache-Control'];
-          Vary: components['headers']['Vary'];
-          'Content-Encoding': components['headers']['Content-Encoding'];
           [name: string]: unknown;
         };
         content: {
@@ -6526,6 +7358,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6535,6 +7369,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6544,6 +7380,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6553,6 +7394,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6566,6 +7412,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6575,6 +7423,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6584,7 +7437,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6614,10 +7472,10 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           ETag: components['headers']['ETag'];
           'Cache-Control': components['headers']['Cache-Control'];
-          Vary: components['headers']['Vary'];
-          'Content-Encoding': components['headers']['Content-Encoding'];
           [name: string]: unknown;
         };
         content: {
@@ -6694,6 +7552,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6703,6 +7563,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6712,6 +7574,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6721,6 +7588,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6734,6 +7606,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6743,6 +7617,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6752,7 +7631,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6787,9 +7671,9 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Link: components['headers']['Link'];
-          ETag: components['headers']['ETag'];
-          Vary: components['headers']['Vary'];
           'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -6832,6 +7716,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6841,6 +7727,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6850,6 +7738,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6863,6 +7756,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6872,6 +7767,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6881,7 +7781,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6915,6 +7820,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           Link: components['headers']['Link'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6948,6 +7855,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6957,6 +7866,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6966,6 +7877,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6979,6 +7895,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6988,6 +7906,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -6997,7 +7920,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7038,6 +7966,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7047,6 +7977,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7057,6 +7992,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7066,6 +8003,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7075,6 +8014,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7084,6 +8028,11 @@ export interface operations {
       /** @description Too large: a body, file, batch or part count over its limit */
       413: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7093,6 +8042,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7106,6 +8060,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7115,6 +8071,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7124,7 +8085,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7134,6 +8100,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7160,6 +8131,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7186,6 +8159,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7195,6 +8170,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7204,6 +8181,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7213,6 +8195,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7226,6 +8213,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7235,6 +8224,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7244,7 +8238,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7283,6 +8282,7 @@ export interface operations {
           'Accept-Ranges': components['headers']['Accept-Ranges'];
           'Cache-Control': components['headers']['Cache-Control'];
           'Content-Disposition': components['headers']['Content-Disposition'];
+          'Referrer-Policy': components['headers']['Referrer-Policy'];
           'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
@@ -7301,8 +8301,9 @@ export interface operations {
           'Accept-Ranges': components['headers']['Accept-Ranges'];
           'Cache-Control': components['headers']['Cache-Control'];
           'Content-Disposition': components['headers']['Content-Disposition'];
-          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
+          'Referrer-Policy': components['headers']['Referrer-Policy'];
           'Content-Range': components['headers']['Content-Range'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -7316,7 +8317,11 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           ETag: components['headers']['ETag'];
+          'Last-Modified': components['headers']['Last-Modified'];
+          'Accept-Ranges': components['headers']['Accept-Ranges'];
           'Cache-Control': components['headers']['Cache-Control'];
+          'Content-Disposition': components['headers']['Content-Disposition'];
+          'Referrer-Policy': components['headers']['Referrer-Policy'];
           'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
@@ -7326,6 +8331,7 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -7335,6 +8341,7 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -7344,6 +8351,10 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -7353,6 +8364,15 @@ export interface operations {
       /** @description Range not satisfiable: the Range lies outside the file */
       416: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          'Last-Modified': components['headers']['Last-Modified'];
+          'Accept-Ranges': components['headers']['Accept-Ranges'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Content-Disposition': components['headers']['Content-Disposition'];
+          'Referrer-Policy': components['headers']['Referrer-Policy'];
           'Content-Range': components['headers']['Content-Range'];
           'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
@@ -7364,6 +8384,10 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -7377,6 +8401,7 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -7386,6 +8411,10 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -7395,7 +8424,11 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -7422,9 +8455,9 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
-          ETag: components['headers']['ETag'];
-          Vary: components['headers']['Vary'];
           'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          ETag: components['headers']['ETag'];
           [name: string]: unknown;
         };
         content: {
@@ -7447,6 +8480,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7456,6 +8491,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7465,6 +8502,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7478,6 +8520,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7487,6 +8531,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7496,7 +8545,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7530,6 +8584,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           'Cache-Control': components['headers']['Cache-Control'];
           [name: string]: unknown;
         };
@@ -7540,6 +8596,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7550,6 +8611,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7559,6 +8622,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7568,6 +8633,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7581,6 +8651,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7590,6 +8662,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7599,6 +8676,11 @@ export interface operations {
       /** @description A provider this endpoint depends on failed */
       502: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7608,7 +8690,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7618,6 +8705,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7644,6 +8736,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7654,6 +8748,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7663,6 +8759,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7672,6 +8770,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7681,6 +8784,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7694,6 +8802,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7703,6 +8813,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7712,7 +8827,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7722,6 +8842,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7748,6 +8873,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7758,6 +8885,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7767,6 +8896,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7776,6 +8907,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7789,6 +8925,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7798,6 +8936,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7807,7 +8950,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7839,6 +8987,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7848,6 +8998,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7858,6 +9013,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7867,6 +9024,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7876,6 +9035,11 @@ export interface operations {
       /** @description Conflict: already settled, a stale step, a duplicate */
       409: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7885,6 +9049,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7898,6 +9067,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7907,6 +9078,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7916,7 +9092,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7926,6 +9107,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -7934,13 +9120,10 @@ export interface operations {
       };
     };
   };
-  archiveEngagement: {
+  getEngagement: {
     parameters: {
       query?: never;
-      header?: {
-        /** @description Optional retry safety (additive in v1). A unique string per logical write, chosen by the client (a UUID is ideal). Repeating the request with the same key and the same body from the same API key within 24 hours returns the original status and body, with the header `Idempotent-Replayed: true`, and writes nothing again; reusing the key with a different body or on another route answers 422. Concurrent repeats wait for the first and then replay it. Only successful writes are remembered: a refused request (4xx) writes nothing, so it can be retried with the same key. For multipart uploads the body is the fields plus the SHA-256 of the file bytes. */
-        'idempotency-key'?: string;
-      };
+      header?: never;
       path: {
         /** @description The object id */
         id: number;
@@ -7955,7 +9138,6 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
-          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -8031,9 +9213,141 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+    };
+  };
+  archiveEngagement: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional retry safety (additive in v1). A unique string per logical write, chosen by the client (a UUID is ideal). Repeating the request with the same key and the same body from the same API key within 24 hours returns the original status and body, with the header `Idempotent-Replayed: true`, and writes nothing again; reusing the key with a different body or on another route answers 422. Concurrent repeats wait for the first and then replay it. Only successful writes are remembered: a refused request (4xx) writes nothing, so it can be retried with the same key. For multipart uploads the body is the fields plus the SHA-256 of the file bytes. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        /** @description The object id */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: Engagement */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminEngagement'];
+        };
+      };
+      /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
+      401: {
+        headers: {
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
+      403: {
+        headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description No such object, or one out of this key's reach: the two are indistinguishable */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
+      422: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unexpected failure; nothing more is said */
+      500: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8062,6 +9376,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8072,6 +9388,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8081,6 +9399,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8090,6 +9410,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8103,6 +9428,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8112,6 +9439,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8121,7 +9453,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8153,6 +9490,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8162,6 +9501,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8172,6 +9516,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8181,6 +9527,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8190,6 +9538,11 @@ export interface operations {
       /** @description Conflict: already settled, a stale step, a duplicate */
       409: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8199,6 +9552,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8212,6 +9570,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8221,6 +9581,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8230,7 +9595,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8240,6 +9610,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8270,6 +9645,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8280,6 +9657,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8289,6 +9668,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8298,6 +9679,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8307,6 +9693,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8320,6 +9711,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8329,6 +9722,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8338,7 +9736,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8348,6 +9751,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8358,7 +9766,10 @@ export interface operations {
   };
   listKeys: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description Only the keys bound to this engagement (an unknown one, or one of another production: an empty list) */
+        engagement_id?: number;
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -8371,6 +9782,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8381,6 +9794,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8390,15 +9805,22 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
-      /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
+      /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8412,6 +9834,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8421,6 +9845,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8430,7 +9859,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8462,6 +9896,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           'Cache-Control': components['headers']['Cache-Control'];
           [name: string]: unknown;
         };
@@ -8472,6 +9908,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8482,6 +9923,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8491,6 +9934,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8500,6 +9945,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8513,6 +9963,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8522,6 +9974,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8531,7 +9988,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8541,6 +10003,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8571,6 +10038,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8581,6 +10050,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8590,6 +10061,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8599,6 +10072,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8608,6 +10086,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8621,6 +10104,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8630,6 +10115,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8639,7 +10129,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8649,6 +10144,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8672,6 +10172,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8682,6 +10184,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8691,6 +10195,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8700,6 +10206,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8713,6 +10224,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8722,6 +10235,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8731,7 +10249,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8763,6 +10286,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8772,6 +10297,11 @@ export interface operations {
       /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
       400: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8782,6 +10312,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8791,6 +10323,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8800,6 +10334,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8813,6 +10352,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8822,6 +10363,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8831,7 +10377,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8841,6 +10392,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8871,6 +10427,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8881,6 +10439,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8890,6 +10450,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8899,6 +10461,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8908,6 +10475,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8921,6 +10493,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8930,6 +10504,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8939,7 +10518,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8949,6 +10533,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8979,6 +10568,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8989,6 +10580,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -8998,6 +10591,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9007,6 +10602,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9016,6 +10616,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9029,6 +10634,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9038,6 +10645,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9047,7 +10659,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9057,6 +10674,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9087,6 +10709,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9097,6 +10721,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9106,6 +10732,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9115,6 +10743,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9124,6 +10757,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9137,6 +10775,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9146,6 +10786,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9155,7 +10800,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9165,6 +10815,11 @@ export interface operations {
       /** @description The server has no room to store this write (its disk is full); nothing was written */
       507: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9194,6 +10849,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9204,6 +10861,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9213,6 +10872,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9222,6 +10883,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9231,6 +10897,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9244,6 +10915,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9253,6 +10926,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9262,7 +10940,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9286,6 +10969,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9296,6 +10981,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9305,6 +10992,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9314,6 +11003,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9327,6 +11021,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9336,6 +11032,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9345,7 +11046,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9376,6 +11082,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9386,6 +11094,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9395,6 +11105,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9404,6 +11116,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9417,6 +11134,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9426,6 +11145,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9435,7 +11159,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9462,6 +11191,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9472,6 +11203,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9481,6 +11214,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9490,6 +11225,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9499,6 +11239,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9512,6 +11257,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9521,6 +11268,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9530,7 +11282,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9559,6 +11316,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9644,6 +11403,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9653,6 +11414,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9662,6 +11425,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9671,6 +11439,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9684,6 +11457,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9693,6 +11468,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9702,7 +11482,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9731,6 +11516,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9794,6 +11581,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9803,6 +11592,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9812,6 +11603,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9821,6 +11617,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9834,6 +11635,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9843,6 +11646,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9852,7 +11660,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9864,7 +11677,14 @@ export interface operations {
   getEngagementMediaContent: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description One byte range, `bytes=a-b`, `bytes=a-` or `bytes=-n`: answers 206 (416 outside) */
+        range?: string;
+        /** @description The ETag the Range was meant for: a changed file is sent whole instead */
+        'if-range'?: string;
+        /** @description The ETag you hold (or `*`): while it is current the answer is 304 */
+        'if-none-match'?: string;
+      };
       path: {
         /** @description The engagement */
         id: number;
@@ -9881,6 +11701,13 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          'Last-Modified': components['headers']['Last-Modified'];
+          'Accept-Ranges': components['headers']['Accept-Ranges'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Content-Disposition': components['headers']['Content-Disposition'];
+          'Referrer-Policy': components['headers']['Referrer-Policy'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -9893,16 +11720,42 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          'Last-Modified': components['headers']['Last-Modified'];
+          'Accept-Ranges': components['headers']['Accept-Ranges'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Content-Disposition': components['headers']['Content-Disposition'];
+          'Referrer-Policy': components['headers']['Referrer-Policy'];
+          'Content-Range': components['headers']['Content-Range'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
           'application/octet-stream': Blob;
         };
       };
+      /** @description Not modified: the copy you hold (If-None-Match) is current; no body: Not modified: If-None-Match matched the ETag; no body */
+      304: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          'Last-Modified': components['headers']['Last-Modified'];
+          'Accept-Ranges': components['headers']['Accept-Ranges'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Content-Disposition': components['headers']['Content-Disposition'];
+          'Referrer-Policy': components['headers']['Referrer-Policy'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
       /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -9912,6 +11765,7 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -9921,6 +11775,10 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -9930,6 +11788,17 @@ export interface operations {
       /** @description Range not satisfiable: the Range lies outside the file */
       416: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          ETag: components['headers']['ETag'];
+          'Last-Modified': components['headers']['Last-Modified'];
+          'Accept-Ranges': components['headers']['Accept-Ranges'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Content-Disposition': components['headers']['Content-Disposition'];
+          'Referrer-Policy': components['headers']['Referrer-Policy'];
+          'Content-Range': components['headers']['Content-Range'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -9939,6 +11808,10 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -9952,6 +11825,7 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -9961,6 +11835,10 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -9970,7 +11848,11 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Security-Policy': components['headers']['Content-Security-Policy'];
           [name: string]: unknown;
         };
         content: {
@@ -9994,6 +11876,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -10004,6 +11888,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -10013,6 +11899,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -10022,6 +11910,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -10035,6 +11928,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -10044,6 +11939,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -10053,7 +11953,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {

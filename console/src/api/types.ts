@@ -16,6 +16,7 @@ export type CharacterBundle = Schemas['CharacterBundle'];
 export type Version = SceneBundle['assets'][number]['released_versions'][number];
 export type BundleEntry = Schemas['BundleEntry'];
 export type Turnover = RowOf<'/api/v1/turnovers'>;
+export type SubmissionRow = RowOf<'/api/v1/submissions'>;
 export type PurchaseOrders = Schemas['PurchaseOrders'];
 export type VendorView = Schemas['VendorView'];
 export type Engagement = Schemas['AdminEngagement'];

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { must } from '../api/client';
+import { ApiError, must } from '../api/client';
 import type { Engagement } from '../api/types';
 import { useSession } from '../session';
 import { href } from '../router';
@@ -27,11 +27,15 @@ export function EngagementPage({ id }: { id: number }) {
   const { api } = useSession();
   const [round, setRound] = useState(0);
   const archiving = useAction();
+  // one engagement by id, archived or not; null when the production has none (404)
   const found = useLoad(
     (signal) =>
-      must(
-        api.GET('/api/v1/admin/engagements', { params: { query: { include_archived: 'true' } }, signal }),
-      ).then((all) => all.find((e) => e.id === id) ?? null),
+      must(api.GET('/api/v1/admin/engagements/{id}', { params: { path: { id } }, signal })).catch(
+        (err: unknown) => {
+          if (err instanceof ApiError && err.status === 404) return null;
+          throw err;
+        },
+      ),
     [id, round],
   );
   const e = found.data;

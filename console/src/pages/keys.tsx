@@ -127,9 +127,7 @@ export function Keys({ engagement, onChange }: { engagement: Engagement; onChang
   const action = useAction();
   const keys = useLoad(
     (signal) =>
-      must(api.GET('/api/v1/admin/keys', { signal })).then((all) =>
-        all.filter((k) => k.engagement_id === engagement.id),
-      ),
+      must(api.GET('/api/v1/admin/keys', { params: { query: { engagement_id: engagement.id } }, signal })),
     [engagement.id, round],
   );
   const changed = () => {

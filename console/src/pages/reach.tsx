@@ -1,11 +1,12 @@
 import { useCallback, useState } from 'preact/hooks';
-import { must, page } from '../api/client';
+import { must, page, type Api } from '../api/client';
 import type {
   BundleEntry,
   CharacterBundle,
   Engagement,
   PurchaseOrders,
   SceneBundle,
+  SubmissionRow,
   Turnover,
   VendorView,
 } from '../api/types';
@@ -29,8 +30,10 @@ interface Summary {
   turnovers: Turnover[];
   /** null: this key lacks read:money, so it is refused purchase orders. */
   purchase_orders: PurchaseOrders | null;
-  /** The admin view only: what the engagement submitted. */
-  submissions?: VendorView['submissions'];
+  /** What the engagement submitted, newest first. */
+  submissions: VendorView['submissions'];
+  /** More submissions than the page reads (a vendor key's own view only). */
+  moreSubmissions?: boolean;
 }
 
 /** Where one view's answers come from. */
@@ -78,6 +81,43 @@ function Loaded<T>({
 const OPEN_AT_ONCE = 6;
 /** A vendor's own page lists this many bundles; each is fetched only when opened. */
 const BUNDLES_SHOWN = 200;
+/** The newest submissions shown, as many as the see-as-vendor answer carries. */
+const SUBMISSIONS_SHOWN = 50;
+/** A vendor's own submissions are read this many a page, for at most this many pages. */
+const SUBMISSION_PAGE = 200;
+const SUBMISSION_PAGES = 10;
+
+/**
+ * A vendor key's own submissions, newest first, from its own `GET /submissions` (which lists
+ * them oldest first, page by page): the same list the see-as-vendor answer carries.
+ */
+async function ownSubmissions(
+  api: Api,
+  signal: AbortSignal,
+): Promise<{ rows: VendorView['submissions']; more: boolean }> {
+  const read: SubmissionRow[] = [];
+  let cursor: string | undefined;
+  for (let n = 0; n < SUBMISSION_PAGES; n++) {
+    const query = { limit: SUBMISSION_PAGE, ...(cursor ? { cursor } : {}) };
+    const got = await page(api.GET('/api/v1/submissions', { params: { query }, signal }));
+    read.push(...got.rows);
+    if (!got.next) return { rows: newest(read), more: false };
+    cursor = got.next;
+  }
+  return { rows: newest(read), more: true };
+}
+
+const newest = (rows: SubmissionRow[]): VendorView['submissions'] =>
+  rows
+    .slice(-SUBMISSIONS_SHOWN)
+    .reverse()
+    .map((s) => ({
+      id: s.id,
+      delivery_id: s.delivery_id,
+      title: s.title,
+      created_at: s.created_at,
+      media: s.media.map((m) => ({ id: m.id, label: m.label, kind: m.kind, content_type: m.content_type })),
+    }));
 
 const expiry = (b: BundleEntry) => (b.expires_at ? ` (granted until ${when(b.expires_at)})` : '');
 
@@ -210,11 +250,17 @@ function Money({ reach }: { reach: Summary }) {
 }
 
 function Submissions({ reach }: { reach: Summary }) {
-  if (!reach.submissions) return null;
+  const shown = reach.submissions.length;
   return (
     <section aria-labelledby="r-subs">
-      <h2 id="r-subs">Its submissions ({reach.submissions.length})</h2>
-      {reach.submissions.length === 0 ? (
+      <h2 id="r-subs">Its submissions ({shown === SUBMISSIONS_SHOWN ? `the newest ${shown}` : shown})</h2>
+      {reach.moreSubmissions && (
+        <p class="note warn">
+          More submissions than this page reads ({(SUBMISSION_PAGE * SUBMISSION_PAGES).toLocaleString()}): the
+          newest of those are shown; <code>GET /api/v1/submissions</code> lists them all.
+        </p>
+      )}
+      {shown === 0 ? (
         <Empty>Nothing submitted yet.</Empty>
       ) : (
         <ul>
@@ -325,10 +371,11 @@ export function OwnReach() {
     media,
     summary: async (signal): Promise<Summary> => {
       const judged = new Date().toISOString();
-      const [bundles, turnovers, money] = await Promise.all([
+      const [bundles, turnovers, money, submitted] = await Promise.all([
         page(api.GET('/api/v1/bundles', { params: { query: { limit: BUNDLES_SHOWN } }, signal })),
         must(api.GET('/api/v1/turnovers', { signal })),
         has(me, 'read:money') ? must(api.GET('/api/v1/purchase-orders', { signal })) : null,
+        ownSubmissions(api, signal),
       ]);
       return {
         judged_at: judged,
@@ -336,6 +383,8 @@ export function OwnReach() {
         more: bundles.next !== null,
         turnovers,
         purchase_orders: money,
+        submissions: submitted.rows,
+        moreSubmissions: submitted.more,
       };
     },
     scene: (node_id, signal) =>

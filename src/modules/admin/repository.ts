@@ -106,7 +106,11 @@ export async function refOwner(db: Db, productionId: number, ref: string): Promi
   return rows[0]?.what ?? null;
 }
 
-export function keyRows(db: Db, productionId: number, ids?: readonly number[]) {
+export function keyRows(
+  db: Db,
+  productionId: number,
+  filter: { engagementId?: number; ids?: readonly number[] } = {},
+) {
   let q = db
     .selectFrom('api_keys as k')
     .leftJoin('engagements as e', 'e.id', 'k.engagement_id')
@@ -125,6 +129,7 @@ export function keyRows(db: Db, productionId: number, ids?: readonly number[]) {
       'k.last_used_at',
       'k.revoked_at',
     ]);
-  if (ids) q = q.where('k.id', 'in', ids.length ? [...ids] : [-1]);
+  if (filter.engagementId !== undefined) q = q.where('k.engagement_id', '=', filter.engagementId);
+  if (filter.ids) q = q.where('k.id', 'in', filter.ids.length ? [...filter.ids] : [-1]);
   return q.orderBy('k.id').execute();
 }

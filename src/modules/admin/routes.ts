@@ -12,6 +12,7 @@ import {
   Grant,
   GrantQuery,
   IdParams,
+  KeyQuery,
   MintedKey,
   NewEngagement,
   NewGrant,
@@ -48,6 +49,23 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
       admin.listEngagements(db(), principalOf(request).productionId, {
         includeArchived: yes(request.query.include_archived),
       }),
+  );
+
+  app.get(
+    '/admin/engagements/:id',
+    {
+      config: read,
+      schema: {
+        operationId: 'getEngagement',
+        summary: 'One vendor engagement',
+        description:
+          'As the list shows it (archived or not): its organisation, departments, number of live grants and of unrevoked keys. 404 for an unknown engagement or one of another production.',
+        tags: ['admin'],
+        params: IdParams,
+        response: { 200: Engagement, ...errorResponses(404, 422) },
+      },
+    },
+    async (request) => admin.oneEngagement(db(), principalOf(request).productionId, request.params.id),
   );
 
   app.post(
@@ -170,12 +188,15 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         operationId: 'listKeys',
         summary: "The production's API keys",
-        description: 'By prefix, never the token (which is not stored).',
+        description:
+          'By prefix, never the token (which is not stored); revoked keys too. With `engagement_id`, only the keys bound to that engagement.',
         tags: ['admin'],
-        response: { 200: Type.Array(ApiKey) },
+        querystring: KeyQuery,
+        response: { 200: Type.Array(ApiKey), ...errorResponses(422) },
       },
     },
-    async (request) => admin.listKeys(db(), principalOf(request).productionId),
+    async (request) =>
+      admin.listKeys(db(), principalOf(request).productionId, { engagementId: request.query.engagement_id }),
   );
 
   app.post(

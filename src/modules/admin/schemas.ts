@@ -140,6 +140,17 @@ export const ApiKey = Type.Object(
 );
 export type ApiKey = Static<typeof ApiKey>;
 
+export const KeyQuery = Type.Object(
+  {
+    engagement_id: Type.Optional(
+      Id(
+        'Only the keys bound to this engagement (an unknown one, or one of another production: an empty list)',
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const NewKey = Type.Object(
   {
     label: Type.String({

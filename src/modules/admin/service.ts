@@ -75,7 +75,8 @@ export async function listEngagements(
     }));
 }
 
-async function oneEngagement(db: Db, productionId: number, id: number): Promise<Engagement> {
+/** One engagement, archived or not; 404 when the production has none by that id. */
+export async function oneEngagement(db: Db, productionId: number, id: number): Promise<Engagement> {
   const [e] = await listEngagements(db, productionId, { includeArchived: true, ids: [id] });
   if (!e) throw errors.notFound('engagement');
   return e;
@@ -365,12 +366,16 @@ const toKey = (k: Awaited<ReturnType<typeof repo.keyRows>>[number]): ApiKey => (
   revoked_at: k.revoked_at,
 });
 
-export async function listKeys(db: Db, productionId: number): Promise<ApiKey[]> {
-  return (await repo.keyRows(db, productionId)).map(toKey);
+export async function listKeys(
+  db: Db,
+  productionId: number,
+  options: { engagementId?: number } = {},
+): Promise<ApiKey[]> {
+  return (await repo.keyRows(db, productionId, { engagementId: options.engagementId })).map(toKey);
 }
 
 async function oneKey(db: Db, productionId: number, id: number): Promise<ApiKey> {
-  const [k] = await repo.keyRows(db, productionId, [id]);
+  const [k] = await repo.keyRows(db, productionId, { ids: [id] });
   if (!k) throw errors.notFound('key');
   return toKey(k);
 }

@@ -61,8 +61,12 @@ export async function mediaFileRoutes(app: FastifyInstance): Promise<void> {
         querystring: Type.Object({
           // opaque on purpose: a missing, forged or expired ticket is 401 whatever it holds, never a
           // 422 about its shape
+          // (the reference documents it as the string a client sends: src/http/reference.ts)
           t: Type.Optional(
-            Type.Unknown({ description: 'A media ticket (a string) from GET /api/v1/media-ticket' }),
+            Type.Unknown({
+              description:
+                'The media ticket, exactly as GET /api/v1/media-ticket returned it (URL-encoded); missing, forged, expired or of a revoked key: 401',
+            }),
           ),
         }),
         params: Type.Object({

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../auth/route-hook.js';
-import { sendMedia } from '../../http/media-response.js';
+import { mediaAnswerHeaders, MediaRequestHeaders, sendMedia } from '../../http/media-response.js';
+import { MEDIA_BYTES } from '../../http/reference-headers.js';
 import { errorResponses } from '../../http/schemas.js';
 import { CharacterBundle, SceneBundle } from '../bundles/schemas.js';
 import { mediaNotFound } from '../media/service.js';
@@ -73,19 +74,23 @@ export async function vendorViewRoutes(fastify: FastifyInstance): Promise<void> 
   app.get(
     '/admin/engagements/:id/view/media/:media_id/content',
     {
+      // the same answer as GET /media/{id}/content: its headers, refusals included
+      onSend: mediaAnswerHeaders,
       // stored bytes go out as stored: exact Content-Length and byte ranges (compression.ts)
       compress: false,
-      config: read,
+      config: { ...read, responseHeaders: MEDIA_BYTES },
       schema: {
         operationId: 'getEngagementMediaContent',
         summary: 'See as vendor: a media object’s bytes, if this engagement may fetch them',
         description: `${AS_VENDOR} Range, ETag and If-None-Match work as on \`GET /media/{id}/content\`. ${SAME}`,
         tags: ['admin'],
         params: ViewMediaParams,
+        headers: MediaRequestHeaders,
         produces: ['application/octet-stream'],
         response: {
           200: Type.String({ format: 'binary', description: 'The raw bytes' }),
           206: Type.String({ format: 'binary', description: 'The requested byte range' }),
+          304: Type.Null({ description: 'Not modified: If-None-Match matched the ETag; no body' }),
           ...errorResponses(404, 416, 422),
         },
       },

@@ -3,6 +3,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { BlockList, isIP, type Socket } from 'node:net';
 import type { Cidr } from '../../config-network.js';
+import { embeddedIpv4 } from './embedded-ipv4.js';
 
 /*
  * Where a webhook may be delivered. A subscription names a URL, and an admin key of any
@@ -14,6 +15,8 @@ import type { Cidr } from '../../config-network.js';
  *   unspecified, multicast and reserved ranges, whatever the allow-list says;
  * - internal (loopback, private, shared and unique-local ranges): only when
  *   PRODGRAPH_WEBHOOK_ALLOW lists a range that holds it;
+ * - an IPv6 address that carries an IPv4 one (mapped, compatible, NAT64, 6to4, Teredo) is
+ *   judged as that IPv4 address too, so no spelling of a metadata address gets through;
  * - anything else (the public internet): reached.
  */
 
@@ -71,10 +74,20 @@ export class Egress {
     this.agents.https.destroy();
   }
 
+  /** An IPv6 address carrying an IPv4 one (NAT64, 6to4, …) is judged as both, the stricter verdict winning. */
   judge(address: string): Verdict {
     const ip = plain(address);
-    if (!ip || NEVER.check(ip.address, ip.family)) return 'never';
-    if (INTERNAL.check(ip.address, ip.family) && !this.allow.check(ip.address, ip.family)) return 'internal';
+    if (!ip) return 'never';
+    const own = this.verdict(ip.address, ip.family);
+    const carried = ip.family === 'ipv6' ? embeddedIpv4(ip.address) : null;
+    if (carried === null || own === 'never') return own;
+    const inner = this.verdict(carried, 'ipv4');
+    return inner === 'reach' ? own : inner;
+  }
+
+  private verdict(address: string, family: 'ipv4' | 'ipv6'): Verdict {
+    if (NEVER.check(address, family)) return 'never';
+    if (INTERNAL.check(address, family) && !this.allow.check(address, family)) return 'internal';
     return 'reach';
   }
 

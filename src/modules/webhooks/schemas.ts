@@ -99,8 +99,22 @@ export const Delivery = Type.Object(
     attempt: Type.Integer({ minimum: 1, description: 'Which attempt at this change' }),
     delivered: Type.Boolean({ description: 'The receiver answered 2xx' }),
     status_code: Nullable(Type.Integer({ description: 'The receiver’s HTTP status; null when none came' })),
-    error: Nullable(Type.String({ description: 'Why it failed: a status, a timeout, a refused connection' })),
-    duration_ms: Type.Integer({ minimum: 0 }),
+    error: Nullable(
+      Type.String({
+        description:
+          'Why it failed: the status the receiver answered; `no answer within N ms` however a ' +
+          'connection failed (refused, reset, unresolved or silent: the log does not tell them apart); ' +
+          'or an address webhooks may not reach',
+      }),
+    ),
+    duration_ms: Type.Integer({
+      minimum: 0,
+      description:
+        'How long the receiver took to answer, in milliseconds. When no HTTP answer came it reads ' +
+        'as the timeout (PRODGRAPH_WEBHOOK_TIMEOUT_MS) whatever happened, and the attempt is ' +
+        'recorded once that time has passed, so a closed port and a silent one look the same; ' +
+        '0 when the address is one webhooks may not reach (refused before connecting)',
+    }),
   },
   { $id: 'WebhookDelivery', title: 'Webhook delivery attempt' },
 );

@@ -235,7 +235,14 @@ export class WebhookWorker {
     return 'done';
   }
 
-  /** One POST of one change; answers the attempt to log, or null when the worker is stopping. */
+  /**
+   * One POST of one change; answers the attempt to log, or null when the worker is stopping.
+   * A connection that fails without an HTTP answer (refused, reset, unresolved, timed out) is
+   * logged as the timeout, and only once the timeout has passed: its wording, its duration
+   * and the moment it is recorded (and so the next attempt) are those of a receiver that
+   * never answered, so the log cannot tell a closed port (refused in a millisecond) from an
+   * open one that keeps silent.
+   */
   private async attempt(w: Subscription, row: ChangeRow, signal: AbortSignal): Promise<repo.Attempt | null> {
     const { timeoutMs } = this.options.config;
     const event: WebhookEvent = { webhook_id: w.id, production: w.production_code, change: toChange(row) };
@@ -243,7 +250,7 @@ export class WebhookWorker {
     const timestamp = Math.floor(Date.now() / 1000);
     const started = performance.now();
     let statusCode: number | null = null;
-    let error: string | null = null;
+    let failure: unknown = null;
     const attempt = new AbortController();
     const timer = setTimeout(() => attempt.abort(), timeoutMs);
     const stop = () => attempt.abort();
@@ -260,18 +267,22 @@ export class WebhookWorker {
         body,
         attempt.signal,
       );
-      if (statusCode < 200 || statusCode > 299) error = `the receiver answered ${statusCode}`;
     } catch (err) {
-      if (signal.aborted) return null;
-      // one wording for every way a connection fails (refused, reset, unresolved, timed out):
-      // the log must not tell an open port from a closed one
-      error =
-        err instanceof RefusedAddress
-          ? 'not delivered: the receiver’s address is one webhooks may not reach (link-local and metadata addresses never; loopback and private ones only when the server’s PRODGRAPH_WEBHOOK_ALLOW lists them)'
-          : `no answer within ${timeoutMs} ms: the receiver could not be reached or did not answer`;
+      failure = err;
     } finally {
       clearTimeout(timer);
       signal.removeEventListener('abort', stop);
+    }
+    // stopping: an attempt cut short is not one, the change is delivered again after the restart
+    if (failure !== null && signal.aborted) return null;
+    let durationMs = Math.round(performance.now() - started);
+    if (failure instanceof RefusedAddress) {
+      // judged before any connection was made: nothing was timed
+      durationMs = 0;
+    } else if (failure !== null) {
+      await sleep(timeoutMs - (performance.now() - started), undefined, { signal }).catch(() => undefined);
+      if (signal.aborted) return null;
+      durationMs = timeoutMs;
     }
     return {
       webhookId: w.id,
@@ -279,9 +290,24 @@ export class WebhookWorker {
       attempt: w.failures + 1,
       at: nowIso(),
       statusCode,
-      error,
-      durationMs: Math.round(performance.now() - started),
-      delivered: error === null,
+      error: failure === null ? statusError(statusCode!) : failureError(failure, timeoutMs),
+      durationMs,
+      delivered: failure === null && statusCode! >= 200 && statusCode! <= 299,
     };
   }
+}
+
+/** Why an answered attempt failed, or null when it was delivered (2xx). */
+function statusError(statusCode: number): string | null {
+  return statusCode < 200 || statusCode > 299 ? `the receiver answered ${statusCode}` : null;
+}
+
+/**
+ * One wording for every way a connection fails (refused, reset, unresolved, timed out): the
+ * log must not tell an open port from a closed one.
+ */
+function failureError(failure: unknown, timeoutMs: number): string {
+  return failure instanceof RefusedAddress
+    ? 'not delivered: the receiver’s address is one webhooks may not reach (link-local and metadata addresses never; loopback and private ones only when the server’s PRODGRAPH_WEBHOOK_ALLOW lists them)'
+    : `no answer within ${timeoutMs} ms: the receiver could not be reached or did not answer`;
 }

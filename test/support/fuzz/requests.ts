@@ -18,11 +18,21 @@ export interface FuzzRequest {
 }
 
 export interface Keys {
-  /** Every scope, production-wide. */
+  /** Every scope but admin, production-wide. */
   wide: string;
   vendor: string;
   readOnly: string;
+  /** The admin scope alone: the admin API (webhooks, keys, engagements, grants). */
+  admin: string;
 }
+
+/**
+ * Operations the admin key is sent to: the admin API, except where a success would take the
+ * fuzz's own credentials away (revoking a key or a grant, archiving the vendor's engagement),
+ * which would turn the rest of the run into 401s and 404s. Other keys still reach those.
+ */
+export const adminKeyFits = (op: Operation): boolean =>
+  op.path.includes('/admin/') && !/\/(revoke|archive)$/.test(op.path);
 
 /** Every operation of the document, parameters and request bodies resolved. */
 export function operationsOf(doc: {
@@ -100,8 +110,10 @@ function urlFor(op: Operation, p: Plausible): fc.Arbitrary<string> {
   });
 }
 
-function authorization(keys: Keys): fc.Arbitrary<string | undefined> {
+function authorization(keys: Keys, op: Operation): fc.Arbitrary<string | undefined> {
+  const admin = adminKeyFits(op) ? [{ weight: 8, arbitrary: fc.constant(`Bearer ${keys.admin}`) }] : [];
   return fc.oneof(
+    ...admin,
     { weight: 8, arbitrary: fc.constant(`Bearer ${keys.wide}`) },
     { weight: 2, arbitrary: fc.constant(`Bearer ${keys.vendor}`) },
     { weight: 1, arbitrary: fc.constant(`Bearer ${keys.readOnly}`) },
@@ -124,11 +136,14 @@ function authorization(keys: Keys): fc.Arbitrary<string | undefined> {
 
 const JPEG_SOI = Buffer.from([0xff, 0xd8, 0xff, 0xe0]);
 
-/** A multipart body: declared and unknown fields, files of any bytes and name, or thousands of parts. */
+/**
+ * A multipart body: declared and unknown fields, files of any bytes (the fixture's images among
+ * them) and name, or thousands of parts.
+ */
 function multipartBody(
   schema: JsonSchema,
   p: Plausible,
-  jpeg: Buffer,
+  images: Buffer[],
 ): fc.Arbitrary<{ body: Buffer; boundary: string }> {
   const names = Object.keys((schema.properties as JsonSchema | undefined) ?? {});
   const fieldName = fc.oneof(
@@ -136,7 +151,7 @@ function multipartBody(
     { weight: 1, arbitrary: hostileString.filter((s) => s.length < 100 && !/["\r\n]/.test(s)) },
   );
   const content = fc.oneof(
-    fc.constant(jpeg),
+    fc.constantFrom(...images),
     fc.constant(Buffer.alloc(0)),
     fc.constant(Buffer.from('just some text\n')),
     fc.constant(Buffer.concat([JPEG_SOI, Buffer.from('not really a jpeg')])),
@@ -238,7 +253,7 @@ export function requestsFor(
   op: Operation,
   keys: Keys,
   p: Plausible,
-  jpeg: Buffer,
+  images: Buffer[],
 ): fc.Arbitrary<FuzzRequest> {
   const jsonSchema = op.body['application/json'];
   const formSchema = op.body['multipart/form-data'];
@@ -253,7 +268,7 @@ export function requestsFor(
           },
           {
             weight: formSchema ? 6 : 1,
-            arbitrary: multipartBody(formSchema ?? {}, p, jpeg).map(({ body: b, boundary }) => ({
+            arbitrary: multipartBody(formSchema ?? {}, p, images).map(({ body: b, boundary }) => ({
               payload: b,
               type: `multipart/form-data; boundary=${boundary}`,
             })),
@@ -300,7 +315,7 @@ export function requestsFor(
       6,
     ),
   });
-  return fc.tuple(urlFor(op, p), authorization(keys), body, extraHeaders).map(([url, auth, b, extra]) => {
+  return fc.tuple(urlFor(op, p), authorization(keys, op), body, extraHeaders).map(([url, auth, b, extra]) => {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(extra)) if (value !== undefined) headers[name] = value;
     if (auth !== undefined) headers.authorization = auth;

@@ -1,0 +1,67 @@
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { BackupError } from './manifest.js';
+
+/**
+ * What a backup or a restore has made so far, so that one failing part-way (a row count that
+ * does not match, a damaged file, a disk that fills) removes it and leaves the place as it found
+ * it: no half-written database, no half-filled folder. A step is registered only once what it
+ * removes exists and is known to be the command's own, so a refusal removes nothing.
+ */
+export class Undo {
+  private readonly steps: Array<{ what: string; run: () => Promise<unknown> }> = [];
+
+  add(what: string, run: () => Promise<unknown>): void {
+    this.steps.push({ what, run });
+  }
+
+  /** Removes everything registered, the last made first; answers what could not be removed. */
+  async run(): Promise<string[]> {
+    const left: string[] = [];
+    for (const step of this.steps.reverse()) {
+      try {
+        await step.run();
+      } catch (err) {
+        left.push(`${step.what} (${(err as Error).message})`);
+      }
+    }
+    this.steps.length = 0;
+    return left;
+  }
+
+  /** Undoes, then answers the error to throw: `err` itself, or one that also names what is left over. */
+  async failed(err: unknown): Promise<unknown> {
+    const left = await this.run();
+    if (left.length === 0) return err;
+    const reason = err instanceof Error ? err.message : String(err);
+    return new BackupError(`${reason}; could not remove what was made: ${left.join(', ')}`, { cause: err });
+  }
+}
+
+/** Every entry of a folder removed, the folder itself kept (one that existed, empty, before). */
+async function emptyFolder(dir: string): Promise<void> {
+  for (const name of await readdir(dir)) await rm(join(dir, name), { recursive: true, force: true });
+}
+
+/**
+ * A folder to write into: new, or empty (anything else is refused, untouched). With `undo`, a
+ * failure later removes the folder (and the parents made for it), or empties one that was there.
+ */
+export async function freshFolder(dir: string, what: string, undo?: Undo): Promise<void> {
+  const entries = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return null;
+    throw new BackupError(`${what} ${dir}: ${err.code ?? err.message}`);
+  });
+  if (entries && entries.length > 0) throw new BackupError(`${what} ${dir} is not empty; name a new folder`);
+  const created = await mkdir(dir, { recursive: true, mode: 0o700 });
+  undo?.add(
+    created ?? dir,
+    created ? () => rm(created, { recursive: true, force: true }) : () => emptyFolder(dir),
+  );
+}
+
+/** The folder a new file goes in, made when missing; with `undo`, removed again on failure when it was made. */
+export async function folderFor(dir: string, undo: Undo): Promise<void> {
+  const created = await mkdir(dir, { recursive: true, mode: 0o700 });
+  if (created) undo.add(created, () => rm(created, { recursive: true, force: true }));
+}
