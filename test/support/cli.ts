@@ -1,14 +1,35 @@
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 
 import { printTo } from '../../src/cli/args.js';
 import { describeFailure, run } from '../../src/cli/main.js';
+import { cliArgv } from './built.js';
+
+const exec = promisify(execFile);
 
 export interface Run {
   code: number;
   stdout: string;
   stderr: string;
+}
+
+/**
+ * `prodgraph …` as a user runs it: a process of its own, its exit code, stdout and stderr. For
+ * what only a process shows (another process beside a running server, the real exit code).
+ */
+export async function prodgraph(args: string[], env: Record<string, string>): Promise<Run> {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [...(await cliArgv()), ...args], {
+      env: { ...process.env, PRODGRAPH_DB: '', PRODGRAPH_MEDIA: '', ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
 }
 
 /**
