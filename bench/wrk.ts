@@ -36,17 +36,20 @@ const table = (h: Record<string, string>) =>
     .map(([k, v]) => `[${lua(k)}]=${lua(v)}`)
     .join(',')}}`;
 
-/** The script that walks the plan's paths in turn (wrk's `request` hook). */
+/**
+ * The script that walks the plan's paths in turn (wrk's `request` hook). Each path's headers are
+ * the plan's with its own added: wrk.format takes a whole header table, not additions.
+ */
 function script(plan: ReadPlan): string {
+  const headers = plan.paths.map((_, i) => table({ ...plan.headers, ...plan.perPath?.[i] }));
   return [
     `local paths = {${plan.paths.map(lua).join(',')}}`,
-    `local extra = {${(plan.perPath ?? []).map(table).join(',')}}`,
-    `for k, v in pairs(${table(plan.headers)}) do wrk.headers[k] = v end`,
+    `local headers = {${headers.join(',')}}`,
     'local n = 0',
     'request = function()',
     '  n = n + 1',
     '  local i = (n % #paths) + 1',
-    '  return wrk.format("GET", paths[i], extra[i])',
+    '  return wrk.format("GET", paths[i], headers[i])',
     'end',
   ].join('\n');
 }
