@@ -136,8 +136,13 @@ export class Loader implements RowContext, RefScope {
     table: T,
     rows: readonly Parameters<typeof insertRows<T>>[2][number][],
   ): Promise<number[]> {
-    if (this.dryRun) return rows.map(() => ++this.fakeIds);
+    if (this.dryRun) return this.madeUpIds(rows.length);
     return insertReturningIds(this.db, table, rows);
+  }
+
+  /** Ids for rows a plan counts but does not write (so later objects can refer to them). */
+  madeUpIds(n: number): number[] {
+    return Array.from({ length: n }, () => ++this.fakeIds);
   }
 
   async insertOnly<T extends Parameters<Db['insertInto']>[0]>(
