@@ -114,9 +114,6 @@ export function kindOf(plan: Plan, asset: number): AssetKind {
   return 'character';
 }
 
-/** The i-th asset of one kind, as a global asset index. */
-export const assetOf = (plan: Plan, kind: AssetKind, i: number): number => plan.start[kind] + i;
-
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
 
 /** Document refs: short, unique, derived from positions so any section can name any object. */

@@ -65,15 +65,6 @@ export const emptyCounts = (): Counts => ({
   unchanged: 0,
 });
 
-/** Totals over every kind, e.g. for the activity entry's summary. */
-export function totals(plan: Plan): Counts {
-  const sum = emptyCounts();
-  for (const c of Object.values(plan.counts)) {
-    for (const k of Object.keys(sum) as Array<keyof Counts>) sum[k] += c[k];
-  }
-  return sum;
-}
-
 /** `scenes 1 updated, assets 1 created 1 retired` — the kinds that change, in plan order. */
 export function summarise(plan: Plan): string {
   const parts: string[] = [];

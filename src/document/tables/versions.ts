@@ -1,7 +1,7 @@
 import type { Db } from '../../db/index.js';
 import { fromBool, toBool } from '../../db/values.js';
 import { groupBy } from '../../util/group-by.js';
-import type { DocAsset, DocVersion } from '../schema.js';
+import type { DocVersion } from '../schema.js';
 import type { Id } from '../sync/cells.js';
 import type { ColumnTypes } from '../sync/write.js';
 import type { ExportContext } from './export-context.js';
@@ -27,10 +27,6 @@ export const VERSION_COLUMNS = {
   created_by_person_id: 'integer',
   created_at: 'text',
 } satisfies ColumnTypes<'versions'>;
-
-/** A version without a ref is known by its asset and number. */
-export const versionKey = (asset: Pick<DocAsset, 'ref'>, v: Pick<DocVersion, 'ref' | 'version'>): string =>
-  v.ref ?? `${asset.ref}#v${v.version}`;
 
 /**
  * `created_by` names a person of the document (then the row keeps the person and their name)

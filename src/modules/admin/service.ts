@@ -4,7 +4,7 @@ import type { Db } from '../../db/index.js';
 import { nowIso, parseJson, toInt } from '../../db/values.js';
 import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
 import type { Scope } from '../../domain/vocabulary.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { KeyError, mintKeyById } from '../../auth/key-service.js';
 import { groupBy } from '../../util/group-by.js';
 import { appendActivity } from '../activity/repository.js';
@@ -455,6 +455,3 @@ export async function revokeKey(
     return key;
   });
 }
-
-/** A refusal the CLI prints as one line (the HTTP layer renders the same error as `{detail}`). */
-export const isAdminRefusal = (err: unknown): err is AppError => err instanceof AppError;
