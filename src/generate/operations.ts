@@ -169,10 +169,11 @@ const EXPIRED = '2025-06-30T00:00:00Z';
 const EXPIRES_LATER = '2099-12-31T00:00:00Z';
 
 /**
- * Vendor engagements. Engagement 0 is the large one of the issue: a scene grant on every tenth
- * scene, a character grant on every twentieth character, a delivery grant on every twentieth
- * delivery and its own purchase orders (501 grants at scale 1, a few revoked or expired). The
- * others hold a handful of grants each.
+ * Vendor engagements. Engagement 0 (e001) is the large one, the vendor whose clamp the
+ * benchmarks and the query-plan tests weigh: a scene grant on every tenth scene, a character
+ * grant on every twentieth character, a delivery grant on every twentieth delivery and its own
+ * purchase orders (501 grants at scale 1, a few revoked or expired). The others hold a
+ * handful of grants each.
  */
 export function* engagements(plan: Plan, tally: Tally): Generator<Item<'engagements'>> {
   const rng = Rng.of(plan.seed, 10);
