@@ -167,7 +167,8 @@ export class MediaSection {
       const have = this.bySha.get(f.sha256);
       if (typeof have === 'number') reused.add(have);
       if (have !== undefined) continue;
-      const o = owner.get(f.rel)!;
+      const o = owner.get(f.rel);
+      if (!o) throw new Error(`internal: "${f.rel}" was read from the document but no asset shows it`);
       const pending = new Pending(f.rel);
       this.bySha.set(f.sha256, pending);
       this.creates.push({ pending, file: f, ...o });

@@ -39,7 +39,9 @@ export function versionRow<I extends Id>(
   personName: (ref: string) => string | undefined,
   ctx: RowContext<I>,
 ) {
-  const name = v.created_by ? personName(v.created_by) : undefined;
+  // an empty created_by names no one
+  const by = v.created_by || null;
+  const name = by === null ? undefined : personName(by);
   return {
     production_id: ctx.productionId,
     ref: v.ref ?? null,
@@ -52,7 +54,7 @@ export function versionRow<I extends Id>(
     note: v.note ?? null,
     media_id: media,
     created_by: name ?? v.created_by ?? null,
-    created_by_person_id: name !== undefined ? ctx.need(v.created_by!) : null,
+    created_by_person_id: by !== null && name !== undefined ? ctx.need(by) : null,
     created_at: iso(v.created_at),
     source: 'document' as const,
   };
@@ -91,7 +93,7 @@ export interface WantedNote {
 }
 
 export const notesOf = (v: DocVersion): WantedNote[] =>
-  (v.notes ?? []).map((n) => ({ text: n.text, author: n.author ?? null, created_at: iso(n.created_at)! }));
+  (v.notes ?? []).map((n) => ({ text: n.text, author: n.author ?? null, created_at: iso(n.created_at) }));
 
 /** Every version, ingredient and note, in the document's order. */
 export async function readVersions(db: Db, pid: number) {
