@@ -118,7 +118,8 @@ export class Clamp {
       .orderBy('g.id')
       .execute();
     // An engagement that is archived or no longer exists reaches nothing; it never widens to the production.
-    if (rows.length === 0) {
+    const [first] = rows;
+    if (!first) {
       return new Clamp(principal.productionId, principal.engagementId, null, new Set(), [], false);
     }
     const grants: LiveGrant[] = [];
@@ -149,7 +150,7 @@ export class Clamp {
     return new Clamp(
       principal.productionId,
       principal.engagementId,
-      rows[0]!.organisation_id,
+      first.organisation_id,
       new Set(departments.map((d) => d.department_id)),
       grants,
       true,
@@ -163,9 +164,7 @@ export class Clamp {
 
   /** Node ids named by live grants of one kind. */
   grantedNodeIds(kind: NodeGrantKind): number[] {
-    return [
-      ...new Set(this.grants.filter((g) => g.kind === kind && g.nodeId !== null).map((g) => g.nodeId!)),
-    ];
+    return [...new Set(this.grants.flatMap((g) => (g.kind === kind && g.nodeId !== null ? [g.nodeId] : [])))];
   }
 
   /**

@@ -59,8 +59,9 @@ export function metricsListener(app: FastifyInstance, listen: { host: string; po
     );
   });
   app.addHook('onClose', async () => {
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise((resolve) => server!.close(resolve));
+    const s = server;
+    if (!s) return;
+    s.closeAllConnections();
+    await new Promise((resolve) => s.close(resolve));
   });
 }
