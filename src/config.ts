@@ -390,7 +390,8 @@ function readCredential(env: NodeJS.ProcessEnv): string | undefined {
 function parseModels(raw: string | undefined): readonly [string, string] {
   if (raw === undefined || raw.trim() === '') return DEFAULT_VISION_MODELS;
   const models = raw.split(',').map((m) => m.trim());
-  if (models.length !== 2 || models[0] === models[1]) {
+  const [first, second] = models;
+  if (models.length !== 2 || first === undefined || second === undefined || first === second) {
     throw new ConfigError('PRODGRAPH_VISION_MODELS: must name exactly two different models, comma-separated');
   }
   for (const m of models) {
@@ -400,7 +401,7 @@ function parseModels(raw: string | undefined): readonly [string, string] {
       );
     }
   }
-  return [models[0]!, models[1]!];
+  return [first, second];
 }
 
 function parseTokenUrl(raw: string): URL {

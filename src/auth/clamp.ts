@@ -91,7 +91,8 @@ export class Clamp {
     }
     const { rows, departmentIds } = await doorRows(db, principal, principal.engagementId, need);
     // An engagement that is archived or no longer exists reaches nothing; it never widens to the production.
-    if (rows.length === 0) {
+    const [first] = rows;
+    if (!first) {
       return new Clamp(principal.productionId, principal.engagementId, null, new Set(), [], false);
     }
     const grants: LiveGrant[] = [];
@@ -114,7 +115,7 @@ export class Clamp {
     return new Clamp(
       principal.productionId,
       principal.engagementId,
-      rows[0]?.organisation_id ?? null,
+      first.organisation_id,
       departmentIds,
       grants,
       true,
@@ -128,9 +129,7 @@ export class Clamp {
 
   /** Node ids named by live grants of one kind. */
   grantedNodeIds(kind: NodeGrantKind): number[] {
-    return [
-      ...new Set(this.grants.filter((g) => g.kind === kind && g.nodeId !== null).map((g) => g.nodeId!)),
-    ];
+    return [...new Set(this.grants.flatMap((g) => (g.kind === kind && g.nodeId !== null ? [g.nodeId] : [])))];
   }
 
   /**

@@ -30,7 +30,7 @@ export function checksumOf(body: string): string {
   let n = crc32(body);
   let out = '';
   for (let i = 0; i < CHECKSUM_LENGTH; i++) {
-    out = BASE62[n % 62]! + out;
+    out = BASE62.charAt(n % 62) + out;
     n = Math.floor(n / 62);
   }
   return out;
@@ -58,13 +58,13 @@ export type TokenShape = { kind: 'checked' | 'legacy'; prefix: string } | null;
  * holds, a legacy token, or (null) nothing that can be one of ours. No database is consulted.
  */
 export function shapeOf(token: string): TokenShape {
-  const m = TOKEN_RE.exec(token);
-  if (m) {
+  const [, prefix, checksum] = TOKEN_RE.exec(token) ?? [];
+  if (prefix !== undefined) {
     const body = token.slice(0, -CHECKSUM_LENGTH);
-    return checksumOf(body) === m[2] ? { kind: 'checked', prefix: m[1]! } : null;
+    return checksumOf(body) === checksum ? { kind: 'checked', prefix } : null;
   }
-  const legacy = LEGACY_RE.exec(token);
-  return legacy ? { kind: 'legacy', prefix: legacy[1]! } : null;
+  const [, legacy] = LEGACY_RE.exec(token) ?? [];
+  return legacy === undefined ? null : { kind: 'legacy', prefix: legacy };
 }
 
 /** The prefix named by a token or a bare prefix (`pgk_abcdefgh`), for revoking by either. */

@@ -135,7 +135,7 @@ async function compareRows(db: Db, manifest: Manifest): Promise<number> {
         `table ${t}: ${now[t]} rows restored, the manifest counted ${manifest.database.rows[t]}`,
       );
   }
-  return tables.reduce((n, t) => n + now[t]!, 0);
+  return tables.reduce((n, t) => n + (now[t] ?? 0), 0);
 }
 
 /** The media files, each checked against the manifest's checksum as it lands. */

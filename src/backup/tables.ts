@@ -44,7 +44,7 @@ export async function tablesInOrder(sqlite: Db): Promise<Array<{ name: string; c
     ordered.push(n);
   };
   for (const n of names) visit(n, new Set());
-  return ordered.map((name) => ({ name, columns: columns.get(name)! }));
+  return ordered.map((name) => ({ name, columns: columns.get(name) ?? [] }));
 }
 
 /** Rows per statement: within both databases' limits on bound parameters. */
@@ -74,10 +74,11 @@ export async function copyTable(from: Db, to: Db, table: string, columns: string
   for (;;) {
     const { rows } = await sql<Record<string, unknown>>`
       select ${cols} from ${sql.table(table)} where id > ${after} order by id limit ${batch}`.execute(src);
-    if (rows.length === 0) return copied;
+    const last = rows.at(-1);
+    if (!last) return copied;
     await dst.insertInto(table).values(rows).execute();
     copied += rows.length;
-    after = Number(rows[rows.length - 1]!.id);
+    after = Number(last.id);
   }
 }
 
@@ -100,7 +101,7 @@ export async function countRows(db: Db, tables: string[]): Promise<Record<string
   const out: Record<string, number> = {};
   for (const t of tables) {
     const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(t)}`.execute(db);
-    out[t] = Number(rows[0]!.n);
+    out[t] = Number(rows[0]?.n ?? 0);
   }
   return out;
 }

@@ -33,7 +33,8 @@ export async function loadDemo(db: Db, config: Config): Promise<string[]> {
       `loaded demo production "${doc.production.code}" (${doc.production.format ?? 'single'}, id ${result.production.id})`,
     );
   }
-  const series = docs[0]!;
+  const [series] = docs;
+  if (!series) throw new Error('internal: the demo has no productions');
   const code = series.production.code;
   const wide = await mintKey(db, {
     production: code,

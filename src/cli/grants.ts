@@ -120,21 +120,21 @@ by a document sync. --expires takes an ISO-8601 time in the future. ${COMMON_FLA
     const g = await withDb(loadConfig(values), async (h) => {
       const pid = await productionId(h, code);
       const engagement_id = await resolveId(h, pid, code, 'engagement', engagement);
-      const kind = values.scene
+      const { scene, character, delivery } = values;
+      const kind = scene
         ? ('scene' as const)
-        : values.character
+        : character
           ? ('character' as const)
-          : values.delivery
+          : delivery
             ? ('delivery' as const)
             : ('own_po' as const);
-      const node_id =
-        kind === 'scene'
-          ? await resolveId(h, pid, code, 'scene', values.scene!)
-          : kind === 'character'
-            ? await resolveId(h, pid, code, 'character', values.character!)
-            : undefined;
+      const node_id = scene
+        ? await resolveId(h, pid, code, 'scene', scene)
+        : character
+          ? await resolveId(h, pid, code, 'character', character)
+          : undefined;
       const delivery_id =
-        kind === 'delivery' ? await resolveId(h, pid, code, 'delivery', values.delivery!) : undefined;
+        kind === 'delivery' && delivery ? await resolveId(h, pid, code, 'delivery', delivery) : undefined;
       return addGrant(h.db, pid, actor(), {
         engagement_id,
         kind,

@@ -45,7 +45,8 @@ function usage(): string {
   const lines = ['usage: prodgraph <command> [options]', ''];
   for (const c of COMMANDS) {
     for (const sub of c.subcommands ?? [c]) {
-      lines.push(`  ${sub.usage.split('\n')[0]!.replace(/^usage: prodgraph /, '')}`);
+      const [first = ''] = sub.usage.split('\n');
+      lines.push(`  ${first.replace(/^usage: prodgraph /, '')}`);
     }
   }
   lines.push(
@@ -79,8 +80,9 @@ async function dispatch(command: Command, args: string[], path: string): Promise
     out(command.usage);
     return;
   }
+  if (!command.run) throw new Error(`internal: ${path} has neither subcommands nor a run`);
   try {
-    await command.run!(args);
+    await command.run(args);
   } catch (err) {
     throw inFlagTerms(err, command.flags);
   }
@@ -89,9 +91,9 @@ async function dispatch(command: Command, args: string[], path: string): Promise
 /** A service's refusal that names an API field (`expires_at: must be …`) names the flag instead. */
 function inFlagTerms(err: unknown, flags: Record<string, string> | undefined): unknown {
   if (!flags || !isAppError(err)) return err;
-  const m = /^([a-z_]+): /.exec(err.detail);
-  const flag = m ? flags[m[1]!] : undefined;
-  return flag ? new CliError(`${flag}: ${err.detail.slice(m![0].length)}`) : err;
+  const [prefix, field] = /^([a-z_]+): /.exec(err.detail) ?? [];
+  const flag = field === undefined ? undefined : flags[field];
+  return prefix !== undefined && flag ? new CliError(`${flag}: ${err.detail.slice(prefix.length)}`) : err;
 }
 
 const GLOBAL_FLAGS = new Set(['--db', '--media']);
@@ -103,15 +105,18 @@ const GLOBAL_FLAGS = new Set(['--db', '--media']);
 function commonFlagsFirst(argv: string[]): string[] {
   const leading: string[] = [];
   let i = 0;
-  while (i < argv.length && argv[i]!.startsWith('--')) {
-    const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
+  for (;;) {
+    const arg = argv[i];
+    if (!arg?.startsWith('--')) break;
+    const [flag = arg, inline] = arg.split(/=(.*)/s, 2);
     if (!GLOBAL_FLAGS.has(flag)) break;
     if (inline !== undefined) {
-      leading.push(argv[i]!);
+      leading.push(arg);
       i += 1;
     } else {
-      if (argv[i + 1] === undefined) throw new CliError(`${flag} needs a value`);
-      leading.push(argv[i]!, argv[i + 1]!);
+      const value = argv[i + 1];
+      if (value === undefined) throw new CliError(`${flag} needs a value`);
+      leading.push(arg, value);
       i += 2;
     }
   }
@@ -154,5 +159,6 @@ export function describeFailure(err: unknown): string {
   if (isAppError(err)) return err.detail;
   const e = err as NodeJS.ErrnoException;
   if (e?.code === 'ECONNREFUSED') return `cannot reach the database (${e.message})`;
-  return e?.message ? e.message.split('\n')[0]! : String(err);
+  const [firstLine] = e?.message ? e.message.split('\n') : [];
+  return firstLine ?? String(err);
 }

@@ -101,7 +101,8 @@ export interface WriteScope {
 export async function commitChanges(trx: Db, scope: WriteScope, log: ChangeLog): Promise<number | null> {
   if (log.size === 0) return null;
   await stampUpdatedAt(trx, scope.productionId, log, log.at);
-  return (await recordChanges(trx, [{ scope, changes: log }]))[0]!;
+  const [revision = null] = await recordChanges(trx, [{ scope, changes: log }]);
+  return revision;
 }
 
 /**
@@ -117,24 +118,23 @@ export async function recordChanges(
   writes: Array<{ scope: WriteScope; changes: ChangeLog }>,
 ): Promise<Array<number | null>> {
   const revisions: Array<number | null> = writes.map(() => null);
-  const byProduction = new Map<number, number[]>();
-  writes.forEach((w, i) => {
-    if (w.changes.size === 0) return;
-    const list = byProduction.get(w.scope.productionId) ?? [];
-    list.push(i);
-    byProduction.set(w.scope.productionId, list);
-  });
+  const byProduction = new Map<number, Array<{ i: number; scope: WriteScope; changes: ChangeLog }>>();
+  for (const [i, { scope, changes }] of writes.entries()) {
+    if (changes.size === 0) continue;
+    const list = byProduction.get(scope.productionId) ?? [];
+    list.push({ i, scope, changes });
+    byProduction.set(scope.productionId, list);
+  }
   const rows = [];
-  for (const [productionId, indexes] of byProduction) {
+  for (const [productionId, group] of byProduction) {
     const { revision } = await trx
       .updateTable('productions')
-      .set((eb) => ({ revision: eb('revision', '+', indexes.length) }))
+      .set((eb) => ({ revision: eb('revision', '+', group.length) }))
       .where('id', '=', productionId)
       .returning('revision')
       .executeTakeFirstOrThrow();
-    let next = revision - indexes.length;
-    for (const i of indexes) {
-      const { scope, changes: log } = writes[i]!;
+    let next = revision - group.length;
+    for (const { i, scope, changes: log } of group) {
       revisions[i] = ++next;
       for (const e of log.entries()) {
         rows.push({

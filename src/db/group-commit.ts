@@ -148,8 +148,9 @@ class GroupCommitter {
    * shared transaction, or null.
    */
   private async runWrites(trx: Trx, settled: Settled[]): Promise<unknown> {
-    while (this.queue.length > 0 && settled.length < MAX_GROUP) {
-      const job = this.queue.shift()!;
+    while (settled.length < MAX_GROUP) {
+      const job = this.queue.shift();
+      if (!job) break;
       const alone = settled.length === 0 && this.queue.length === 0;
       if (alone) {
         try {

@@ -79,7 +79,19 @@ const innerOf = (c: DatabaseConnection): DatabaseConnection =>
   c instanceof RefusingConnection ? c.inner : c;
 
 class RefusingDriver implements Driver {
-  constructor(private readonly inner: Driver) {}
+  readonly savepoint?: Driver['savepoint'];
+  readonly rollbackToSavepoint?: Driver['rollbackToSavepoint'];
+  readonly releaseSavepoint?: Driver['releaseSavepoint'];
+
+  constructor(private readonly inner: Driver) {
+    // savepoints exactly where the dialect's driver has them (Kysely refuses them otherwise)
+    const savepoint = inner.savepoint?.bind(inner);
+    const rollbackTo = inner.rollbackToSavepoint?.bind(inner);
+    const release = inner.releaseSavepoint?.bind(inner);
+    if (savepoint) this.savepoint = (c, name, compile) => savepoint(innerOf(c), name, compile);
+    if (rollbackTo) this.rollbackToSavepoint = (c, name, compile) => rollbackTo(innerOf(c), name, compile);
+    if (release) this.releaseSavepoint = (c, name, compile) => release(innerOf(c), name, compile);
+  }
 
   init = () => this.inner.init();
   destroy = () => this.inner.destroy();
@@ -89,18 +101,6 @@ class RefusingDriver implements Driver {
     this.inner.beginTransaction(innerOf(c), settings);
   commitTransaction = (c: DatabaseConnection) => this.inner.commitTransaction(innerOf(c));
   rollbackTransaction = (c: DatabaseConnection) => this.inner.rollbackTransaction(innerOf(c));
-
-  savepoint(c: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
-    return this.inner.savepoint!(innerOf(c), name, compile);
-  }
-
-  rollbackToSavepoint(c: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
-    return this.inner.rollbackToSavepoint!(innerOf(c), name, compile);
-  }
-
-  releaseSavepoint(c: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
-    return this.inner.releaseSavepoint!(innerOf(c), name, compile);
-  }
 }
 
 /** `dialect`, with the refusals a request can provoke thrown as catalogue errors. */

@@ -11,8 +11,6 @@ import {
 } from './check-items.js';
 import type { ProductionDocument } from './schema.js';
 
-export type { RefKind } from './check-items.js';
-
 /** The sections of a document in the format's order, each a list of objects. */
 export const SECTIONS = [
   'episodes',

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { errors } from '../errors.js';
+import { zip } from '../util/zip.js';
 
 /*
  * Opt-in cursor paging for the long lists. A cursor is opaque to clients: base64url JSON naming
@@ -105,7 +106,8 @@ function decode(
       'was issued for other filters; send the same filters with it, or start again without a cursor',
     );
   }
-  if (k.length !== list.key.length || !k.every((x, i) => keyValueFits(list.key[i]!, x))) throw malformed();
+  if (k.length !== list.key.length || !zip(list.key, k).every(([kind, x]) => keyValueFits(kind, x)))
+    throw malformed();
   return k as KeyValues;
 }
 

@@ -16,9 +16,10 @@ import {
   ref,
   RELEASED_SHARE,
   timeAt,
+  versionCountOf,
   type Plan,
 } from './plan.js';
-import { Rng } from './random.js';
+import { nth, Rng } from './random.js';
 import type { Item, Tally } from './tally.js';
 
 /** The breakdown: episodes, organisations, departments, crew, scenes and assets with versions. */
@@ -27,8 +28,8 @@ const VENDOR_WORDS = ['Pixel', 'Halide', 'Bramble', 'Northlight', 'Meridian', 'L
 const VENDOR_SUFFIXES = ['Works Ltd', 'FX', 'Post', 'Costumiers', 'Studios', 'Digital', 'Sound', 'Labs'];
 
 export function organisationName(i: number): string {
-  const word = VENDOR_WORDS[i % VENDOR_WORDS.length]!;
-  const suffix = VENDOR_SUFFIXES[Math.floor(i / VENDOR_WORDS.length) % VENDOR_SUFFIXES.length]!;
+  const word = nth(VENDOR_WORDS, i);
+  const suffix = nth(VENDOR_SUFFIXES, Math.floor(i / VENDOR_WORDS.length));
   const round = Math.floor(i / (VENDOR_WORDS.length * VENDOR_SUFFIXES.length));
   return round === 0 ? `${word} ${suffix}` : `${word} ${suffix} ${round + 1}`;
 }
@@ -68,7 +69,7 @@ export function* departments(_plan: Plan, tally: Tally): Generator<Item<'departm
 export function* people(plan: Plan, tally: Tally): Generator<Item<'people'>> {
   const rng = Rng.of(plan.seed, 3);
   for (let i = 0; i < plan.counts.people; i++) {
-    const d = DEPARTMENTS[i % DEPARTMENTS.length]!;
+    const d = nth(DEPARTMENTS, i);
     const name = personName(i);
     tally.people++;
     yield {
@@ -133,7 +134,7 @@ export function* scenes(plan: Plan, tally: Tally): Generator<Item<'scenes'>> {
       ref: ref.scene(i),
       number: `${sceneInEpisode + 1}${rng.chance(0.05) ? 'A' : ''}`,
       slugline: `${rng.chance(0.7) ? 'INT.' : 'EXT.'} ${placeName(location - start.location)} - ${rng.pick(TIMES_OF_DAY)}`,
-      synopsis: `${label(cast[0]!)} and ${label(cast[1] ?? cast[0]!)} at the ${label(location).toLowerCase()}.`,
+      synopsis: `${label(nth(cast, 0))} and ${label(cast[1] ?? nth(cast, 0))} at the ${label(location).toLowerCase()}.`,
       status: rng.chance(0.02)
         ? 'omitted'
         : progress < 0.4
@@ -170,7 +171,7 @@ export function* assets(plan: Plan, tally: Tally): Generator<Item<'assets'>> {
     const kind = kindOf(plan, a);
     const i = a - plan.start[kind];
     const versions: NonNullable<Item<'assets'>['versions']> = [];
-    for (let n = 1; n <= plan.versionCounts[a]!; n++) {
+    for (let n = 1; n <= versionCountOf(plan, a); n++) {
       minute += rng.int(1, 30);
       const released = rng.chance(RELEASED_SHARE);
       const variant = rng.weighted([
@@ -183,7 +184,7 @@ export function* assets(plan: Plan, tally: Tally): Generator<Item<'assets'>> {
           ? Array.from({ length: rng.int(0, 4) }, (_, k) => {
               const relation = rng.pick(RELATIONS);
               return {
-                kind: INGREDIENT_KINDS[k % INGREDIENT_KINDS.length]!,
+                kind: nth(INGREDIENT_KINDS, k),
                 label: `${rng.pick(FABRICS)}${k > 0 ? ` ${k + 1}` : ''}`,
                 ...(relation ? { relation } : {}),
               };
@@ -209,7 +210,7 @@ export function* assets(plan: Plan, tally: Tally): Generator<Item<'assets'>> {
           ? ref.person(rng.int(0, counts.people - 1))
           : organisationName(rng.int(0, 7)),
         created_at: timeAt(minute % 400_000),
-        ...(n < plan.versionCounts[a]! - 3 && rng.chance(0.2) ? { archived: true } : {}),
+        ...(n < versionCountOf(plan, a) - 3 && rng.chance(0.2) ? { archived: true } : {}),
         ...(ingredients.length ? { ingredients } : {}),
       });
     }

@@ -1,4 +1,5 @@
 import type { AssetKind } from './plan.js';
+import { nth } from './random.js';
 
 /** The departments of a generated season: the same twenty at every scale. */
 export const DEPARTMENTS = [
@@ -47,6 +48,6 @@ export function departmentOf(kind: AssetKind, i: number): DepartmentSlug {
     case 'vehicle':
       return 'transport';
     case 'other':
-      return OTHER_DEPARTMENTS[i % OTHER_DEPARTMENTS.length]!;
+      return nth(OTHER_DEPARTMENTS, i);
   }
 }

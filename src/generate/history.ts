@@ -1,7 +1,7 @@
 import { DEPARTMENTS, VENDOR_DEPARTMENTS } from './departments.js';
 import { MODELS, personName, PROMPTS, VERBS } from './names.js';
 import { dateAt, episodeOfScene, ref, timeAt, type Plan } from './plan.js';
-import { Rng } from './random.js';
+import { nth, Rng } from './random.js';
 import type { Item, Tally } from './tally.js';
 
 /** Money and history: purchase orders, cost reports, script changes, activity, jobs, the library. */
@@ -22,7 +22,7 @@ export function* purchaseOrders(plan: Plan, tally: Tally): Generator<Item<'purch
         : rng.chance(0.7)
           ? rng.int(0, counts.engagements - 1)
           : rng.int(counts.engagements, counts.organisations - 1);
-    const department = rng.chance(0.9) ? departmentBySlug.get(rng.pick(VENDOR_DEPARTMENTS))! : null;
+    const department = rng.chance(0.9) ? (departmentBySlug.get(rng.pick(VENDOR_DEPARTMENTS)) ?? null) : null;
     tally.purchaseOrders++;
     yield {
       ref: ref.purchaseOrder(i),
@@ -147,7 +147,7 @@ export function* library(plan: Plan, tally: Tally): Generator<Item<'library'>> {
   for (let i = 0; i < counts.library; i++) {
     const asset = i % counts.assets;
     const frame = 1001 + Math.floor(i / counts.assets);
-    const ext = EXTENSIONS[asset % EXTENSIONS.length]!;
+    const ext = nth(EXTENSIONS, asset);
     const episode = ref.episode(asset % counts.episodes);
     tally.library++;
     yield {

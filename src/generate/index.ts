@@ -9,7 +9,6 @@ import { makePlan, ref, type Plan } from './plan.js';
 import { emptyTally, type Tally } from './tally.js';
 import { documentChunks, type OutputFormat } from './write.js';
 
-export { SCALE_ONE } from './plan.js';
 export type { Tally } from './tally.js';
 
 export class GenerateError extends Error {}

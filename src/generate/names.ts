@@ -1,4 +1,5 @@
 import type { AssetKind } from './plan.js';
+import { nth } from './random.js';
 
 /** Word lists the generated production is written from; labels are picked by position. */
 
@@ -152,13 +153,12 @@ export const SPEC_FORMATS = [
 
 /** A person's (or a character's) name: every first name with every last name, then numbered. */
 export function personName(i: number): string {
-  const f = FIRST_NAMES[i % FIRST_NAMES.length]!;
-  const l = LAST_NAMES[Math.floor(i / FIRST_NAMES.length) % LAST_NAMES.length]!;
+  const f = nth(FIRST_NAMES, i);
+  const l = nth(LAST_NAMES, Math.floor(i / FIRST_NAMES.length));
   const round = Math.floor(i / (FIRST_NAMES.length * LAST_NAMES.length));
   return round === 0 ? `${f} ${l}` : `${f} ${l} ${round + 1}`;
 }
 
-const nth = <T>(list: readonly T[], i: number): T => list[i % list.length]!;
 const numbered = (label: string, i: number, span: number) =>
   i < span ? label : `${label} #${Math.floor(i / span) + 1}`;
 

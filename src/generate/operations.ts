@@ -9,9 +9,10 @@ import {
   scenesOfEpisode,
   STRIPS_PER_DAY,
   timeAt,
+  versionCountOf,
   type Plan,
 } from './plan.js';
-import { Rng } from './random.js';
+import { nth, Rng } from './random.js';
 import type { Item, Tally } from './tally.js';
 
 /** The running of the show: the shoot schedule, approvals, notes, deliveries and vendor engagements. */
@@ -47,7 +48,7 @@ export function* shootDays(plan: Plan, tally: Tally): Generator<Item<'shoot_days
   }
 }
 
-const departmentIndex = new Map<string, number>(DEPARTMENTS.map((d, i) => [d.slug, i]));
+const departmentIndex = (slug: string) => DEPARTMENTS.findIndex((d) => d.slug === slug);
 
 export function* approvals(plan: Plan, tally: Tally): Generator<Item<'approvals'>> {
   const rng = Rng.of(plan.seed, 7);
@@ -65,11 +66,11 @@ export function* approvals(plan: Plan, tally: Tally): Generator<Item<'approvals'
       status === 'approved' ? steps.length - 1 : status === 'pending' ? rng.int(0, steps.length - 1) : 0;
     const roll = rng.int(0, 9);
     let subject: Item<'approvals'>['subject'] = null;
-    let department: string = DEPARTMENTS[rng.int(0, DEPARTMENTS.length - 1)]!.slug;
+    let department: string = rng.pick(DEPARTMENTS).slug;
     let title = `Sign-off ${i + 1}`;
     if (roll < 6) {
       const a = rng.int(0, counts.assets - 1);
-      const n = rng.int(1, plan.versionCounts[a]!);
+      const n = rng.int(1, versionCountOf(plan, a));
       const kind = kindOf(plan, a);
       department = departmentOf(kind, a - plan.start[kind]);
       title = `${assetLabel(kind, a - plan.start[kind], COSTUMES_PER_CHARACTER)}, look v${n}`;
@@ -115,7 +116,7 @@ export function* departmentNotes(plan: Plan, tally: Tally): Generator<Item<'depa
     tally.departmentNotes++;
     yield {
       ref: ref.note(i),
-      department: DEPARTMENTS[rng.int(0, DEPARTMENTS.length - 1)]!.slug,
+      department: rng.pick(DEPARTMENTS).slug,
       node: onScene ? ref.scene(rng.int(0, counts.scenes - 1)) : ref.asset(rng.int(0, counts.assets - 1)),
       summary: rng.pick(NOTE_SUMMARIES),
       created_at: timeAt(rng.int(0, 200_000)),
@@ -138,7 +139,7 @@ export function* deliveries(plan: Plan, tally: Tally): Generator<Item<'deliverie
     const from = rng.pick(VENDOR_DEPARTMENTS);
     const spec = rng
       .distinct(rng.int(1, 3), 0, SPEC_FORMATS.length - 1)
-      .map((k) => ({ ...SPEC_FORMATS[k]! }));
+      .map((k) => ({ ...nth(SPEC_FORMATS, k) }));
     const status = rng.weighted([
       ['draft', 20],
       ['blocked', 10],
@@ -169,10 +170,11 @@ const EXPIRED = '2025-06-30T00:00:00Z';
 const EXPIRES_LATER = '2099-12-31T00:00:00Z';
 
 /**
- * Vendor engagements. Engagement 0 is the large one of the issue: a scene grant on every tenth
- * scene, a character grant on every twentieth character, a delivery grant on every twentieth
- * delivery and its own purchase orders (501 grants at scale 1, a few revoked or expired). The
- * others hold a handful of grants each.
+ * Vendor engagements. Engagement 0 (e001) is the large one, the vendor whose clamp the
+ * benchmarks and the query-plan tests weigh: a scene grant on every tenth scene, a character
+ * grant on every twentieth character, a delivery grant on every twentieth delivery and its own
+ * purchase orders (501 grants at scale 1, a few revoked or expired). The others hold a
+ * handful of grants each.
  */
 export function* engagements(plan: Plan, tally: Tally): Generator<Item<'engagements'>> {
   const rng = Rng.of(plan.seed, 10);
@@ -219,16 +221,14 @@ export function* engagements(plan: Plan, tally: Tally): Generator<Item<'engageme
     }
     const departments = rng
       .distinct(rng.int(1, 2), 0, VENDOR_DEPARTMENTS.length - 1)
-      .map((k) => VENDOR_DEPARTMENTS[k]!);
+      .map((k) => nth(VENDOR_DEPARTMENTS, k));
     if (e === 0 && !departments.includes('vfx')) departments[0] = 'vfx';
     tally.engagements++;
     tally.grants += grants.length;
     yield {
       ref: ref.engagement(e),
       organisation: ref.organisation(e),
-      departments: [...new Set(departments)].sort(
-        (a, b) => departmentIndex.get(a)! - departmentIndex.get(b)!,
-      ),
+      departments: [...new Set(departments)].sort((a, b) => departmentIndex(a) - departmentIndex(b)),
       grants,
     };
   }

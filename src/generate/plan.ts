@@ -108,14 +108,16 @@ export function makePlan(scale: number, seed: number): Plan {
 }
 
 export function kindOf(plan: Plan, asset: number): AssetKind {
-  for (let k = ASSET_KINDS.length - 1; k >= 0; k--) {
-    if (asset >= plan.start[ASSET_KINDS[k]!]) return ASSET_KINDS[k]!;
-  }
+  for (const kind of [...ASSET_KINDS].reverse()) if (asset >= plan.start[kind]) return kind;
   return 'character';
 }
 
-/** The i-th asset of one kind, as a global asset index. */
-export const assetOf = (plan: Plan, kind: AssetKind, i: number): number => plan.start[kind] + i;
+/** How many versions the plan gives the asset at global index `asset`. */
+export function versionCountOf(plan: Plan, asset: number): number {
+  const n = plan.versionCounts[asset];
+  if (n === undefined) throw new Error(`internal: asset ${asset} is beyond the plan`);
+  return n;
+}
 
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
 

@@ -3,6 +3,13 @@ import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 
 type JumpableRandomGenerator = ReturnType<typeof xoroshiro128plus>;
 
+/** The item at `i`, counting round the list again past its end (a generated name's word, a kind). */
+export function nth<T>(list: readonly T[], i: number): T {
+  const item = list[i % list.length];
+  if (item === undefined) throw new Error('internal: nth of an empty list');
+  return item;
+}
+
 /**
  * A seeded stream of choices. Every section of the document draws from its own stream (the
  * seed's generator jumped once per section), so adding rows to one section never shifts
@@ -28,7 +35,7 @@ export class Rng {
   }
 
   pick<T>(items: readonly T[]): T {
-    return items[this.int(0, items.length - 1)]!;
+    return nth(items, this.int(0, items.length - 1));
   }
 
   /** One item by weight: `[[value, weight], …]`. */
@@ -39,7 +46,9 @@ export class Rng {
       if (at < w) return value;
       at -= w;
     }
-    return table[table.length - 1]![0];
+    const last = table.at(-1);
+    if (!last) throw new Error('internal: a weighted choice from no items');
+    return last[0];
   }
 
   /** `count` distinct integers from [from, to] (fewer when the range is smaller), in draw order. */

@@ -106,13 +106,15 @@ export class AnswerCache {
     const now = this.current.get(production);
     // assembled at a revision already superseded: nobody will ask for it again
     if (now && revision < now.revision) return;
-    if (!now || revision > now.revision) {
-      this.current.set(production, { revision, keys: new Set() });
+    let filed = now;
+    if (!filed || revision > filed.revision) {
+      filed = { revision, keys: new Set() };
+      this.current.set(production, filed);
       for (const old of now?.keys ?? []) this.lru.delete(old);
     }
     // an answer larger than the whole budget is not cached (lru-cache refuses it)
     this.lru.set(key, answer);
-    if (this.lru.has(key)) this.current.get(production)!.keys.add(key);
+    if (this.lru.has(key)) filed.keys.add(key);
   }
 
   /**
@@ -129,9 +131,10 @@ export class AnswerCache {
       pending = encode(answer.body, encoding).finally(() => this.encoding.delete(slot));
       this.encoding.set(slot, pending);
       const bytes = await pending;
-      const current = this.lru?.peek(key);
-      if (current !== undefined && current.body === answer.body) {
-        this.lru!.set(key, { ...current, encoded: { ...current.encoded, [encoding]: bytes } });
+      const lru = this.lru;
+      const current = lru?.peek(key);
+      if (lru && current !== undefined && current.body === answer.body) {
+        lru.set(key, { ...current, encoded: { ...current.encoded, [encoding]: bytes } });
       }
       return bytes;
     }

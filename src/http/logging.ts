@@ -71,8 +71,8 @@ function redactPair(pair: string): string {
 
 /** A path segment, with its `;name=value` parameters (a ticket may hide in either). */
 function redactSegment(segment: string): string {
-  const [head, ...params] = segment.split(';');
-  const first = holdsSecret(decoded(head!)) ? REDACTED : head!;
+  const [head = '', ...params] = segment.split(';');
+  const first = holdsSecret(decoded(head)) ? REDACTED : head;
   return [first, ...params.map(redactPair)].join(';');
 }
 

@@ -54,7 +54,7 @@ const INLINE_TYPES =
   /^(image\/(jpeg|png|gif|webp|avif|bmp|tiff|heic|heif)|video\/[a-z0-9][a-z0-9.+-]*|application\/pdf)$/;
 
 export const servedInline = (contentType: string): boolean =>
-  INLINE_TYPES.test(contentType.split(';')[0]!.trim().toLowerCase());
+  INLINE_TYPES.test((contentType.split(';')[0] ?? '').trim().toLowerCase());
 
 /**
  * The content security policy of a media answer: nothing loads, and the answer is a sandbox (a

@@ -29,12 +29,6 @@ export const pageQuery = (what: string) => ({
   updated_since: Type.Optional(UpdatedSinceParam),
 });
 
-export const LinkHeader = {
-  link: Type.String({
-    description: 'Present when more rows follow: `<URL of the next page>; rel="next"` (RFC 8288)',
-  }),
-};
-
 /** Answers a page: the body stays the list's array; the next page is named in a Link header. */
 export function sendPage<T>(request: FastifyRequest, reply: FastifyReply, page: Page<T>): T[] {
   if (page.next !== null) {

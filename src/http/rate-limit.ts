@@ -29,7 +29,8 @@ function databaseStore(db: Db) {
         returning count, window_start`
         .execute(db)
         .then(({ rows }) => {
-          const row = rows[0]!;
+          const [row] = rows;
+          if (!row) return done(new Error('internal: the rate limit upsert returned no row'));
           done(null, { current: Number(row.count), ttl: Number(row.window_start) + timeWindow - now });
           if (++sinceSweep >= 1000) {
             sinceSweep = 0;

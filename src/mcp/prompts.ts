@@ -30,7 +30,7 @@ const invalid = (message: string) => new RpcError(INVALID_PARAMS, message);
 
 /** A node or row id given as a prompt argument (prompt arguments are always strings). */
 function idArgument(args: Record<string, string>, name: string): number {
-  const raw = args[name]!.trim();
+  const raw = (args[name] ?? '').trim();
   const n = /^[1-9][0-9]{0,9}$/.test(raw) ? Number(raw) : NaN;
   if (!(n <= 2147483647)) throw invalid(`${name}: must be a positive integer id, got "${args[name]}"`);
   return n;
@@ -71,7 +71,10 @@ const sceneBriefing: PromptSpec = {
   async render(ctx, principal, args) {
     const id = idArgument(args, 'scene_id');
     const b = await reaching(sceneBundle(ctx, principal, id), `scene_id: scene ${id}`);
-    const ready = b.assets.filter((a) => a.released_versions.length > 0);
+    const ready = b.assets.flatMap((a) => {
+      const newest = a.released_versions.at(-1);
+      return newest ? [{ ...a, newest }] : [];
+    });
     const waiting = b.assets.filter((a) => a.released_versions.length === 0);
     const open = b.approvals.filter((a) => a.status === 'pending');
     const s = b.scene;
@@ -80,10 +83,10 @@ const sceneBriefing: PromptSpec = {
       `Synopsis: ${s.synopsis || '(none)'}`,
       '',
       `Ready, with a released version (${ready.length}):`,
-      ...ready.map((a) => {
-        const v = a.released_versions[a.released_versions.length - 1]!;
-        return `- ${a.label} (${a.kind}, node ${a.node_id}): v${v.version} ${v.variant}${v.media_path ? `, media ${v.media_path}` : ''}`;
-      }),
+      ...ready.map(
+        ({ newest: v, ...a }) =>
+          `- ${a.label} (${a.kind}, node ${a.node_id}): v${v.version} ${v.variant}${v.media_path ? `, media ${v.media_path}` : ''}`,
+      ),
       `Pending, nothing released yet (${waiting.length}):`,
       ...waiting.map((a) => `- ${a.label} (${a.kind}, node ${a.node_id}), status ${a.status}`),
       `Open approvals (${open.length}):`,
@@ -157,9 +160,9 @@ const callSheet: PromptSpec = {
     const [days, scenes] = await Promise.all([listSchedule(ctx, principal), allScenes(ctx, principal)]);
     const day = days.find((d) => d.day_number === n);
     if (!day) {
-      const range = days.length
-        ? `days run ${days[0]!.day_number}–${days[days.length - 1]!.day_number}`
-        : 'no days';
+      const [first] = days;
+      const last = days.at(-1);
+      const range = first && last ? `days run ${first.day_number}–${last.day_number}` : 'no days';
       throw invalid(`day_number: no shoot day ${n} (${range})`);
     }
     const byId = new Map(scenes.map((s) => [s.node_id, s]));

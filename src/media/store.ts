@@ -54,8 +54,7 @@ const SNIFF_BYTES = 4100;
 const extOf = (contentType: string, filename?: string): string => {
   const fromType = contentType.split('/')[1]?.replace(/[^a-z0-9]/g, '');
   if (contentType !== 'application/octet-stream' && fromType) return fromType === 'jpeg' ? 'jpg' : fromType;
-  const m = filename?.toLowerCase().match(/\.([a-z0-9]{1,8})$/);
-  return m ? m[1]! : 'bin';
+  return filename?.toLowerCase().match(/\.([a-z0-9]{1,8})$/)?.[1] ?? 'bin';
 };
 
 /** Media kind shown in the API, from the sniffed content type. */
@@ -89,8 +88,8 @@ const keyOfStagedName = (name: string): string | null => {
 
 /** One staging folder per process: `<host>.<pid>.<random>`, so a restart knows whose files are whose. */
 const ownerOf = (name: string): { host: string; pid: number } | null => {
-  const m = /^(.+)\.(\d+)\.[a-f0-9]{8}$/.exec(name);
-  return m ? { host: m[1]!, pid: Number(m[2]) } : null;
+  const [, host, pid] = /^(.+)\.(\d+)\.[a-f0-9]{8}$/.exec(name) ?? [];
+  return host === undefined ? null : { host, pid: Number(pid) };
 };
 
 function processIsAlive(pid: number): boolean {

@@ -41,7 +41,8 @@ function watchDatabase(metrics: Metrics, database: DbHandle): () => void {
       labelNames: ['state'] as const,
       registers: [registry],
       collect() {
-        const s = database.poolStats()!;
+        const s = database.poolStats();
+        if (!s) return;
         this.set({ state: 'idle' }, s.idle);
         this.set({ state: 'busy' }, s.total - s.idle);
         this.set({ state: 'waiting' }, s.waiting);

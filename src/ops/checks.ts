@@ -143,7 +143,7 @@ export async function clock(db: Db, dialect: 'sqlite' | 'postgres', now = Date.n
     };
   if (dialect === 'postgres') {
     const { rows } = await sql<{ now: Date }>`select now() as now`.execute(db);
-    const skew = Math.abs(new Date(rows[0]!.now).getTime() - now);
+    const skew = Math.abs(new Date(rows[0]?.now ?? now).getTime() - now);
     if (skew > 5000)
       return {
         check: 'clock',

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 
 /*
- * Frozen once shipped. A production that lives for a season (issue 12):
+ * Frozen once shipped. A production lives for a season, its document imported again and again
+ * as it changes; these columns let a row outlive the document that wrote it:
  * - `retired_at` on nodes, deliveries and engagements: a document sync retires an object whose
  *   ref left the document while something still refers to it, instead of deleting it. A
  *   timestamp, never a deletion or a status, so a change feed can still report the row.

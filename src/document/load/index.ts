@@ -27,28 +27,29 @@ export async function loadDocument(
   options: LoadOptions & { actor?: string; statistics?: boolean },
 ): Promise<Loaded> {
   const actor = options.actor ?? 'prodgraph import';
-  let loader: Loader | null = null;
-  const { plan, code } = await commitStaged(
-    () => loader?.staged() ?? [],
+  // the files staged so far are committed or discarded with the transaction, even one that failed
+  let started: Loader | null = null;
+  const { plan, loader: L } = await commitStaged(
+    () => started?.staged() ?? [],
     () =>
       inWriteTransaction(
         db,
-        () => ({ productionId: loader!.productionId, actor }),
+        ({ loader }: { loader: Loader }) => ({ productionId: loader.productionId, actor }),
         undefined,
         async (trx, changes) => {
-          loader = new Loader(trx, changes.at, options);
+          const loader = new Loader(trx, changes.at, options);
+          started = loader;
           await source.read(loader);
           const plan = await loader.finish();
           // a reader loads a new production from its lists, not from a log of its every row
           changes.created('production', loader.productionId);
-          return { plan, code: loader.production!.code };
+          return { plan, loader };
         },
       ),
   );
-  const L = loader!;
   if (options.statistics !== false) await refreshStatistics(db).catch(() => undefined);
   return {
-    production: { id: L.productionId, code },
+    production: { id: L.productionId, code: plan.production.code },
     plan,
     refs: () => L.refs.toRecord(),
     refCount: L.refs.size,

@@ -53,6 +53,8 @@ export interface LoadOptions {
 
 const BATCH = 500;
 
+type Production = ProductionDocument['production'];
+
 interface Waiting {
   section: Section;
   item: unknown;
@@ -66,7 +68,7 @@ export class Loader implements RowContext, RefScope {
   readonly sceneEpisodes = new Map<string, string | null>();
   readonly media: LoadMedia;
   productionId = 0;
-  production: ProductionDocument['production'] | null = null;
+  production: Production | null = null;
   private fakeIds = 0;
   private batch: Ready[] = [];
   private batchSection: Section | null = null;
@@ -126,8 +128,9 @@ export class Loader implements RowContext, RefScope {
     (this.counts[kind] ??= emptyCounts()).created += n;
   }
 
-  touch(kind: PlanKind): void {
-    this.counts[kind] ??= emptyCounts();
+  /** The kind's counts, there from now on even when nothing of the kind is created. */
+  touch(kind: PlanKind): ReturnType<typeof emptyCounts> {
+    return (this.counts[kind] ??= emptyCounts());
   }
 
   // ---- writing
@@ -136,8 +139,22 @@ export class Loader implements RowContext, RefScope {
     table: T,
     rows: readonly Parameters<typeof insertRows<T>>[2][number][],
   ): Promise<number[]> {
-    if (this.dryRun) return rows.map(() => ++this.fakeIds);
+    if (this.dryRun) return this.madeUpIds(rows.length);
     return insertReturningIds(this.db, table, rows);
+  }
+
+  async insertOne<T extends Parameters<Db['insertInto']>[0]>(
+    table: T,
+    row: Parameters<typeof insertRows<T>>[2][number],
+  ): Promise<number> {
+    const [id] = await this.insert(table, [row]);
+    if (id === undefined) throw new Error(`internal: no id came back for the ${table} row`);
+    return id;
+  }
+
+  /** Ids for rows a plan counts but does not write (so later objects can refer to them). */
+  madeUpIds(n: number): number[] {
+    return Array.from({ length: n }, () => ++this.fakeIds);
   }
 
   async insertOnly<T extends Parameters<Db['insertInto']>[0]>(
@@ -149,7 +166,7 @@ export class Loader implements RowContext, RefScope {
 
   // ---- the document, as it arrives
 
-  async setProduction(p: ProductionDocument['production']): Promise<void> {
+  async setProduction(p: Production): Promise<void> {
     this.production = p;
     const id = await SECTION_LOADERS.production(this, p);
     this.productionId = id;
@@ -171,19 +188,20 @@ export class Loader implements RowContext, RefScope {
     const batch = this.batch;
     this.batch = [];
     if (batch.length === 0) return;
-    if (this.production === null) {
+    const production = this.production;
+    if (production === null) {
       for (const b of batch) this.waiting.push(b);
       return;
     }
     const ready: Ready[] = [];
-    for (const b of batch) if (this.checks(b)) ready.push(b);
+    for (const b of batch) if (this.checks(b, production)) ready.push(b);
     if (ready.length) await this.write(ready);
   }
 
-  private checks(b: Waiting): boolean {
+  private checks(b: Waiting, production: Production): boolean {
     try {
       if (b.section === 'cost_reports') checkCostReport(b.item as never, b.i, this.activeReports);
-      else checkItem(this.scopeForChecks(), { production: this.production! }, b.section, b.item, b.i);
+      else checkItem(this.scopeForChecks(), { production }, b.section, b.item, b.i);
       return true;
     } catch (err) {
       if (!(err instanceof NotYet)) throw err;
@@ -203,9 +221,10 @@ export class Loader implements RowContext, RefScope {
   }
 
   private async write(ready: Ready[]): Promise<void> {
-    const section = ready[0]!.section;
+    const [first] = ready;
+    if (!first) return;
     try {
-      await SECTION_LOADERS[section](this, ready);
+      await SECTION_LOADERS[first.section](this, ready);
     } catch (err) {
       if (!(err instanceof NotYet)) throw err;
       // an object named something not written yet (a waiting one): write them one by one
@@ -225,17 +244,17 @@ export class Loader implements RowContext, RefScope {
   /** After the last object: what waited, the checks left for the end, the edges. */
   async finish(): Promise<Plan> {
     await this.flush();
-    if (this.production === null) fail(['production'], 'is required');
-    if (this.waiting.length) await this.settleWaiting();
-    checkProduction(this.finalScope(), this.production!, this.episodeCount);
+    const production = this.production ?? fail(['production'], 'is required');
+    if (this.waiting.length) await this.settleWaiting(production);
+    checkProduction(this.finalScope(), production, this.episodeCount);
     for (const l of this.deferred) expect(this.finalScope(), l.ref, l.kinds, l.path);
     await SECTION_LOADERS.edges(this);
-    await SECTION_LOADERS.currentEpisode(this, this.production!);
+    await SECTION_LOADERS.currentEpisode(this, production);
     for (const kind of ['media', 'activity', 'library'] as const) this.touch(kind);
     const counts: Plan['counts'] = {};
     for (const k of PLAN_KINDS) if (this.counts[k]) counts[k] = this.counts[k];
     return {
-      production: { code: this.production!.code, id: this.dryRun ? null : this.productionId, created: true },
+      production: { code: production.code, id: this.dryRun ? null : this.productionId, created: true },
       counts,
       changes: [],
     };
@@ -250,22 +269,22 @@ export class Loader implements RowContext, RefScope {
   }
 
   /** Objects that waited, in rounds until none can go: then the first says what it lacks. */
-  private async settleWaiting(): Promise<void> {
+  private async settleWaiting(production: Production): Promise<void> {
     for (;;) {
       const round = this.waiting.splice(0);
       let progressed = false;
       for (const w of round) {
         const before = this.waiting.length;
-        if (this.checks(w)) await this.writeOrWait(w);
+        if (this.checks(w, production)) await this.writeOrWait(w);
         if (this.waiting.length === before) progressed = true;
       }
-      if (this.waiting.length === 0) return;
-      if (!progressed) break;
+      const [first] = this.waiting;
+      if (!first) return;
+      if (progressed) continue;
+      // run its checks once more against the whole document: a missing ref is now an error
+      checkItem(this.finalScope(), { production }, first.section, first.item, first.i);
+      throw new DocumentError(`${first.section}[${first.i}]: refers to objects that refer back to it`);
     }
-    const first = this.waiting[0]!;
-    // run its checks once more against the whole document: a missing ref is now an error
-    checkItem(this.finalScope(), { production: this.production! }, first.section, first.item, first.i);
-    throw new DocumentError(`${first.section}[${first.i}]: refers to objects that refer back to it`);
   }
 
   /** Staged media files to commit once the import commits. */

@@ -1,7 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { mediaKindOf, type StagedObject } from '../../media/store.js';
+import type { StagedObject } from '../../media/store.js';
+import { insertMedia, type NewMedia } from '../../modules/media/repository.js';
 import { fail, type Path } from '../check-items.js';
 import { sha256Of } from '../sections/media.js';
 import type { Loader, LoadOptions } from './loader.js';
@@ -42,26 +43,25 @@ export class LoadMedia {
       fresh.push({ sha, use: u, staged: await this.stage(u, sha) });
     }
     const L = this.loader;
-    const ids = await L.insert(
-      'media',
-      fresh.map(({ use, staged }) => ({
-        production_id: L.productionId,
-        ref: null,
-        storage_key: staged?.key ?? '',
-        kind: mediaKindOf(staged?.contentType ?? ''),
+    const media: NewMedia[] = [];
+    for (const { use, staged } of fresh) {
+      // a plan stages nothing and writes nothing: its ids are made up
+      if (staged === null) continue;
+      const owner = { nodeId: use.node };
+      media.push({
+        productionId: L.productionId,
+        object: staged,
         label: use.label,
-        content_type: staged?.contentType ?? '',
-        size: staged?.size ?? 0,
-        sha256: staged?.sha256 ?? '',
-        node_id: use.node,
-        delivery_id: null,
-        work_item_id: null,
-        uploader_engagement_id: null,
-        created_by: null,
-        created_at: L.now,
-      })),
-    );
-    fresh.forEach((f, i) => this.bySha.set(f.sha, ids[i]!));
+        owner,
+        createdBy: null,
+        at: L.now,
+      });
+    }
+    const ids = L.dryRun ? L.madeUpIds(fresh.length) : await insertMedia(L.db, media);
+    for (const [i, f] of fresh.entries()) {
+      const id = ids[i];
+      if (id !== undefined) this.bySha.set(f.sha, id);
+    }
     L.created('media', fresh.length);
     return shas.map((sha) => this.bySha.get(sha) ?? null);
   }

@@ -26,7 +26,6 @@ const KINDS: RefKind[] = [
   'script_change',
   'job',
 ];
-const KIND_CODE = new Map(KINDS.map((k, i) => [k, i]));
 const CHARACTER = 0x80;
 const SECTIONS: string[] = [];
 
@@ -60,7 +59,7 @@ export class RefTable {
     this.ids = grow(this.ids, slot + 1);
     this.owners = grow(this.owners, slot + 1);
     this.where = grow(this.where, 4 * (slot + 1));
-    this.kinds[slot] = KIND_CODE.get(info.kind)! | (info.character ? CHARACTER : 0);
+    this.kinds[slot] = KINDS.indexOf(info.kind) | (info.character ? CHARACTER : 0);
     this.ids[slot] = NaN;
     this.owners[slot] = info.owner === undefined ? -1 : (this.slots.get(info.owner) ?? -1);
     this.remember(slot, path);
@@ -77,45 +76,48 @@ export class RefTable {
 
   /** The path a ref was declared at, rebuilt for an error message. */
   private pathOf(slot: number): Path {
-    const [section, i, j, k] = Array.from(this.where.subarray(4 * slot, 4 * slot + 4));
-    const name = SECTIONS[section!]!;
-    if (name === 'departments') return [name, i!, 'slug'];
-    if (j! < 0) return [name, i!, 'ref'];
-    if (k! < 0) return [name, i!, 'versions', j!, 'ref'];
-    return [name, i!, 'versions', j!, 'ingredients', k!, 'ref'];
+    const [section = -1, i = -1, j = -1, k = -1] = this.where.subarray(4 * slot, 4 * slot + 4);
+    const name = SECTIONS[section] ?? '?';
+    if (name === 'departments') return [name, i, 'slug'];
+    if (j < 0) return [name, i, 'ref'];
+    if (k < 0) return [name, i, 'versions', j, 'ref'];
+    return [name, i, 'versions', j, 'ingredients', k, 'ref'];
   }
 
   info(ref: string): RefInfo | undefined {
     const slot = this.slots.get(ref);
     if (slot === undefined) return undefined;
-    const code = this.kinds[slot]!;
-    const owner = this.owners[slot]!;
+    const code = this.kinds[slot];
+    const kind = code === undefined ? undefined : KINDS[code & ~CHARACTER];
+    if (code === undefined || kind === undefined) return undefined;
+    const owner = this.owners[slot] ?? -1;
     return {
-      kind: KINDS[code & ~CHARACTER]!,
+      kind,
       character: (code & CHARACTER) !== 0,
       ...(owner >= 0 ? { owner: this.names[owner] } : {}),
     };
   }
 
   setId(ref: string, id: number): void {
-    this.ids[this.slots.get(ref)!] = id;
+    const slot = this.slots.get(ref);
+    if (slot !== undefined) this.ids[slot] = id;
   }
 
   /** The id of a declared ref once its object is written; undefined before. */
   idOf(ref: string): number | undefined {
     const slot = this.slots.get(ref);
     if (slot === undefined) return undefined;
-    const id = this.ids[slot]!;
-    return Number.isNaN(id) ? undefined : id;
+    const id = this.ids[slot];
+    return id === undefined || Number.isNaN(id) ? undefined : id;
   }
 
   /** Every ref with its id, as the import answers them. */
   toRecord(): Record<string, number> {
     const out: Record<string, number> = {};
-    this.names.forEach((ref, slot) => {
-      const id = this.ids[slot]!;
-      if (!Number.isNaN(id)) out[ref] = id;
-    });
+    for (const [slot, ref] of this.names.entries()) {
+      const id = this.ids[slot];
+      if (id !== undefined && !Number.isNaN(id)) out[ref] = id;
+    }
     return out;
   }
 }

@@ -16,6 +16,7 @@ import { engagementRow, grantRow } from '../tables/engagements.js';
 import { ingredientRow, notesOf, versionRow } from '../tables/versions.js';
 import type { Loader } from './loader.js';
 import type { MediaUse } from './media.js';
+import { zip } from '../../util/zip.js';
 
 /*
  * How a first import writes each section: rows built from a batch of checked objects (every
@@ -45,7 +46,7 @@ async function simple<T extends { ref?: string }>(
   const list = items<T>(ready);
   const rows = list.map(({ item, i }) => row(item, i));
   const ids = await L.insert(table, rows);
-  list.forEach(({ item }, n) => item.ref !== undefined && L.refs.setId(item.ref, ids[n]!));
+  for (const [{ item }, id] of zip(list, ids)) if (item.ref !== undefined) L.refs.setId(item.ref, id);
   L.created(kind, rows.length);
   return ids;
 }
@@ -56,12 +57,13 @@ const departments: Load = async (L, ready) => {
     'departments',
     list.map(({ item, i }) => departmentRow(item, position(i), L)),
   );
-  list.forEach(({ item }, n) => L.refs.setId(item.slug, ids[n]!));
+  const written = zip(list, ids);
+  for (const [{ item }, id] of written) L.refs.setId(item.slug, id);
   L.created('departments', list.length);
   await L.insertOnly(
     'department_accounts',
-    list.flatMap(({ item }, n) =>
-      accountsOf(item).map((account) => ({ production_id: L.productionId, department_id: ids[n]!, account })),
+    written.flatMap(([{ item }, id]) =>
+      accountsOf(item).map((account) => ({ production_id: L.productionId, department_id: id, account })),
     ),
   );
 };
@@ -69,10 +71,11 @@ const departments: Load = async (L, ready) => {
 const scenes: Load = async (L, ready) => {
   const list = items<DocScene>(ready);
   const ids = await simple<DocScene>(L, ready, 'nodes', 'scenes', (s, i) => sceneRow(s, position(i), L));
-  list.forEach(({ item }, n) => {
+  for (const [{ item }, from] of zip(list, ids)) {
     L.sceneEpisodes.set(item.ref, item.episode ?? null);
-    (item.assets ?? []).forEach((to, j) => L.edges.push({ from: ids[n]!, kind: EDGE_USES, to, position: j }));
-  });
+    for (const [j, to] of (item.assets ?? []).entries())
+      L.edges.push({ from, kind: EDGE_USES, to, position: j });
+  }
 };
 
 /** Assets with their versions, the versions' media and ingredients, and the notes an export carries. */
@@ -80,69 +83,72 @@ const assets: Load = async (L, ready) => {
   const list = items<DocAsset>(ready);
   const name = (ref: string) => L.personNames.get(ref);
   // every reference first: an asset whose versions name a person not written yet waits whole
-  const versions = list.flatMap(({ item: a, i }) =>
+  const versionsOf = list.map(({ item: a, i }) =>
     (a.versions ?? []).map((v, j) => ({ a, i, j, v, row: versionRow(v, 0, null, name, L) })),
   );
   const nodes = await simple<DocAsset>(L, ready, 'nodes', 'assets', (a, i) => assetRow(a, position(i), L));
-  const nodeOf = new Map(list.map(({ item }, n) => [item, nodes[n]!]));
-  list.forEach(({ item }, n) =>
-    (item.costumes ?? []).forEach((to, j) =>
-      L.edges.push({ from: nodes[n]!, kind: EDGE_WEARS, to, position: j }),
-    ),
-  );
+  for (const [{ item }, from] of zip(list, nodes)) {
+    for (const [j, to] of (item.costumes ?? []).entries())
+      L.edges.push({ from, kind: EDGE_WEARS, to, position: j });
+  }
   // media in document order: a version's still, then its ingredients' swatches
   const uses: MediaUse[] = [];
   const use = (rel: string | null | undefined, u: Omit<MediaUse, 'rel'>): number =>
     rel ? uses.push({ rel, ...u }) - 1 : -1;
-  const slots = versions.map(({ a, i, j, v }) => {
-    const path = ['assets', i, 'versions', j];
-    const node = nodeOf.get(a)!;
-    return {
-      still: use(v.media, { path: [...path, 'media'], label: `${a.label} v${v.version}`, node }),
-      swatches: (v.ingredients ?? []).map((g, k) =>
-        use(g.media, { path: [...path, 'ingredients', k, 'media'], label: g.label, node }),
-      ),
-    };
-  });
+  const versions = zip(versionsOf, nodes).flatMap(([ofAsset, node]) =>
+    ofAsset.map(({ a, i, j, v, row }) => {
+      const path = ['assets', i, 'versions', j];
+      return {
+        v,
+        row: { ...row, node_id: node },
+        still: use(v.media, { path: [...path, 'media'], label: `${a.label} v${v.version}`, node }),
+        swatches: (v.ingredients ?? []).map((g, k) =>
+          use(g.media, { path: [...path, 'ingredients', k, 'media'], label: g.label, node }),
+        ),
+      };
+    }),
+  );
   const mediaIds = await L.media.idsOf(uses);
-  const mediaAt = (slot: number) => (slot < 0 ? null : mediaIds[slot]!);
+  const mediaAt = (slot: number) => (slot < 0 ? null : (mediaIds[slot] ?? null));
   const ids = await L.insert(
     'versions',
-    versions.map(({ a, row }, n) => ({
-      ...row,
-      node_id: nodeOf.get(a)!,
-      media_id: mediaAt(slots[n]!.still),
-    })),
+    versions.map(({ row, still }) => ({ ...row, media_id: mediaAt(still) })),
   );
   L.created('versions', versions.length);
-  versions.forEach(({ v }, n) => v.ref !== undefined && L.refs.setId(v.ref, ids[n]!));
-  await ingredientsAndNotes(
-    L,
-    versions,
-    ids,
-    slots.map((s) => s.swatches.map(mediaAt)),
-  );
+  const written = zip(versions, ids).map(([{ v, swatches }, id]) => ({
+    v,
+    id,
+    swatches: swatches.map(mediaAt),
+  }));
+  for (const { v, id } of written) if (v.ref !== undefined) L.refs.setId(v.ref, id);
+  await ingredientsAndNotes(L, written);
 };
 
+/** The ingredients and notes of versions just written (`swatches`: each ingredient's media id). */
 async function ingredientsAndNotes(
   L: Loader,
-  rows: Array<{ v: NonNullable<DocAsset['versions']>[number] }>,
-  ids: number[],
-  media: Array<Array<number | null>>,
+  versions: Array<{
+    v: NonNullable<DocAsset['versions']>[number];
+    id: number;
+    swatches: Array<number | null>;
+  }>,
 ): Promise<void> {
-  const ingredients = rows.flatMap(({ v }, n) =>
-    (v.ingredients ?? []).map((g, k) => ({ g, row: ingredientRow(g, k, ids[n]!, media[n]![k]!, L) })),
+  const ingredients = versions.flatMap(({ v, id, swatches }) =>
+    zip(v.ingredients ?? [], swatches).map(([g, media], k) => ({
+      g,
+      row: ingredientRow(g, k, id, media, L),
+    })),
   );
   const ingredientIds = await L.insert(
     'ingredients',
     ingredients.map((x) => x.row),
   );
-  ingredients.forEach(({ g }, n) => g.ref !== undefined && L.refs.setId(g.ref, ingredientIds[n]!));
+  for (const [{ g }, id] of zip(ingredients, ingredientIds)) if (g.ref !== undefined) L.refs.setId(g.ref, id);
   L.created('ingredients', ingredients.length);
   await L.insertOnly(
     'version_notes',
-    rows.flatMap(({ v }, n) =>
-      notesOf(v).map((note) => ({ production_id: L.productionId, version_id: ids[n]!, ...note })),
+    versions.flatMap(({ v, id }) =>
+      notesOf(v).map((note) => ({ production_id: L.productionId, version_id: id, ...note })),
     ),
   );
 }
@@ -155,10 +161,10 @@ const shootDays: Load = async (L, ready) => {
   );
   await L.insertOnly(
     'shoot_strips',
-    strips.flatMap((scenes, n) =>
+    zip(strips, ids).flatMap(([scenes, id]) =>
       scenes.map((scene, position) => ({
         production_id: L.productionId,
-        shoot_day_id: ids[n]!,
+        shoot_day_id: id,
         scene_node_id: scene,
         position,
       })),
@@ -172,10 +178,10 @@ const approvals: Load = async (L, ready) => {
   const ids = await simple(L, ready, 'approvals', 'approvals', (a: DocApproval) => approvalRow(a, L));
   await L.insertOnly(
     'approval_steps',
-    steps.flatMap((chain, n) =>
+    zip(steps, ids).flatMap(([chain, id]) =>
       chain.map((s, position) => ({
         production_id: L.productionId,
-        approval_id: ids[n]!,
+        approval_id: id,
         position,
         person_id: s.person_id as number,
         decision: s.decision,
@@ -203,7 +209,9 @@ const engagements: Load = async (L, ready) => {
   );
   await L.insertOnly(
     'engagement_departments',
-    departmentsOf.flatMap((depts, n) => depts.map((d) => ({ engagement_id: ids[n]!, department_id: d }))),
+    zip(departmentsOf, ids).flatMap(([depts, id]) =>
+      depts.map((d) => ({ engagement_id: id, department_id: d })),
+    ),
   );
   const rows = list.flatMap(({ item }) => (item.grants ?? []).map((g) => grantRow(item, g, undefined, L)));
   await L.insert('grants', rows);
@@ -219,10 +227,10 @@ const costReports: Load = async (L, ready) => {
   L.created('cost_reports', list.length);
   await L.insertOnly(
     'cost_report_lines',
-    list.flatMap(({ item }, n) =>
+    zip(list, ids).flatMap(([{ item }, id]) =>
       linesOf(item).map((l, position) => ({
         production_id: L.productionId,
-        cost_report_id: ids[n]!,
+        cost_report_id: id,
         ...l,
         position,
       })),
@@ -241,8 +249,7 @@ const library: Load = async (L, ready) => {
   const rows = [];
   for (const { item } of items<Doc['library'][number]>(ready)) {
     if (L.libraryPaths.has(item.path)) {
-      L.touch('library');
-      L.counts.library!.unchanged++;
+      L.touch('library').unchanged++;
       continue;
     }
     L.libraryPaths.add(item.path);
@@ -258,22 +265,20 @@ export const SECTION_LOADERS: Record<Section, Load> & {
   currentEpisode: (L: Loader, p: ProductionDocument['production']) => Promise<void>;
 } = {
   async production(L, p) {
-    const [id] = await L.insert('productions', [
-      {
-        code: p.code,
-        title: p.title,
-        logline: p.logline ?? '',
-        status: p.status ?? 'active',
-        phase: p.phase ?? 'development',
-        accent: p.accent ?? 'slate',
-        format: p.format ?? 'single',
-        season_number: p.format === 'episodic' ? (p.season_number ?? null) : null,
-        filespace: p.filespace ?? null,
-        created_at: L.now,
-      },
-    ]);
+    const id = await L.insertOne('productions', {
+      code: p.code,
+      title: p.title,
+      logline: p.logline ?? '',
+      status: p.status ?? 'active',
+      phase: p.phase ?? 'development',
+      accent: p.accent ?? 'slate',
+      format: p.format ?? 'single',
+      season_number: p.format === 'episodic' ? (p.season_number ?? null) : null,
+      filespace: p.filespace ?? null,
+      created_at: L.now,
+    });
     L.created('production');
-    return id!;
+    return id;
   },
   episodes: async (L, ready) => {
     await simple(L, ready, 'episodes', 'episodes', (e: Doc['episodes'][number], i) =>

@@ -29,7 +29,10 @@ function compile(schema: TSchema, prefix: (i: number) => string): Check {
 export function itemValidator(section: Section): Check {
   let check = compiled.get(section);
   if (!check) {
-    const list = (ProductionDocument.properties as unknown as Record<string, { items: TSchema }>)[section]!;
+    const list = (ProductionDocument.properties as unknown as Record<string, { items: TSchema } | undefined>)[
+      section
+    ];
+    if (!list) throw new Error(`internal: the document has no section "${section}"`);
     check = compile(list.items, (i) => `/${section}/${i}`);
     compiled.set(section, check);
   }

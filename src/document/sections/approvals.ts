@@ -1,5 +1,6 @@
 import { idOf, same, type Id } from '../sync/cells.js';
-import { occurrenceKeys, type SyncContext } from '../sync/context.js';
+import { occurrenceKeys, withOccurrenceKeys, type SyncContext } from '../sync/context.js';
+import { zip } from '../../util/zip.js';
 import { diffKeyed, madeUpKeys, type KeyedDiff } from '../sync/keyed.js';
 import { insertRows } from '../sync/write.js';
 import {
@@ -92,32 +93,39 @@ export class ApprovalsSection {
     const steps = await this.readSteps(ctx, pid);
     const names = new Map((ctx.doc.people ?? []).map((x) => [x.ref, x.name]));
     const doc = ctx.doc.approvals ?? [];
-    const storedKeys = occurrenceKeys(stored, approvalKey);
-    const storedRows = stored.map((a, i) => ({ id: a.id, key: storedKeys[i]!, values: a }));
-    const wantedKeys = madeUpKeys(
-      'approval',
-      storedRows,
-      doc.map((a) => a.ref),
-      occurrenceKeys(doc, approvalKey),
-    );
-    doc.forEach((a, i) =>
-      this.stepsWanted.set(
-        wantedKeys[i]!,
-        stepsOf(a, (ref) => names.get(ref), ctx),
+    const storedRows = withOccurrenceKeys(stored, approvalKey).map(([a, key]) => ({
+      id: a.id,
+      key,
+      values: a,
+    }));
+    const wanted = zip(
+      doc,
+      madeUpKeys(
+        'approval',
+        storedRows,
+        doc.map((a) => a.ref),
+        occurrenceKeys(doc, approvalKey),
       ),
     );
+    for (const [a, key] of wanted)
+      this.stepsWanted.set(
+        key,
+        stepsOf(a, (ref) => names.get(ref), ctx),
+      );
     this.approvals = diffKeyed(ctx, {
       kind: 'approvals',
       table: 'approvals',
       columns: APPROVAL_COLUMNS,
       stored: storedRows,
-      wanted: doc.map((a, i) => ({ key: wantedKeys[i]!, ref: a.ref ?? null, row: approvalRow(a, ctx) })),
+      wanted: wanted.map(([a, key]) => ({ key, ref: a.ref ?? null, row: approvalRow(a, ctx) })),
       stands: (s) => (this.decided.has(s.id) ? API_OWNED : []),
       keptReason: 'decided through the API',
       children: (s, w) => {
         const have = steps.get(s.id) ?? [];
         const want = this.stepsWanted.get(w.key) ?? [];
-        return have.length === want.length && have.every((x, i) => sameStep(x, want[i]!)) ? [] : ['steps'];
+        return have.length === want.length && zip(have, want).every(([x, w]) => sameStep(x, w))
+          ? []
+          : ['steps'];
       },
       onUpdate: () => ({ updated_at: ctx.now }),
     });
@@ -135,8 +143,11 @@ export class ApprovalsSection {
             .orderBy('id')
             .execute();
     const docNotes = ctx.doc.department_notes ?? [];
-    const storedNoteKeys = occurrenceKeys(notes, departmentNoteKey);
-    const storedNotes = notes.map((n, i) => ({ id: n.id, key: storedNoteKeys[i]!, values: n }));
+    const storedNotes = withOccurrenceKeys(notes, departmentNoteKey).map(([n, key]) => ({
+      id: n.id,
+      key,
+      values: n,
+    }));
     const wantedNoteKeys = madeUpKeys(
       'note',
       storedNotes,
@@ -148,8 +159,8 @@ export class ApprovalsSection {
       table: 'department_notes',
       columns: DEPARTMENT_NOTE_COLUMNS,
       stored: storedNotes,
-      wanted: docNotes.map((n, i) => ({
-        key: wantedNoteKeys[i]!,
+      wanted: zip(docNotes, wantedNoteKeys).map(([n, key]) => ({
+        key,
         ref: n.ref ?? null,
         row: departmentNoteRow(n, ctx),
       })),

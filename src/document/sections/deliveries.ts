@@ -1,6 +1,7 @@
 import type { SyncContext } from '../sync/context.js';
-import { diffKeyed, type KeyedDiff, type StoredRow } from '../sync/keyed.js';
+import { diffKeyed, storedRows, type KeyedDiff, type StoredRow } from '../sync/keyed.js';
 import { orderPositions } from '../sync/order.js';
+import { zip } from '../../util/zip.js';
 import { referencedByAny } from '../sync/references.js';
 import { DELIVERY_COLUMNS, deliveryRow } from '../tables/deliveries.js';
 
@@ -42,17 +43,17 @@ export class DeliveriesSection {
             .execute();
     const positions = orderPositions(
       (doc.deliveries ?? []).map((d) => d.ref),
-      new Map(deliveries.map((d) => [d.ref!, d.position] as const)),
+      new Map(deliveries.flatMap((d) => (d.ref ? [[d.ref, d.position] as const] : []))),
     );
     this.deliveries = diffKeyed(ctx, {
       kind: 'deliveries',
       table: 'deliveries',
       columns: DELIVERY_COLUMNS,
-      stored: deliveries.map((d) => ({ id: d.id, key: d.ref!, values: d })),
-      wanted: (doc.deliveries ?? []).map((d, i) => ({
+      stored: storedRows(deliveries, (r) => r.ref),
+      wanted: zip(doc.deliveries ?? [], positions).map(([d, position]) => ({
         key: d.ref,
         ref: d.ref,
-        row: deliveryRow(d, positions[i]!, ctx),
+        row: deliveryRow(d, position, ctx),
       })),
     });
   }

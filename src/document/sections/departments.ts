@@ -2,6 +2,7 @@ import { idOf, type Id } from '../sync/cells.js';
 import type { SyncContext } from '../sync/context.js';
 import { diffKeyed, storedRows, type KeyedDiff } from '../sync/keyed.js';
 import { orderPositions } from '../sync/order.js';
+import { zip } from '../../util/zip.js';
 import { keepReferenced } from '../sync/references.js';
 import { insertRows } from '../sync/write.js';
 import { accountsOf, DEPARTMENT_COLUMNS, departmentRow } from '../tables/departments.js';
@@ -68,10 +69,10 @@ export class DepartmentsSection {
       table: 'departments',
       columns: DEPARTMENT_COLUMNS,
       stored: storedRows(depts, (r) => r.slug),
-      wanted: (doc.departments ?? []).map((d, i) => ({
+      wanted: zip(doc.departments ?? [], departmentPositions).map(([d, position]) => ({
         key: d.slug,
         ref: d.slug,
-        row: departmentRow(d, departmentPositions[i]!, ctx),
+        row: departmentRow(d, position, ctx),
       })),
       children: (s, w) =>
         canon(storedAccounts.get(s.id) ?? []) === canon(this.accountsWanted.get(w.key) ?? [])

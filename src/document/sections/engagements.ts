@@ -1,5 +1,5 @@
 import { idOf, same, type Id } from '../sync/cells.js';
-import { occurrenceKeys, type SyncContext } from '../sync/context.js';
+import { withOccurrenceKeys, type SyncContext } from '../sync/context.js';
 import { diffKeyed, type KeyedDiff } from '../sync/keyed.js';
 import { madeUpRef } from '../sync/made-up-refs.js';
 import { referencedByAny } from '../sync/references.js';
@@ -124,23 +124,23 @@ export class EngagementsSection {
             .execute();
     // the document's own grants pair first; an administrator's grant the document also lists pairs after
     grants.sort((a, b) => (a.source === b.source ? a.id - b.id : a.source === 'document' ? -1 : 1));
-    const storedKeys = occurrenceKeys(grants, (g) => {
+    const storedGrants = withOccurrenceKeys(grants, (g) => {
       // a node the API created is named by the ref an export makes up for it
       const node = g.node_id === null ? null : (g.node_ref ?? madeUpRef('asset', g.node_id));
-      const unnamed = g.engagement_ref === null || (g.delivery_id !== null && g.delivery_ref === null);
+      const engagement = g.engagement_ref;
       // a grant on something the document cannot name never pairs with the document's
-      return unnamed
+      return engagement === null || (g.delivery_id !== null && g.delivery_ref === null)
         ? `#${g.id}`
         : grantKey({
-            engagement: g.engagement_ref!,
+            engagement,
             kind: g.kind,
             target: node ?? g.delivery_ref ?? null,
             access: g.access,
           });
     });
-    const storedByKey = new Map(grants.map((g, i) => [storedKeys[i]!, g]));
+    const storedByKey = new Map(storedGrants.map(([g, key]) => [key, g]));
     const docGrants = (doc.engagements ?? []).flatMap((e) => (e.grants ?? []).map((g) => ({ e, g })));
-    const wantedKeys = occurrenceKeys(docGrants, ({ e, g }) =>
+    const wantedGrants = withOccurrenceKeys(docGrants, ({ e, g }) =>
       grantKey({
         engagement: e.ref,
         kind: g.kind,
@@ -152,12 +152,12 @@ export class EngagementsSection {
       kind: 'grants',
       table: 'grants',
       columns: GRANT_COLUMNS,
-      stored: grants.map((g, i) => ({ id: g.id, key: storedKeys[i]!, values: g })),
+      stored: storedGrants.map(([g, key]) => ({ id: g.id, key, values: g })),
       // a grant the document already revoked keeps the time it was revoked
-      wanted: docGrants.map(({ e, g }, i) => ({
-        key: wantedKeys[i]!,
+      wanted: wantedGrants.map(([{ e, g }, key]) => ({
+        key,
         ref: null,
-        row: grantRow(e, g, storedByKey.get(wantedKeys[i]!), ctx),
+        row: grantRow(e, g, storedByKey.get(key), ctx),
       })),
       stands: (s) =>
         s.values.revoked_at && s.values.revoked_by !== 'document' ? ['revoked_at', 'revoked_by'] : [],
@@ -200,7 +200,8 @@ export class EngagementsSection {
     }
 
     for (const r of this.grants.removed) {
-      if (deletedEngagements.has(r.values.engagement_id!)) {
+      const engagement = r.values.engagement_id;
+      if (engagement !== undefined && deletedEngagements.has(engagement)) {
         this.grants.deletes.push(r.id);
         ctx.record('grants', 'deleted', r.key, r.id);
       } else if (!r.values.revoked_at) {

@@ -1,6 +1,7 @@
 import type { SyncContext } from '../sync/context.js';
 import { diffKeyed, storedRows, type KeyedDiff } from '../sync/keyed.js';
 import { orderPositions } from '../sync/order.js';
+import { zip } from '../../util/zip.js';
 import { EPISODE_COLUMNS, episodeRow } from '../tables/episodes.js';
 
 /*
@@ -32,10 +33,10 @@ export class EpisodesSection {
       table: 'episodes',
       columns: EPISODE_COLUMNS,
       stored: storedRows(episodes, (r) => r.ref),
-      wanted: (doc.episodes ?? []).map((e, i) => ({
+      wanted: zip(doc.episodes ?? [], episodePositions).map(([e, position]) => ({
         key: e.ref,
         ref: e.ref,
-        row: episodeRow(e, episodePositions[i]!, ctx),
+        row: episodeRow(e, position, ctx),
       })),
     });
   }

@@ -1,7 +1,8 @@
 import type { Insertable } from 'kysely';
 import type { ActivityTable, LibraryFilesTable } from '../../db/schema.js';
 import { idOf, resolved, type Wanted } from '../sync/cells.js';
-import { occurrenceKeys, type SyncContext } from '../sync/context.js';
+import { occurrenceKeys, withOccurrenceKeys, type SyncContext } from '../sync/context.js';
+import { zip } from '../../util/zip.js';
 import { diffKeyed, madeUpKeys, type KeyedDiff } from '../sync/keyed.js';
 import { madeUpRef } from '../sync/made-up-refs.js';
 import { insertRows } from '../sync/write.js';
@@ -63,15 +64,16 @@ export class FeedSection {
             ])
             .orderBy('c.id')
             .execute();
-    const storedKeys = occurrenceKeys(changes, (c) => scriptChangeKey(c.ref, c.scene_ref, c));
-    const storedChanges = changes.map((c, i) => ({ id: c.id, key: storedKeys[i]!, values: c }));
+    const storedChanges = withOccurrenceKeys(changes, (c) => scriptChangeKey(c.ref, c.scene_ref, c)).map(
+      ([c, key]) => ({ id: c.id, key, values: c }),
+    );
     const docChanges = ctx.doc.script_changes ?? [];
     const wantedKeys = madeUpKeys(
       'change',
       storedChanges,
       docChanges.map((c) => c.ref),
       occurrenceKeys(docChanges, (c) =>
-        scriptChangeKey(c.ref, c.scene, { ...c, detected_at: iso(c.detected_at)! }),
+        scriptChangeKey(c.ref, c.scene, { ...c, detected_at: iso(c.detected_at) }),
       ),
     );
     const sceneEpisode = new Map((ctx.doc.scenes ?? []).map((s) => [s.ref, s.episode ?? null]));
@@ -80,8 +82,8 @@ export class FeedSection {
       table: 'script_changes',
       columns: SCRIPT_CHANGE_COLUMNS,
       stored: storedChanges,
-      wanted: docChanges.map((c, i) => ({
-        key: wantedKeys[i]!,
+      wanted: zip(docChanges, wantedKeys).map(([c, key]) => ({
+        key,
         ref: c.ref ?? null,
         row: scriptChangeRow(c, sceneEpisode.get(c.scene), ctx),
       })),
@@ -99,15 +101,18 @@ export class FeedSection {
             .select(['id', 'ref', 'kind', 'model', 'prompt', 'status', 'created_at', 'finished_at'])
             .orderBy('id')
             .execute();
-    const storedJobKeys = occurrenceKeys(jobs, (j) => jobKey(j.ref, j));
-    const storedJobs = jobs.map((j, i) => ({ id: j.id, key: storedJobKeys[i]!, values: j }));
+    const storedJobs = withOccurrenceKeys(jobs, (j) => jobKey(j.ref, j)).map(([j, key]) => ({
+      id: j.id,
+      key,
+      values: j,
+    }));
     const docJobs = ctx.doc.jobs ?? [];
     const wantedJobKeys = madeUpKeys(
       'job',
       storedJobs,
       docJobs.map((j) => j.ref),
       occurrenceKeys(docJobs, (j) =>
-        jobKey(j.ref, { kind: j.kind, created_at: iso(j.created_at)!, prompt: j.prompt ?? '' }),
+        jobKey(j.ref, { kind: j.kind, created_at: iso(j.created_at), prompt: j.prompt ?? '' }),
       ),
     );
     this.jobs = diffKeyed(ctx, {
@@ -115,7 +120,11 @@ export class FeedSection {
       table: 'generation_jobs',
       columns: JOB_COLUMNS,
       stored: storedJobs,
-      wanted: docJobs.map((j, i) => ({ key: wantedJobKeys[i]!, ref: j.ref ?? null, row: jobRow(j, ctx) })),
+      wanted: zip(docJobs, wantedJobKeys).map(([j, key]) => ({
+        key,
+        ref: j.ref ?? null,
+        row: jobRow(j, ctx),
+      })),
     });
   }
 
@@ -138,7 +147,7 @@ export class FeedSection {
     }
     let present = 0;
     for (const a of ctx.doc.activity ?? []) {
-      const at = iso(a.at)!;
+      const at = iso(a.at);
       const k = activityKey(at, a.actor, a.verb, a.summary ?? '', a.node ? ctx.canonical(a.node) : null);
       const n = have.get(k) ?? 0;
       if (n > 0) {

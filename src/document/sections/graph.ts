@@ -6,7 +6,8 @@ import { referencedByAny } from '../sync/references.js';
 import { orderPositions } from '../sync/order.js';
 import { apiKey, madeUpId, madeUpRef } from '../sync/made-up-refs.js';
 import { insertRows } from '../sync/write.js';
-import { assetRow, NODE_COLUMNS, sceneRow } from '../tables/graph.js';
+import { assetRow, NODE_COLUMNS, sceneRow, type DocAsset } from '../tables/graph.js';
+import { zip } from '../../util/zip.js';
 import type { ApprovalsSection } from './approvals.js';
 
 /*
@@ -73,32 +74,32 @@ export class GraphSection {
       ctx.apiMade.set(ref, madeUpRef('asset', id));
       return apiKey(id);
     };
-    const assetKeys = assets.map((a) => keyOf(a.ref));
+    const keyedAssets = assets.map((a) => ({ a, key: keyOf(a.ref) }));
     const storedPositions = new Map(rows.map((r) => [r.ref ?? apiKey(r.id), r.position]));
     const scenePositions = orderPositions(
       scenes.map((s) => s.ref),
       storedPositions,
     );
-    const assetPositions = orderPositions(assetKeys, storedPositions);
+    const assetPositions = orderPositions(
+      keyedAssets.map(({ key }) => key),
+      storedPositions,
+    );
     // every ref gets its id before any edge names one
-    const wantedScenes = scenes.map((s, i) => ({
+    const wantedScenes = zip(scenes, scenePositions).map(([s, position]) => ({
       key: s.ref,
       ref: s.ref,
-      row: sceneRow(s, scenePositions[i]!, ctx),
+      row: sceneRow(s, position, ctx),
     }));
-    const wantedAssets = assets.map((a, i) => ({
-      key: assetKeys[i]!,
+    const wantedAssets = zip(keyedAssets, assetPositions).map(([{ a, key }, position]) => ({
+      key,
       ref: a.ref,
-      row: assetRow(a, assetPositions[i]!, ctx),
+      row: assetRow(a, position, ctx),
     }));
     const stored = rows.map((r) => ({ id: r.id, key: r.ref ?? apiKey(r.id), values: r }));
     const wanted = [...wantedScenes, ...wantedAssets];
     // edges name nodes of this very section, so every node gets its id before any is compared
     assignRefs(ctx, stored, wanted);
-    this.wantEdges(
-      ctx,
-      wantedAssets.map((w) => w.key),
-    );
+    this.wantEdges(ctx, keyedAssets);
     this.nodes = diffKeyed(ctx, {
       kind: (w) => ((w.row as { kind: string }).kind === 'scene' ? 'scenes' : 'assets'),
       table: 'nodes',
@@ -137,13 +138,13 @@ export class GraphSection {
   }
 
   /** The edges the document wants: from each scene to the assets it uses, from each character to its costumes. */
-  private wantEdges(ctx: SyncContext, assetKeys: readonly string[]): void {
+  private wantEdges(ctx: SyncContext, assets: ReadonlyArray<{ a: DocAsset; key: string }>): void {
     for (const s of ctx.doc.scenes ?? []) {
       this.edgesWanted.set(s.ref, { kind: EDGE_USES, to: (s.assets ?? []).map((r) => ctx.need(r)) });
     }
-    for (const [i, a] of (ctx.doc.assets ?? []).entries()) {
+    for (const { a, key } of assets) {
       if ((a.costumes ?? []).length) {
-        this.edgesWanted.set(assetKeys[i]!, {
+        this.edgesWanted.set(key, {
           kind: EDGE_WEARS,
           to: (a.costumes ?? []).map((r) => ctx.need(r)),
         });
@@ -156,7 +157,7 @@ export class GraphSection {
     const wanted = this.edgesWanted.get(key);
     const want = wanted ? wanted.to.map((to) => ({ kind: wanted.kind, to })) : [];
     if (stored.length !== want.length) return true;
-    return stored.some((e, i) => e.kind !== want[i]!.kind || !same(e.to, want[i]!.to));
+    return zip(stored, want).some(([e, w]) => e.kind !== w.kind || !same(e.to, w.to));
   }
 
   async settle(ctx: SyncContext, deps: { approvals: ApprovalsSection }): Promise<void> {
@@ -232,11 +233,12 @@ export class GraphSection {
       'edges',
       from.flatMap(({ id, key }) => {
         const e = this.edgesWanted.get(key);
-        return (e?.to ?? []).map((to, position) => ({
+        if (!e) return [];
+        return e.to.map((to, position) => ({
           production_id: pid,
           from_node_id: idOf(id),
           to_node_id: idOf(to),
-          kind: e!.kind,
+          kind: e.kind,
           position,
         }));
       }),

@@ -4,14 +4,14 @@ import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Db } from '../../db/index.js';
-import { mediaKindOf, type MediaStore, type StagedObject } from '../../media/store.js';
+import type { MediaStore, StagedObject } from '../../media/store.js';
+import { deleteMedia, insertMedia, type NewMedia } from '../../modules/media/repository.js';
 import { pathOf } from '../../validation.js';
 import { DocumentError } from '../parse.js';
 import type { ProductionDocument } from '../schema.js';
 import { idOf, Pending, type Id } from '../sync/cells.js';
 import type { SyncContext } from '../sync/context.js';
 import { referencedByAny } from '../sync/references.js';
-import { deleteIds, insertReturningIds } from '../sync/write.js';
 import type { VersionsSection } from './versions.js';
 
 /*
@@ -117,7 +117,7 @@ export async function stageNewFiles(
   }
 }
 
-interface NewMedia {
+interface FileToCreate {
   pending: Pending;
   file: DocumentFile;
   label: string;
@@ -130,7 +130,7 @@ export const readMediaFiles = (db: Db, pid: number) =>
 
 export class MediaSection {
   private readonly bySha = new Map<string, Id>();
-  private readonly creates: NewMedia[] = [];
+  private readonly creates: FileToCreate[] = [];
   private stored: Array<{ id: number; sha256: string; storage_key: string; label: string }> = [];
   private readonly deletes: Array<{ id: number; storage_key: string }> = [];
 
@@ -167,7 +167,8 @@ export class MediaSection {
       const have = this.bySha.get(f.sha256);
       if (typeof have === 'number') reused.add(have);
       if (have !== undefined) continue;
-      const o = owner.get(f.rel)!;
+      const o = owner.get(f.rel);
+      if (!o) throw new Error(`internal: "${f.rel}" was read from the document but no asset shows it`);
       const pending = new Pending(f.rel);
       this.bySha.set(f.sha256, pending);
       this.creates.push({ pending, file: f, ...o });
@@ -206,41 +207,26 @@ export class MediaSection {
 
   async write(ctx: SyncContext): Promise<void> {
     const pid = idOf(ctx.productionId);
-    const rows = [];
+    const media: NewMedia[] = [];
     for (const c of this.creates) {
-      let obj = this.staged.get(c.file.sha256);
-      if (!obj) {
-        obj = await this.store.stage(pid, createReadStream(c.file.full), { filename: basename(c.file.full) });
-        this.staged.set(c.file.sha256, obj);
+      let object = this.staged.get(c.file.sha256);
+      if (!object) {
+        object = await this.store.stage(pid, createReadStream(c.file.full), {
+          filename: basename(c.file.full),
+        });
+        this.staged.set(c.file.sha256, object);
       }
-      rows.push({
-        production_id: pid,
-        ref: null,
-        storage_key: obj.key,
-        kind: mediaKindOf(obj.contentType),
-        label: c.label,
-        content_type: obj.contentType,
-        size: obj.size,
-        sha256: obj.sha256,
-        node_id: idOf(ctx.need(c.node)),
-        delivery_id: null,
-        work_item_id: null,
-        uploader_engagement_id: null,
-        created_by: null,
-        created_at: ctx.now,
-      });
+      const owner = { nodeId: idOf(ctx.need(c.node)) };
+      media.push({ productionId: pid, object, label: c.label, owner, createdBy: null, at: ctx.now });
     }
-    const ids = await insertReturningIds(ctx.db, 'media', rows);
-    this.creates.forEach((c, i) => (c.pending.id = ids[i]!));
+    const ids = await insertMedia(ctx.db, media);
+    for (const [i, c] of this.creates.entries()) c.pending.id = ids[i] ?? null;
   }
 
   /** After every row has let go of them; returns the storage keys to delete once committed. */
   async removeOrphans(ctx: SyncContext): Promise<string[]> {
-    await deleteIds(
-      ctx.db,
-      'media',
-      this.deletes.map((m) => m.id),
-    );
+    const ids = this.deletes.map((m) => m.id);
+    await deleteMedia(ctx.db, idOf(ctx.productionId), ids);
     return this.deletes.map((m) => m.storage_key);
   }
 

@@ -1,5 +1,6 @@
 import { idOf, type Id } from '../sync/cells.js';
-import { occurrenceKeys, type SyncContext } from '../sync/context.js';
+import { occurrenceKeys, withOccurrenceKeys, type SyncContext } from '../sync/context.js';
+import { zip } from '../../util/zip.js';
 import { diffKeyed, madeUpKeys, type KeyedDiff } from '../sync/keyed.js';
 import { insertRows } from '../sync/write.js';
 import {
@@ -54,8 +55,9 @@ export class MoneySection {
             ])
             .orderBy('po.id')
             .execute();
-    const storedKeys = occurrenceKeys(orders, (o) => purchaseOrderKey(o.ref, o.vendor_ref, o));
-    const storedOrders = orders.map((o, i) => ({ id: o.id, key: storedKeys[i]!, values: o }));
+    const storedOrders = withOccurrenceKeys(orders, (o) => purchaseOrderKey(o.ref, o.vendor_ref, o)).map(
+      ([o, key]) => ({ id: o.id, key, values: o }),
+    );
     const doc = ctx.doc.purchase_orders ?? [];
     const wantedKeys = madeUpKeys(
       'po',
@@ -70,7 +72,11 @@ export class MoneySection {
       table: 'purchase_orders',
       columns: PURCHASE_ORDER_COLUMNS,
       stored: storedOrders,
-      wanted: doc.map((o, i) => ({ key: wantedKeys[i]!, ref: o.ref ?? null, row: purchaseOrderRow(o, ctx) })),
+      wanted: zip(doc, wantedKeys).map(([o, key]) => ({
+        key,
+        ref: o.ref ?? null,
+        row: purchaseOrderRow(o, ctx),
+      })),
     });
   }
 
@@ -106,16 +112,15 @@ export class MoneySection {
             .execute();
     const lines = await this.readLines(ctx, pid);
     const docReports = ctx.doc.cost_reports ?? [];
-    const storedReportKeys = occurrenceKeys(reports, costReportKey);
-    const wantedReportKeys = occurrenceKeys(docReports, costReportKey);
-    docReports.forEach((r, i) => this.linesWanted.set(wantedReportKeys[i]!, linesOf(r)));
+    const wantedReports = withOccurrenceKeys(docReports, costReportKey);
+    for (const [r, key] of wantedReports) this.linesWanted.set(key, linesOf(r));
     this.reports = diffKeyed(ctx, {
       kind: 'cost_reports',
       table: 'cost_reports',
       columns: COST_REPORT_COLUMNS,
-      stored: reports.map((r, i) => ({ id: r.id, key: storedReportKeys[i]!, values: r })),
-      wanted: docReports.map((r, i) => ({
-        key: wantedReportKeys[i]!,
+      stored: withOccurrenceKeys(reports, costReportKey).map(([r, key]) => ({ id: r.id, key, values: r })),
+      wanted: wantedReports.map(([r, key]) => ({
+        key,
         ref: null,
         row: costReportRow(r, ctx),
       })),

@@ -1,6 +1,7 @@
 import type { SyncContext } from '../sync/context.js';
 import { diffKeyed, storedRows, type KeyedDiff } from '../sync/keyed.js';
 import { orderPositions } from '../sync/order.js';
+import { zip } from '../../util/zip.js';
 import { keepReferenced } from '../sync/references.js';
 import { PERSON_COLUMNS, personRow } from '../tables/people.js';
 import type { ApprovalsSection } from './approvals.js';
@@ -46,10 +47,10 @@ export class PeopleSection {
       table: 'people',
       columns: PERSON_COLUMNS,
       stored: storedRows(people, (r) => r.ref),
-      wanted: (doc.people ?? []).map((x, i) => ({
+      wanted: zip(doc.people ?? [], peoplePositions).map(([x, position]) => ({
         key: x.ref,
         ref: x.ref,
-        row: personRow(x, peoplePositions[i]!, ctx),
+        row: personRow(x, position, ctx),
       })),
     });
   }

@@ -1,5 +1,6 @@
 import { idOf, same, type Id } from '../sync/cells.js';
-import { occurrenceKeys, type SyncContext } from '../sync/context.js';
+import { occurrenceKeys, withOccurrenceKeys, type SyncContext } from '../sync/context.js';
+import { zip } from '../../util/zip.js';
 import { diffKeyed, madeUpKeys, type KeyedDiff } from '../sync/keyed.js';
 import { insertRows } from '../sync/write.js';
 
@@ -41,28 +42,34 @@ export class ScheduleSection {
       }
     }
     const natural = (d: { day_number: number; date: string }) => `day ${d.day_number} ${d.date}`;
-    const storedKeys = occurrenceKeys(stored, (d) => d.ref ?? natural(d));
-    const storedRows = stored.map((d, i) => ({ id: d.id, key: storedKeys[i]!, values: d }));
+    const storedRows = withOccurrenceKeys(stored, (d) => d.ref ?? natural(d)).map(([d, key]) => ({
+      id: d.id,
+      key,
+      values: d,
+    }));
     const days = ctx.doc.shoot_days ?? [];
-    const wantedKeys = madeUpKeys(
-      'day',
-      storedRows,
-      days.map((d) => d.ref),
-      occurrenceKeys(days, (d) => d.ref ?? natural(d)),
-    );
-    days.forEach((d, i) =>
-      this.stripsWanted.set(
-        wantedKeys[i]!,
-        (d.scenes ?? []).map((s) => ctx.need(s)),
+    const wantedDays = zip(
+      days,
+      madeUpKeys(
+        'day',
+        storedRows,
+        days.map((d) => d.ref),
+        occurrenceKeys(days, (d) => d.ref ?? natural(d)),
       ),
     );
+    for (const [d, key] of wantedDays) {
+      this.stripsWanted.set(
+        key,
+        (d.scenes ?? []).map((s) => ctx.need(s)),
+      );
+    }
     this.days = diffKeyed(ctx, {
       kind: 'shoot_days',
       table: 'shoot_days',
       columns: { day_number: 'integer', date: 'text', general_call: 'text', status: 'text' },
       stored: storedRows,
-      wanted: days.map((d, i) => ({
-        key: wantedKeys[i]!,
+      wanted: wantedDays.map(([d, key]) => ({
+        key,
         ref: d.ref ?? null,
         row: {
           production_id: p,

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { DocumentError } from '../parse.js';
 import { pathOf } from '../../validation.js';
 import { idOf, Pending, type Id } from '../sync/cells.js';
-import { occurrenceKeys, type SyncContext } from '../sync/context.js';
+import { withOccurrenceKeys, type SyncContext } from '../sync/context.js';
 import { diffKeyed, type KeyedDiff, type WantedRow } from '../sync/keyed.js';
 import { referencedByAny } from '../sync/references.js';
 import { apiKey, madeUpId } from '../sync/made-up-refs.js';
@@ -77,7 +77,7 @@ async function readApiReleased(ctx: SyncContext, pid: number | null): Promise<Se
     )
     .select('a.subject_version_id')
     .execute();
-  return new Set(rows.map((r) => r.subject_version_id!));
+  return new Set(rows.flatMap((r) => (r.subject_version_id === null ? [] : [r.subject_version_id])));
 }
 
 /** The notes stored on each version, by their key. */
@@ -234,7 +234,9 @@ export class VersionsSection {
         const vkey = this.keyOf(a.ref, v, node);
         // the ingredients of a landed version are the API's
         if (this.landed.has(vkey)) continue;
-        const version = this.versionIds.get(vkey)!;
+        const version = this.versionIds.get(vkey);
+        if (version === undefined)
+          throw new Error(`internal: version "${vkey}" has no id before its ingredients`);
         (v.ingredients ?? []).forEach((g, k) =>
           wantedIngredients.push({
             key: g.ref ?? `${vkey}#i${k}`,
@@ -256,16 +258,14 @@ export class VersionsSection {
           values: g,
         };
       }),
-      wanted: occurrenceKeys(wantedIngredients, (w) => w.key).map((key, i) => ({
-        ...wantedIngredients[i]!,
-        key,
-      })),
+      wanted: withOccurrenceKeys(wantedIngredients, (w) => w.key).map(([w, key]) => ({ ...w, key })),
     });
   }
 
   async settle(ctx: SyncContext, deps: { graph: GraphSection; approvals: ApprovalsSection }): Promise<void> {
     const candidates = this.versions.removed.filter((r) => {
-      if (deps.graph.removedIds.has(r.values.node_id!)) {
+      const node = r.values.node_id;
+      if (node !== undefined && deps.graph.removedIds.has(node)) {
         this.untouched.add(r.id); // it stays with its retired asset
         return false;
       }
@@ -312,7 +312,8 @@ export class VersionsSection {
     }
     for (const r of this.ingredients.removed) {
       // the ingredients of a version that stays without the document stay with it
-      if (this.untouched.has(r.values.version_id!)) continue;
+      const version = r.values.version_id;
+      if (version !== undefined && this.untouched.has(version)) continue;
       this.ingredients.deletes.push(r.id);
       ctx.record('ingredients', 'deleted', r.key, r.id);
     }

@@ -10,7 +10,6 @@ export class Pending {
 }
 
 export type Id = number | Pending;
-export type Cell = string | number | null | Pending;
 
 /** Insertable row of a table where id columns may still be pending. */
 export type Wanted<T> = { [K in keyof T]: T[K] | (number extends T[K] ? Pending : never) };

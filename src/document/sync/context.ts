@@ -1,6 +1,7 @@
 import type { Db } from '../../db/index.js';
 import type { ProductionDocument } from '../schema.js';
 import { Pending, type Id } from './cells.js';
+import { zip } from '../../util/zip.js';
 import { emptyCounts, PLAN_KINDS, type Action, type Change, type Plan, type PlanKind } from './plan.js';
 
 export interface SyncOptions {
@@ -76,8 +77,8 @@ export class SyncContext {
   }
 
   plan(code: string): Plan {
-    const order = new Map(PLAN_KINDS.map((k, i) => [k, i]));
-    const changes = [...this.changes].sort((a, b) => order.get(a.kind)! - order.get(b.kind)!);
+    const order = (c: Change) => PLAN_KINDS.indexOf(c.kind);
+    const changes = [...this.changes].sort((a, b) => order(a) - order(b));
     const counts: Plan['counts'] = {};
     for (const k of PLAN_KINDS) if (this.counts[k]) counts[k] = this.counts[k];
     const id = this.productionId instanceof Pending ? this.productionId.id : this.productionId;
@@ -95,6 +96,10 @@ export function occurrenceKeys<T>(items: readonly T[], keyOf: (item: T) => strin
     return n === 1 ? k : `${k}#${n}`;
   });
 }
+
+/** Each item with its occurrence key (see occurrenceKeys), in list order. */
+export const withOccurrenceKeys = <T>(items: readonly T[], keyOf: (item: T) => string): Array<[T, string]> =>
+  zip(items, occurrenceKeys(items, keyOf));
 
 export interface Matched<C, W> {
   current: C;

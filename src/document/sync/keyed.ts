@@ -5,6 +5,7 @@ import { matchByKey, type SyncContext } from './context.js';
 import { madeUpId } from './made-up-refs.js';
 import type { PlanKind } from './plan.js';
 import { deleteIds, insertReturningIds, updateRows, type ColumnTypes, type Table } from './write.js';
+import { zip } from '../../util/zip.js';
 
 /*
  * The shape every keyed section shares: stored rows and wanted objects paired by key, each
@@ -80,7 +81,7 @@ export class KeyedDiff<T extends Table> {
       this.table,
       this.creates.map((c) => resolved(c.row)),
     );
-    this.creates.forEach((c, i) => (c.pending.id = ids[i]!));
+    for (const [c, id] of zip(this.creates, ids)) c.pending.id = id;
     await updateRows(
       ctx.db,
       this.table,

@@ -26,13 +26,14 @@ export function orderPositions(wantedKeys: readonly string[], stored: ReadonlyMa
     let j = i;
     while (j < out.length && out[j] === null) j++;
     const count = j - i;
-    const before = i > 0 ? out[i - 1]! : null;
-    const after = j < out.length ? out[j]! : null;
-    if (before === null && after === null) return renumber();
-    if (after === null) {
-      for (let k = 0; k < count; k++) out[i + k] = before! + (k + 1) * GAP;
-    } else if (before === null) {
+    // the stored neighbours of the run (none before the first object, none after the last)
+    const before = out[i - 1] ?? null;
+    const after = out[j] ?? null;
+    if (before === null) {
+      if (after === null) return renumber();
       for (let k = 0; k < count; k++) out[i + k] = after - (count - k) * GAP;
+    } else if (after === null) {
+      for (let k = 0; k < count; k++) out[i + k] = before + (k + 1) * GAP;
     } else {
       if (after - before - 1 < count) return renumber();
       for (let k = 0; k < count; k++)

@@ -1,3 +1,5 @@
+import { zip } from '../../util/zip.js';
+
 /**
  * What a sync does, object by object, as a value: `--plan` prints it, the sync applies it,
  * the sync's activity entry records its counts. One diff decides all three.
@@ -65,15 +67,6 @@ export const emptyCounts = (): Counts => ({
   unchanged: 0,
 });
 
-/** Totals over every kind, e.g. for the activity entry's summary. */
-export function totals(plan: Plan): Counts {
-  const sum = emptyCounts();
-  for (const c of Object.values(plan.counts)) {
-    for (const k of Object.keys(sum) as Array<keyof Counts>) sum[k] += c[k];
-  }
-  return sum;
-}
-
 /** `scenes 1 updated, assets 1 created 1 retired` — the kinds that change, in plan order. */
 export function summarise(plan: Plan): string {
   const parts: string[] = [];
@@ -104,14 +97,16 @@ export function formatPlan(plan: Plan, options: { applied: boolean }): string {
       : `plan for production "${plan.production.code}" (${what}; nothing has been changed): ${summarise(plan)}`,
   );
   const header = ['kind', ...ACTIONS, 'unchanged'];
-  const rows = PLAN_KINDS.filter((k) => plan.counts[k]).map((k) => {
-    const c = plan.counts[k]!;
-    return [k, ...ACTIONS.map((a) => String(c[a])), String(c.unchanged)];
+  const rows = PLAN_KINDS.flatMap((k) => {
+    const c = plan.counts[k];
+    return c ? [[k, ...ACTIONS.map((a) => String(c[a])), String(c.unchanged)]] : [];
   });
   if (rows.length) {
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
     const fmt = (r: string[]) =>
-      r.map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
+      zip(r, widths)
+        .map(([v, width], i) => (i === 0 ? v.padEnd(width) : v.padStart(width)))
+        .join('  ');
     lines.push('', fmt(header), ...rows.map(fmt));
   }
   if (plan.changes.length) {

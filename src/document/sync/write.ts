@@ -30,8 +30,9 @@ export async function insertReturningIds<T extends Table>(
   table: T,
   rows: readonly Insertable<Database[T]>[],
 ): Promise<number[]> {
-  if (rows.length === 0) return [];
-  const per = perStatement(Object.keys(rows[0]!).length);
+  const [first] = rows;
+  if (!first) return [];
+  const per = perStatement(Object.keys(first).length);
   const ids: number[] = [];
   for (let i = 0; i < rows.length; i += per) {
     const out = (await trx
@@ -49,8 +50,9 @@ export async function insertRows<T extends Table>(
   table: T,
   rows: readonly Insertable<Database[T]>[],
 ): Promise<void> {
-  if (rows.length === 0) return;
-  const per = perStatement(Object.keys(rows[0]!).length);
+  const [first] = rows;
+  if (!first) return;
+  const per = perStatement(Object.keys(first).length);
   for (let i = 0; i < rows.length; i += per) {
     await trx
       .insertInto(table)

@@ -81,7 +81,7 @@ export function stepsOf(
     return {
       person_id: ctx.need(person),
       decision: decided ? 'approved' : null,
-      decided_by: decided ? personName(person)! : null,
+      decided_by: decided ? (personName(person) ?? null) : null,
       note: null,
       decided_at: null,
     };

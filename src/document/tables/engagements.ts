@@ -4,7 +4,7 @@ import type { Id } from '../sync/cells.js';
 import type { ProductionDocument } from '../schema.js';
 import type { ColumnTypes } from '../sync/write.js';
 import type { StoredDelivery } from './deliveries.js';
-import type { ExportContext } from './export-context.js';
+import { type ExportContext, nameOf } from './export-context.js';
 import { iso, type RowContext } from './row-context.js';
 
 /**
@@ -127,9 +127,9 @@ export function engagementsDoc(
   return {
     engagements: e.engagements.map((r): DocEngagement => ({
       ref: ex.refFor(r, 'engagement'),
-      organisation: ex.organisation.get(r.organisation_id)!,
+      organisation: nameOf(ex.organisation, r.organisation_id),
       departments: (departmentsOf.get(r.id) ?? [])
-        .map((d) => ex.department.get(d.department_id)!)
+        .map((d) => nameOf(ex.department, d.department_id))
         .filter(Boolean),
       grants: (grantsOf.get(r.id) ?? []).flatMap((g) => grantDoc(g, liveDelivery, ex) ?? []),
     })),

@@ -2,7 +2,7 @@ import type { Db } from '../../db/index.js';
 import type { Id } from '../sync/cells.js';
 import type { ProductionDocument } from '../schema.js';
 import type { ColumnTypes } from '../sync/write.js';
-import type { ExportContext } from './export-context.js';
+import { type ExportContext, nameOf } from './export-context.js';
 import type { RowContext } from './row-context.js';
 
 /** Episodes: the row each document object becomes, and (for an export) the objects the rows become. */
@@ -38,7 +38,7 @@ export const episodesDoc = (episodes: readonly StoredEpisode[], ex: ExportContex
   ex.episodic
     ? {
         episodes: episodes.map((e): DocEpisode => ({
-          ref: ex.episode.get(e.id)!,
+          ref: nameOf(ex.episode, e.id),
           code: e.code,
           title: e.title,
         })),

@@ -98,6 +98,16 @@ export class ExportContext {
   }
 }
 
+/**
+ * The ref `names` holds for a row the export named earlier: each section names its rows (or
+ * the rows they point at) before building their document objects, so a miss is a bug here.
+ */
+export function nameOf(names: ReadonlyMap<number, string>, id: number): string {
+  const ref = names.get(id);
+  if (ref === undefined) throw new Error(`internal: row ${id} is exported before it was named`);
+  return ref;
+}
+
 /** Drops null and undefined, so the document leaves the field out. */
 export const opt = <T>(v: T | null | undefined): T | undefined =>
   v === null || v === undefined ? undefined : v;

@@ -45,7 +45,7 @@ export const scriptChangeRow = <I extends Id>(
   change: c.change,
   summary: c.summary ?? '',
   status: c.status ?? 'pending',
-  detected_at: iso(c.detected_at)!,
+  detected_at: iso(c.detected_at),
 });
 
 export const JOB_COLUMNS = {
@@ -72,7 +72,7 @@ export const jobRow = <I extends Id>(j: DocJob, ctx: RowContext<I>) => ({
   prompt: j.prompt ?? '',
   status: j.status ?? 'queued',
   media_id: null,
-  created_at: iso(j.created_at)!,
+  created_at: iso(j.created_at),
   finished_at: iso(j.finished_at),
 });
 
@@ -82,7 +82,7 @@ export const activityKey = (at: string, actor: string, verb: string, summary: st
 
 export const activityRow = <I extends Id>(a: DocActivity, ctx: RowContext<I>) => ({
   production_id: ctx.productionId,
-  at: iso(a.at)!,
+  at: iso(a.at),
   actor: a.actor,
   verb: a.verb,
   summary: a.summary ?? '',
@@ -92,7 +92,7 @@ export const activityRow = <I extends Id>(a: DocActivity, ctx: RowContext<I>) =>
 });
 
 export function libraryRow(f: DocLibraryFile, productionId: number) {
-  const at = iso(f.detected_at)!;
+  const at = iso(f.detected_at);
   return {
     production_id: productionId,
     path: f.path,

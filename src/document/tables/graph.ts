@@ -6,7 +6,7 @@ import { groupBy } from '../../util/group-by.js';
 import type { Id } from '../sync/cells.js';
 import type { ProductionDocument } from '../schema.js';
 import type { ColumnTypes } from '../sync/write.js';
-import type { ExportContext } from './export-context.js';
+import { type ExportContext, nameOf } from './export-context.js';
 import { iso, json, type RowContext } from './row-context.js';
 
 /**
@@ -117,11 +117,11 @@ export function graphDoc(
   const out = (from: number, kind: string) =>
     (edgesFrom.get(from) ?? [])
       .filter((e) => e.kind === kind && ex.isLive(e.to_node_id))
-      .map((e) => ex.node.get(e.to_node_id)!);
+      .map((e) => nameOf(ex.node, e.to_node_id));
   const scenes = g.nodes
     .filter((n) => n.kind === 'scene')
     .map((n): DocScene => ({
-      ref: ex.node.get(n.id)!,
+      ref: nameOf(ex.node, n.id),
       number: n.number ?? '',
       slugline: n.slugline ?? '',
       synopsis: n.synopsis ?? '',
@@ -136,7 +136,7 @@ export function graphDoc(
     .map((n): DocAsset => {
       const costumes = out(n.id, EDGE_WEARS);
       return {
-        ref: ex.node.get(n.id)!,
+        ref: nameOf(ex.node, n.id),
         label: n.label,
         kind: n.kind,
         department: ex.departmentOf(n.department_id),

@@ -4,7 +4,7 @@ import { fromBool, toBool } from '../../db/values.js';
 import { groupBy } from '../../util/group-by.js';
 import type { ProductionDocument } from '../schema.js';
 import type { ColumnTypes } from '../sync/write.js';
-import type { ExportContext } from './export-context.js';
+import { type ExportContext, nameOf } from './export-context.js';
 import { json, type RowContext } from './row-context.js';
 
 /**
@@ -105,7 +105,7 @@ export function moneyDoc(m: StoredMoney, ex: ExportContext) {
         : [
             {
               ref: ex.refFor(o, 'po'),
-              vendor: ex.organisation.get(o.vendor_organisation_id)!,
+              vendor: nameOf(ex.organisation, o.vendor_organisation_id),
               department: ex.departmentOf(o.department_id),
               account: o.account,
               description: o.description,

@@ -2,7 +2,7 @@ import type { Db } from '../../db/index.js';
 import type { Id } from '../sync/cells.js';
 import type { ProductionDocument } from '../schema.js';
 import type { ColumnTypes } from '../sync/write.js';
-import type { ExportContext } from './export-context.js';
+import { type ExportContext, nameOf } from './export-context.js';
 import type { RowContext } from './row-context.js';
 
 /** Organisations: the row each document object becomes, and (for an export) the objects the rows become. */
@@ -23,7 +23,7 @@ export type StoredOrganisation = Awaited<ReturnType<typeof readOrganisations>>[n
 
 export const organisationsDoc = (organisations: readonly StoredOrganisation[], ex: ExportContext) => ({
   organisations: organisations.map((o): DocOrganisation => ({
-    ref: ex.organisation.get(o.id)!,
+    ref: nameOf(ex.organisation, o.id),
     name: o.name,
   })),
 });

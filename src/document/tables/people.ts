@@ -3,7 +3,7 @@ import { fromBool, toBool } from '../../db/values.js';
 import type { Id } from '../sync/cells.js';
 import type { ProductionDocument } from '../schema.js';
 import type { ColumnTypes } from '../sync/write.js';
-import type { ExportContext } from './export-context.js';
+import { type ExportContext, nameOf } from './export-context.js';
 import type { RowContext } from './row-context.js';
 
 /** People: the row each document object becomes, and (for an export) the objects the rows become. */
@@ -46,7 +46,7 @@ export type StoredPerson = Awaited<ReturnType<typeof readPeople>>[number];
 
 export const peopleDoc = (people: readonly StoredPerson[], ex: ExportContext) => ({
   people: people.map((x): DocPerson => ({
-    ref: ex.person.get(x.id)!,
+    ref: nameOf(ex.person, x.id),
     name: x.name,
     role: x.role,
     department: ex.departmentOf(x.department_id),

@@ -13,7 +13,12 @@ export interface RowContext<I extends Id = Id> {
   id(ref: string | null | undefined): I | null;
 }
 
-export const iso = (ts: string | null | undefined): string | null => (ts ? new Date(ts).toISOString() : null);
+/** A document timestamp as the database keeps it (UTC ISO-8601); a missing one stays missing. */
+export function iso(ts: string): string;
+export function iso(ts: string | null | undefined): string | null;
+export function iso(ts: string | null | undefined): string | null {
+  return ts ? new Date(ts).toISOString() : null;
+}
 export const json = (v: unknown): string => JSON.stringify(v);
 /** A list position spaced so a later sync can insert between two objects without moving them. */
 export const POSITION_GAP = 16;

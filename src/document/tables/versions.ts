@@ -1,7 +1,7 @@
 import type { Db } from '../../db/index.js';
 import { fromBool, toBool } from '../../db/values.js';
 import { groupBy } from '../../util/group-by.js';
-import type { DocAsset, DocVersion } from '../schema.js';
+import type { DocVersion } from '../schema.js';
 import type { Id } from '../sync/cells.js';
 import type { ColumnTypes } from '../sync/write.js';
 import type { ExportContext } from './export-context.js';
@@ -28,10 +28,6 @@ export const VERSION_COLUMNS = {
   created_at: 'text',
 } satisfies ColumnTypes<'versions'>;
 
-/** A version without a ref is known by its asset and number. */
-export const versionKey = (asset: Pick<DocAsset, 'ref'>, v: Pick<DocVersion, 'ref' | 'version'>): string =>
-  v.ref ?? `${asset.ref}#v${v.version}`;
-
 /**
  * `created_by` names a person of the document (then the row keeps the person and their name)
  * or is free text (someone outside the production).
@@ -43,7 +39,9 @@ export function versionRow<I extends Id>(
   personName: (ref: string) => string | undefined,
   ctx: RowContext<I>,
 ) {
-  const name = v.created_by ? personName(v.created_by) : undefined;
+  // an empty created_by names no one
+  const by = v.created_by || null;
+  const name = by === null ? undefined : personName(by);
   return {
     production_id: ctx.productionId,
     ref: v.ref ?? null,
@@ -56,7 +54,7 @@ export function versionRow<I extends Id>(
     note: v.note ?? null,
     media_id: media,
     created_by: name ?? v.created_by ?? null,
-    created_by_person_id: name !== undefined ? ctx.need(v.created_by!) : null,
+    created_by_person_id: by !== null && name !== undefined ? ctx.need(by) : null,
     created_at: iso(v.created_at),
     source: 'document' as const,
   };
@@ -95,7 +93,7 @@ export interface WantedNote {
 }
 
 export const notesOf = (v: DocVersion): WantedNote[] =>
-  (v.notes ?? []).map((n) => ({ text: n.text, author: n.author ?? null, created_at: iso(n.created_at)! }));
+  (v.notes ?? []).map((n) => ({ text: n.text, author: n.author ?? null, created_at: iso(n.created_at) }));
 
 /** Every version, ingredient and note, in the document's order. */
 export async function readVersions(db: Db, pid: number) {

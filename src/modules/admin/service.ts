@@ -4,7 +4,7 @@ import type { Db } from '../../db/index.js';
 import { nowIso, parseJson, toInt } from '../../db/values.js';
 import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
 import type { Scope } from '../../domain/vocabulary.js';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { KeyError, mintKeyById } from '../../auth/key-service.js';
 import { groupBy } from '../../util/group-by.js';
 import { appendActivity } from '../activity/repository.js';
@@ -220,8 +220,15 @@ const describeGrant = (g: Grant): string => {
   return `${target} for engagement "${g.engagement_ref ?? g.engagement_id}"`;
 };
 
+/** A new grant once checked: its expiry, and the node or delivery its kind names (null when none). */
+interface CheckedGrant {
+  expires: string | null;
+  nodeId: number | null;
+  deliveryId: number | null;
+}
+
 /** A grant's shape checked before any query: the fields its kind needs, and only those; its expiry. */
-function checkNewGrant(input: NewGrant): { expires: string | null } {
+function checkNewGrant(input: NewGrant): CheckedGrant {
   const kind = input.kind;
   const a = kind === 'own_po' ? 'an own_po' : `a ${kind}`;
   const needsNode = kind === 'scene' || kind === 'character';
@@ -237,16 +244,18 @@ function checkNewGrant(input: NewGrant): { expires: string | null } {
     if (input.delivery_id !== undefined) throw errors.invalid('delivery_id', `${a} grant names no delivery`);
     if (input.access !== undefined) throw errors.invalid('access', 'only a delivery grant has an access');
   }
-  if (!input.expires_at) return { expires: null };
+  const targets = { nodeId: input.node_id ?? null, deliveryId: input.delivery_id ?? null };
+  if (!input.expires_at) return { expires: null, ...targets };
   const t = Date.parse(input.expires_at);
   if (!Number.isFinite(t)) throw errors.invalid('expires_at', 'must be a valid date-time');
   if (t <= Date.now()) throw errors.invalid('expires_at', 'must be in the future');
-  return { expires: new Date(t).toISOString() };
+  return { expires: new Date(t).toISOString(), ...targets };
 }
 
 /** What the grant names exists in the production and is live: the engagement, and its node or delivery. */
-async function grantTargets(trx: Db, productionId: number, input: NewGrant) {
-  const kind = input.kind;
+async function grantTargets(trx: Db, productionId: number, input: NewGrant, checked: CheckedGrant) {
+  const { kind } = input;
+  const { nodeId, deliveryId } = checked;
   const e = await trx
     .selectFrom('engagements')
     .where('production_id', '=', productionId)
@@ -256,26 +265,26 @@ async function grantTargets(trx: Db, productionId: number, input: NewGrant) {
   if (!e) throw errors.invalid('engagement_id', `no engagement ${input.engagement_id} in this production`);
   if (e.retired_at !== null)
     throw errors.invalid('engagement_id', `engagement "${e.ref ?? e.id}" is archived`);
-  if (kind === 'scene' || kind === 'character') {
+  if (nodeId !== null) {
     const n = await trx
       .selectFrom('nodes')
       .where('production_id', '=', productionId)
-      .where('id', '=', input.node_id!)
+      .where('id', '=', nodeId)
       .where('retired_at', 'is', null)
       .select(['kind'])
       .executeTakeFirst();
     const fits = n && (kind === 'scene' ? n.kind === 'scene' : n.kind === 'character');
-    if (!fits) throw errors.invalid('node_id', `no ${kind} ${input.node_id} in this production`);
+    if (!fits) throw errors.invalid('node_id', `no ${kind} ${nodeId} in this production`);
   }
-  if (kind === 'delivery') {
+  if (deliveryId !== null) {
     const d = await trx
       .selectFrom('deliveries')
       .where('production_id', '=', productionId)
-      .where('id', '=', input.delivery_id!)
+      .where('id', '=', deliveryId)
       .where('retired_at', 'is', null)
       .select('id')
       .executeTakeFirst();
-    if (!d) throw errors.invalid('delivery_id', `no delivery ${input.delivery_id} in this production`);
+    if (!d) throw errors.invalid('delivery_id', `no delivery ${deliveryId} in this production`);
   }
   return e;
 }
@@ -287,9 +296,10 @@ export async function addGrant(
   input: NewGrant,
   hooks?: WriteHooks<Grant>,
 ): Promise<Grant> {
-  const { expires } = checkNewGrant(input);
+  const checked = checkNewGrant(input);
+  const { expires } = checked;
   return inWriteTransaction(db, { productionId, actor: actor.name }, hooks, async (trx, changes) => {
-    const e = await grantTargets(trx, productionId, input);
+    const e = await grantTargets(trx, productionId, input, checked);
     const now = new Date();
     const same = (await repo.grantRows(trx, productionId, { engagementId: e.id })).find(
       (g) =>
@@ -460,6 +470,3 @@ export async function revokeKey(
     return key;
   });
 }
-
-/** A refusal the CLI prints as one line (the HTTP layer renders the same error as `{detail}`). */
-export const isAdminRefusal = (err: unknown): err is AppError => err instanceof AppError;

@@ -95,7 +95,7 @@ export async function decideApproval(
     }
     const decidedBy = decider(principal, step, approval.mode, named);
 
-    const last = steps[steps.length - 1]!.position;
+    const last = steps.at(-1)?.position ?? position;
     const next = steps.find((s) => s.position > position);
     const status = decision === 'changes' ? 'changes_requested' : position >= last ? 'approved' : 'pending';
     const nextStep = decision === 'approved' && next ? next.position : position;
@@ -138,6 +138,7 @@ export async function decideApproval(
 
     // the answer is the chain exactly as GET /approvals shows it, read back inside the write
     const [chain] = await approvalChains(trx, pid, { ids: [approvalId] });
-    return chain!;
+    if (!chain) throw new Error(`internal: approval ${approvalId} was not read back inside its own write`);
+    return chain;
   });
 }

@@ -2,7 +2,6 @@ import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import type { Db } from '../../db/index.js';
 import { MAX_PAGE, openPage, type Page, type PagedList, type PageQuery } from '../../domain/page.js';
-import { errors } from '../../errors.js';
 import { groupBy } from '../../util/group-by.js';
 import * as repo from './repository.js';
 import type { ApprovalChain } from './schemas.js';
@@ -99,10 +98,3 @@ export const allApprovals = async (
   principal: Principal,
   status?: ApprovalChain['status'],
 ): Promise<ApprovalChain[]> => approvalChains(ctx.db, principal.productionId, { status });
-
-/** One approval chain of the key's production; unknown and foreign ids answer alike. */
-export async function getApproval(ctx: AppContext, principal: Principal, id: number): Promise<ApprovalChain> {
-  const [chain] = await approvalChains(ctx.db, principal.productionId, { ids: [id] });
-  if (!chain) throw errors.notFound('approval');
-  return chain;
-}

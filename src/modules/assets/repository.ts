@@ -124,21 +124,6 @@ export function notesOfNode(db: Db, nodeId: number) {
     .execute();
 }
 
-/** Ingredients of the node's released versions, with their media (`nodeId` as for the notes). */
-export function releasedIngredientsOfNode(db: Db, nodeId: number) {
-  return db
-    .selectFrom('ingredients as g')
-    .innerJoin('versions as v', 'v.id', 'g.version_id')
-    .leftJoin('media as m', 'm.id', 'g.media_id')
-    .where('v.node_id', '=', nodeId)
-    .where('v.released', '=', 1)
-    .select(['g.id', 'g.version_id', 'g.kind', 'g.label', 'g.relation', 'g.media_id', 'm.storage_key'])
-    .orderBy('g.version_id')
-    .orderBy('g.position')
-    .orderBy('g.id')
-    .execute();
-}
-
 /** Scenes that use the node, in script order. */
 export function scenesUsing(db: Db, productionId: number, nodeId: number) {
   return db

@@ -5,9 +5,9 @@ import { toBool, toInt } from '../../db/values.js';
 import { errors } from '../../errors.js';
 import { MAX_PAGE, openPage, type Page, type PagedList, type PageQuery } from '../../domain/page.js';
 import { groupBy } from '../../util/group-by.js';
-import { mediaPathOf } from '../../media/paths.js';
 import { sceneRefOf } from '../scenes/scene-row.js';
-import { toVersionSummary } from '../versions/summary.js';
+import { ingredientsOfVersions, toIngredient } from '../versions/ingredients.js';
+import { toLockedVersion, toVersionSummary } from '../versions/summary.js';
 import * as repo from './repository.js';
 import type { AssetRecord, AssetRow, AssetVersion } from './schemas.js';
 
@@ -61,6 +61,14 @@ export async function listAssets(
   return close(rows, (r) => [r.position, r.id], toRow);
 }
 
+/** Every version of the node, and the ingredients of its released ones. */
+async function versionsWithIngredients(ctx: AppContext, pid: number, nodeId: number) {
+  const versions = await repo.versionsOfNode(ctx.db, nodeId);
+  const released = versions.filter((v) => toBool(v.released)).map((v) => v.id);
+  const ingredients = released.length ? await ingredientsOfVersions(ctx.db, pid, released) : [];
+  return { versions, ingredients };
+}
+
 /**
  * The full asset record: the row's fields, every version (released ones in full with their
  * notes and ingredients, the others as locked stubs with their notes), the scenes that use it, and the
@@ -70,10 +78,9 @@ export async function getAsset(ctx: AppContext, principal: Principal, nodeId: nu
   const pid = principal.productionId;
   const node = await repo.findAsset(ctx.db, pid, nodeId);
   if (!node) throw errors.notFound('asset');
-  const [versions, notes, ingredients, scenes, wears] = await Promise.all([
-    repo.versionsOfNode(ctx.db, nodeId),
+  const [{ versions, ingredients }, notes, scenes, wears] = await Promise.all([
+    versionsWithIngredients(ctx, pid, nodeId),
     repo.notesOfNode(ctx.db, nodeId),
-    repo.releasedIngredientsOfNode(ctx.db, nodeId),
     repo.scenesUsing(ctx.db, pid, nodeId),
     repo.wearsEdgesOf(ctx.db, pid, nodeId),
   ]);
@@ -94,30 +101,13 @@ export async function getAsset(ctx: AppContext, principal: Principal, nodeId: nu
     status: node.status,
     department: node.department ?? null,
     versions: versions.map((v): AssetVersion => {
-      if (!toBool(v.released)) {
-        return {
-          id: v.id,
-          version: v.version,
-          variant: v.variant,
-          status: v.status,
-          released: false,
-          locked: true,
-          notes: notesOn(v.id),
-        };
-      }
+      if (!toBool(v.released)) return toLockedVersion(v, notesOn(v.id));
       return {
         ...toVersionSummary(v),
         released: true,
         locked: false,
         notes: notesOn(v.id),
-        ingredients: (ingredientsOf.get(v.id) ?? []).map((g) => ({
-          id: g.id,
-          kind: g.kind,
-          label: g.label,
-          relation: g.relation,
-          media_path: mediaPathOf(g.storage_key),
-          media_id: g.storage_key ? g.media_id : null,
-        })),
+        ingredients: (ingredientsOf.get(v.id) ?? []).map(toIngredient),
       };
     }),
     created_at: node.created_at,

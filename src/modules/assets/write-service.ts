@@ -4,11 +4,11 @@ import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/values.js';
 import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
 import { errors } from '../../errors.js';
-import { mediaPathOf } from '../../media/paths.js';
 import { commitStaged, mediaKindOf, type StagedObject } from '../../media/store.js';
 import { appendActivity } from '../activity/repository.js';
 import { clip, entryFor } from '../activity/write-entry.js';
-import { insertMedia } from '../media/repository.js';
+import { insertMediaObject } from '../media/repository.js';
+import { toLandedVersion, type LandedVersionRow } from '../versions/summary.js';
 import * as repo from './write-repository.js';
 import type { CreatedAsset, CreatedNote, CreatedVersion, NewAsset, NewNote } from './write-schemas.js';
 
@@ -199,50 +199,45 @@ export async function landVersion(
         const asset = await repo.touchAsset(trx, pid, nodeId, at);
         if (!asset) throw errors.notFound('asset');
         const number = await repo.nextVersionNumber(trx, nodeId);
-        const [mediaId] = await insertMedia(trx, [
-          {
-            productionId: pid,
-            object: file,
-            label: `${asset.label} v${number}`,
-            owner: { nodeId },
-            createdBy,
-            at,
-          },
-        ]);
+        const mediaId = await insertMediaObject(trx, {
+          productionId: pid,
+          object: file,
+          label: `${asset.label} v${number}`,
+          owner: { nodeId },
+          createdBy,
+          at,
+        });
         const { id } = await repo.insertVersion(trx, {
           productionId: pid,
           nodeId,
           version: number,
           variant,
           note,
-          mediaId: mediaId!,
+          mediaId,
           createdBy,
           createdByPersonId: principal.personId,
           at,
         });
-        changes.updated('asset', nodeId).created('version', id).created('media', mediaId!);
+        changes.updated('asset', nodeId).created('version', id).created('media', mediaId);
         await appendActivity(
           trx,
           entryFor(principal, 'uploaded', `"${asset.label}" v${number} (${variant}), wip`, nodeId, at),
         );
-        return {
+        const landed: LandedVersionRow = {
           id,
           node_id: nodeId,
           version: number,
           variant,
           status: 'wip',
-          released: false,
-          locked: true,
+          released: 0,
           note,
-          media_id: mediaId!,
-          media_path: mediaPathOf(file.key),
-          content_type: file.contentType,
-          size: file.size,
-          sha256: file.sha256,
+          media_id: mediaId,
+          storage_key: file.key,
           created_by: createdBy,
           created_by_person_id: principal.personId,
           created_at: at,
         };
+        return toLandedVersion(landed, file);
       });
     },
   );

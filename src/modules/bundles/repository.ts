@@ -91,19 +91,6 @@ export function notesOnNodes(db: Db, productionId: number, nodeIds: readonly num
     .execute();
 }
 
-export function ingredientsOfVersions(db: Db, productionId: number, versionIds: readonly number[]) {
-  return db
-    .selectFrom('ingredients as i')
-    .leftJoin('media as m', 'm.id', 'i.media_id')
-    .where('i.production_id', '=', productionId)
-    .where('i.version_id', 'in', ids(versionIds))
-    .select(['i.id', 'i.version_id', 'i.kind', 'i.label', 'i.relation', 'i.media_id', 'm.storage_key'])
-    .orderBy('i.version_id')
-    .orderBy('i.position')
-    .orderBy('i.id')
-    .execute();
-}
-
 /**
  * One kind of bundle node (live scenes or characters) in list order, `(position, id)` after
  * `after`, at most `take` rows; only `nodeIds` when given (an engagement's granted nodes).

@@ -3,9 +3,9 @@ import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { EDGE_USES, EDGE_WEARS } from '../../domain/vocabulary.js';
 import { errors } from '../../errors.js';
-import { mediaPathOf } from '../../media/paths.js';
 import { groupBy } from '../../util/group-by.js';
 import { sceneRowToScene } from '../scenes/scene-row.js';
+import { ingredientsOfVersions, toIngredient } from '../versions/ingredients.js';
 import { releasedVersionsOf, toVersionSummary, type VersionRow } from '../versions/summary.js';
 import { etagOf } from './etag.js';
 import * as repo from './repository.js';
@@ -103,7 +103,7 @@ export async function characterBundle(
     ctx.db,
     costumes.map((c) => c.id),
   );
-  const ingredients = await repo.ingredientsOfVersions(
+  const ingredients = await ingredientsOfVersions(
     ctx.db,
     pid,
     versions.map((v) => v.id),
@@ -124,14 +124,7 @@ export async function characterBundle(
           const key = JSON.stringify([g.kind, g.label, g.relation, g.media_id]);
           if (seen.has(key)) continue;
           seen.add(key);
-          union.push({
-            id: g.id,
-            kind: g.kind,
-            label: g.label,
-            relation: g.relation,
-            media_path: mediaPathOf(g.storage_key),
-            media_id: g.storage_key ? g.media_id : null,
-          });
+          union.push(toIngredient(g));
         }
       }
       return {

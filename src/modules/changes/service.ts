@@ -43,7 +43,7 @@ export async function readChanges(
       const page = rows.slice(0, limit).map(toChange);
       return {
         changes: page,
-        next_cursor: page.length ? page[page.length - 1]!.cursor : encodeCursor(after),
+        next_cursor: page.at(-1)?.cursor ?? encodeCursor(after),
         more: rows.length > limit,
       };
     }

@@ -6,6 +6,14 @@ import { MAX_PAGE, openPage, type Page, type PagedList, type PageQuery } from '.
 import * as repo from './repository.js';
 import type { Delivery } from './schemas.js';
 
+type DeliveryRow = Awaited<ReturnType<typeof repo.listDeliveries>>[number];
+
+/** The approval that gates a delivery: every column of the joined row, or none when it has none. */
+function gatingApprovalOf(d: DeliveryRow): Delivery['gating_approval'] {
+  const { approval_id: id, approval_title: title, approval_status: status } = d;
+  return id == null || title == null || status == null ? null : { id, title, status };
+}
+
 const DELIVERIES: PagedList = { name: 'deliveries', key: ['int', 'int'], maxLimit: MAX_PAGE };
 
 export async function listDeliveries(
@@ -29,10 +37,7 @@ export async function listDeliveries(
       external_to: d.external_to,
       spec: parseJson<Record<string, unknown>[]>(d.spec, []),
       sent_at: d.sent_at,
-      gating_approval:
-        d.approval_id === null || d.approval_id === undefined
-          ? null
-          : { id: d.approval_id, title: d.approval_title!, status: d.approval_status! },
+      gating_approval: gatingApprovalOf(d),
       updated_at: laterStamp(d.updated_at, d.approval_updated_at),
       ...(d.retired_at ? { retired_at: d.retired_at } : {}),
     }),

@@ -1,25 +1,6 @@
-import type { AliasableExpression, ExpressionBuilder, SqlBool } from 'kysely';
+import type { AliasableExpression, ExpressionBuilder, Insertable, SqlBool } from 'kysely';
 import type { Db } from '../../db/index.js';
 import type { Database, MediaTable } from '../../db/schema.js';
-
-const COLUMNS = [
-  'm.id',
-  'm.production_id',
-  'm.storage_key',
-  'm.kind',
-  'm.label',
-  'm.content_type',
-  'm.size',
-  'm.sha256',
-  'm.node_id',
-  'm.delivery_id',
-  'm.work_item_id',
-  'm.uploader_engagement_id',
-  'm.created_by',
-  'm.created_at',
-  'm.updated_at',
-] as const;
-import type { Insertable } from 'kysely';
 import { mediaKindOf, type StagedObject } from '../../media/store.js';
 import { chunks } from '../../util/chunks.js';
 
@@ -69,9 +50,16 @@ function rowOf(m: NewMedia): Omit<Insertable<MediaTable>, 'id'> {
   };
 }
 
+/** Inserts one media row and returns its id. */
+export async function insertMediaObject(db: Db, media: NewMedia): Promise<number> {
+  const { id } = await db.insertInto('media').values(rowOf(media)).returning('id').executeTakeFirstOrThrow();
+  return id;
+}
+
 /**
- * Inserts media rows in as few statements as the parameter limits allow; their ids come back in
- * the order given (matched by storage key, which is unique, not by the order rows come back in).
+ * Inserts media rows in as few statements as the parameter limits allow (a document import
+ * brings a production's files in one go); their ids come back in the order given, matched by
+ * storage key, which is unique, not by the order rows come back in.
  */
 export async function insertMedia(db: Db, media: readonly NewMedia[]): Promise<number[]> {
   const idOf = new Map<string, number>();
@@ -83,7 +71,11 @@ export async function insertMedia(db: Db, media: readonly NewMedia[]): Promise<n
       .execute();
     for (const r of out) idOf.set(r.storage_key, r.id);
   }
-  return media.map((m) => idOf.get(m.object.key)!);
+  return media.map(({ object }) => {
+    const id = idOf.get(object.key);
+    if (id === undefined) throw new Error(`internal: no id came back for the media row of ${object.key}`);
+    return id;
+  });
 }
 
 /** Deletes media rows of a production (their files are the caller's to remove once committed). */
@@ -92,6 +84,24 @@ export async function deleteMedia(db: Db, productionId: number, ids: readonly nu
     await db.deleteFrom('media').where('production_id', '=', productionId).where('id', 'in', part).execute();
   }
 }
+
+const COLUMNS = [
+  'm.id',
+  'm.production_id',
+  'm.storage_key',
+  'm.kind',
+  'm.label',
+  'm.content_type',
+  'm.size',
+  'm.sha256',
+  'm.node_id',
+  'm.delivery_id',
+  'm.work_item_id',
+  'm.uploader_engagement_id',
+  'm.created_by',
+  'm.created_at',
+  'm.updated_at',
+] as const;
 
 export function findMedia(db: Db, productionId: number, id: number) {
   return db

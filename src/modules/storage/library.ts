@@ -112,10 +112,12 @@ async function writeLibrary(trx: Db, productionId: number, play: LibraryPlay): P
   const inserts: NewFile[] = finals
     .filter((s) => s.id === null)
     .map((s) => ({ path: s.path, size: s.size, detected_at: s.detectedAt, updated_at: s.updatedAt }));
-  const rewrites: FileRewrite[] = finals
-    .filter((s) => s.id !== null)
-    .map((s) => ({ id: s.id!, path: s.path, size: s.size, updated_at: s.updatedAt }));
-  const renamed = finals.filter((s) => s.id !== null && s.path !== s.originalPath).map((s) => s.id!);
+  const rewrites: FileRewrite[] = finals.flatMap(({ id, path, size, updatedAt }) =>
+    id === null ? [] : [{ id, path, size, updated_at: updatedAt }],
+  );
+  const renamed = finals.flatMap(({ id, path, originalPath }) =>
+    id !== null && path !== originalPath ? [id] : [],
+  );
 
   // Order matters for the unique live-path index: free paths before anything lands on them.
   await retireFiles(

@@ -50,10 +50,11 @@ async function readMultipart(request: FastifyRequest): Promise<ProxyUpload> {
       fields[part.name] = part.value;
     }
   }
-  for (const name of ['filespace', 'path'] as const)
-    if (fields[name] === undefined) throw errors.invalid(name, 'is required');
+  const { filespace, path } = fields;
+  if (filespace === undefined) throw errors.invalid('filespace', 'is required');
+  if (path === undefined) throw errors.invalid('path', 'is required');
   if (bytes === null) throw errors.invalid('file', 'is required');
-  return { filespace: fields.filespace!, path: fields.path!, bytes };
+  return { filespace, path, bytes };
 }
 
 export async function mediaProxyRoutes(fastify: FastifyInstance): Promise<void> {

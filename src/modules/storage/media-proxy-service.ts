@@ -4,14 +4,14 @@ import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/values.js';
 import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
 import { errors } from '../../errors.js';
-import { mediaPathOf } from '../../media/paths.js';
+import { storedMediaPath } from '../../media/paths.js';
 import { commitStaged } from '../../media/store.js';
 import { decodes, overBudget } from '../../media/decode.js';
 import { loadSharp } from '../../media/sharp.js';
 import { MAX_INPUT_PIXELS } from '../vision/look/analyse.js';
 import { assertActiveFilespace } from './filespace.js';
 import { normaliseLibraryPath } from './paths.js';
-import { deleteMedia, insertMedia } from '../media/repository.js';
+import { deleteMedia, insertMediaObject } from '../media/repository.js';
 import { liveFileByPath, setProxy } from './proxy-repository.js';
 import { lockLibrary } from './repository.js';
 import type { MediaProxyResult } from './schemas.js';
@@ -92,24 +92,22 @@ export async function storeProxy(
         const file = await liveFileByPath(trx, pid, normal.path);
         if (!file) throw errors.notFound('library file');
         // the proxy belongs to the library row alone: a newer one replaces it
-        const [mediaId] = await insertMedia(trx, [
-          {
-            productionId: pid,
-            object: staged,
-            label: `Proxy of ${normal.path}`,
-            owner: null,
-            createdBy: actorName(principal),
-            at: nowIso(),
-          },
-        ]);
-        await setProxy(trx, file.id, mediaId!);
-        changes.created('media', mediaId!);
+        const mediaId = await insertMediaObject(trx, {
+          productionId: pid,
+          object: staged,
+          label: `Proxy of ${normal.path}`,
+          owner: null,
+          createdBy: actorName(principal),
+          at: nowIso(),
+        });
+        await setProxy(trx, file.id, mediaId);
+        changes.created('media', mediaId);
         if (file.proxy_media_id !== null) {
           await deleteMedia(trx, pid, [file.proxy_media_id]);
           changes.retired('media', file.proxy_media_id);
         }
         previousKey = file.proxy_key ?? null;
-        return { ok: true as const, media_path: mediaPathOf(staged.key)!, bytes: staged.size };
+        return { ok: true as const, media_path: storedMediaPath(staged.key), bytes: staged.size };
       }),
   );
   // the old bytes are unreferenced now; failing to remove them only leaves an orphan file

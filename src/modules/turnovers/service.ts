@@ -10,6 +10,7 @@ import { AppError, errors } from '../../errors.js';
 import { commitStaged, mediaKindOf, type StagedObject } from '../../media/store.js';
 import { appendActivity } from '../activity/repository.js';
 import { insertMedia } from '../media/repository.js';
+import { zip } from '../../util/zip.js';
 import * as repo from './repository.js';
 import type { TurnoverRow, TurnoverSubmission } from './schemas.js';
 
@@ -219,8 +220,8 @@ function writeSubmission(
       status: 'submitted' as const,
       title,
       note,
-      media: staged.map(({ label, object }, i) => ({
-        id: mediaIds[i]!,
+      media: zip(staged, mediaIds).map(([{ label, object }, id]) => ({
+        id,
         label,
         kind: mediaKindOf(object.contentType),
       })),

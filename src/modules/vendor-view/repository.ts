@@ -3,35 +3,6 @@ import type { Db } from '../../db/index.js';
 const NONE = [-1];
 const ids = (list: readonly number[]) => (list.length ? [...list] : NONE);
 
-/** The live scenes among these node ids, in script order (one query). */
-export function scenesByIds(db: Db, productionId: number, nodeIds: readonly number[]) {
-  return db
-    .selectFrom('nodes as n')
-    .leftJoin('episodes as ep', 'ep.id', 'n.episode_id')
-    .where('n.production_id', '=', productionId)
-    .where('n.id', 'in', ids(nodeIds))
-    .where('n.kind', '=', 'scene')
-    .where('n.retired_at', 'is', null)
-    .select(['n.id', 'n.number', 'n.slugline', 'n.status', 'ep.code as episode_code'])
-    .orderBy('n.position')
-    .orderBy('n.id')
-    .execute();
-}
-
-/** The live characters among these node ids, in the production's order (one query). */
-export function charactersByIds(db: Db, productionId: number, nodeIds: readonly number[]) {
-  return db
-    .selectFrom('nodes')
-    .where('production_id', '=', productionId)
-    .where('id', 'in', ids(nodeIds))
-    .where('kind', '=', 'character')
-    .where('retired_at', 'is', null)
-    .select(['id', 'label', 'status'])
-    .orderBy('position')
-    .orderBy('id')
-    .execute();
-}
-
 export const SUBMISSIONS_SHOWN = 50;
 
 /** The engagement's newest submissions (one query), then their media (one query). */

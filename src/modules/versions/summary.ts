@@ -96,6 +96,12 @@ export function releasedVersionsOf(db: Db, nodeIds: readonly number[]) {
 
 export type VersionRow = Awaited<ReturnType<typeof releasedVersionsOf>>[number];
 
+/*
+ * Every answer that shows a version is built here from a version row, so a field reads the
+ * same in a bundle, an asset record and an upload's answer.
+ */
+
+/** A released version (bundles, the asset record). */
 export function toVersionSummary(row: VersionRow): VersionSummary {
   return {
     id: row.id,
@@ -111,5 +117,61 @@ export function toVersionSummary(row: VersionRow): VersionSummary {
     archived: toBool(row.archived),
     created_at: row.created_at,
     updated_at: stampOf(row.updated_at, row.created_at ?? EPOCH),
+  };
+}
+
+/**
+ * A version not yet released, as the asset record shows it: a stub with its notes, and no
+ * media, upload note or ingredients until a final approval releases it.
+ */
+export function toLockedVersion<Note>(row: VersionRow, notes: Note[]) {
+  return {
+    id: row.id,
+    version: row.version,
+    variant: row.variant,
+    status: row.status,
+    released: false as const,
+    locked: true as const,
+    notes,
+  };
+}
+
+/** The row of a version an upload has just landed: its file, author and time are known. */
+export type LandedVersionRow = Pick<
+  VersionRow,
+  | 'id'
+  | 'node_id'
+  | 'version'
+  | 'variant'
+  | 'status'
+  | 'released'
+  | 'note'
+  | 'storage_key'
+  | 'created_by_person_id'
+> & { media_id: number; created_by: string; created_at: string };
+
+/** A version an upload has just landed, with the file as stored for the client to verify. */
+export function toLandedVersion(
+  row: LandedVersionRow,
+  file: { contentType: string; size: number; sha256: string },
+) {
+  const released = toBool(row.released);
+  return {
+    id: row.id,
+    node_id: row.node_id,
+    version: row.version,
+    variant: row.variant,
+    status: row.status,
+    released,
+    locked: !released,
+    note: row.note,
+    media_id: row.media_id,
+    media_path: mediaPathOf(row.storage_key),
+    content_type: file.contentType,
+    size: file.size,
+    sha256: file.sha256,
+    created_by: row.created_by,
+    created_by_person_id: row.created_by_person_id,
+    created_at: row.created_at,
   };
 }

@@ -50,8 +50,8 @@ export type Verdict = 'reach' | 'never' | 'internal';
 
 /** `::ffff:10.0.0.1` is 10.0.0.1. */
 function plain(address: string): { address: string; family: 'ipv4' | 'ipv6' } | null {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return { address: mapped[1]!, family: 'ipv4' };
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  if (mapped !== undefined) return { address: mapped, family: 'ipv4' };
   const v = isIP(address);
   if (v === 0) return null;
   return { address, family: v === 4 ? 'ipv4' : 'ipv6' };
@@ -104,9 +104,10 @@ export class Egress {
     dnsLookup(hostname, { ...opts, all: true }, (err, addresses) => {
       if (err) return callback(err, '');
       const reachable = addresses.filter((a) => this.judge(a.address) === 'reach');
-      if (reachable.length === 0) return callback(new RefusedAddress(), '');
+      const [first] = reachable;
+      if (!first) return callback(new RefusedAddress(), '');
       if ((opts as LookupAllOptions).all) return callback(null, reachable);
-      callback(null, reachable[0]!.address, reachable[0]!.family);
+      callback(null, first.address, first.family);
     });
   };
 

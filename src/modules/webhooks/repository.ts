@@ -211,13 +211,12 @@ export async function deliveryBacklogs(db: Db, cap: number, maxSubscriptions: nu
   for (const s of subs) {
     const kinds = s.kinds ? (JSON.parse(s.kinds) as ChangeKind[]) : null;
     // an empty list of kinds matches nothing (null: every kind)
-    const after = db
+    let after = db
       .selectFrom('changes')
       .where('production_id', '=', s.production_id)
-      .where('id', '>', Number(s.cursor))
-      .$if(kinds !== null, (q) =>
-        kinds!.length ? q.where('kind', 'in', kinds!) : q.where(sql<boolean>`false`),
-      );
+      .where('id', '>', Number(s.cursor));
+    if (kinds !== null)
+      after = kinds.length ? after.where('kind', 'in', kinds) : after.where(sql<boolean>`false`);
     const [count, oldest] = await Promise.all([
       db
         .selectFrom(after.select('id').orderBy('id').limit(cap).as('pending'))

@@ -73,10 +73,6 @@ export async function listWebhooks(db: Db, productionId: number): Promise<Webhoo
   return (await repo.webhookRows(db, productionId)).map(toWebhook);
 }
 
-export async function getWebhook(db: Db, productionId: number, id: number): Promise<Webhook> {
-  return toWebhook(await oneRow(db, productionId, id));
-}
-
 export async function addWebhook(
   db: Db,
   productionId: number,

@@ -10,7 +10,7 @@ import { ChangeWatch } from '../changes/watch.js';
 import { Egress, RefusedAddress } from './egress.js';
 import * as repo from './repository.js';
 import type { WebhookEvent } from './schemas.js';
-import { signatureHeader } from './signature.js';
+import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
 
 /** How long a process holds a subscription without renewing it; a crashed holder's lease runs out after this. */
 const LEASE_MS = 60_000;
@@ -261,7 +261,7 @@ export class WebhookWorker {
         {
           'content-type': 'application/json',
           'user-agent': this.options.userAgent,
-          'prodgraph-signature': signatureHeader(w.secret, timestamp, body),
+          [SIGNATURE_HEADER]: signatureHeader(w.secret, timestamp, body),
           'prodgraph-delivery': `${w.id}.${row.id}`,
         },
         body,

@@ -123,7 +123,7 @@ function measure(pixels: Uint8Array): Pick<Look, 'exposure' | 'colour'> {
     const hue = hueOf(r, g, b);
     if (hue !== null) {
       const family = hueFamily(hue);
-      hueWeights.set(family, hueWeights.get(family)! + chroma);
+      hueWeights.set(family, (hueWeights.get(family) ?? 0) + chroma);
     }
   }
   const mean = lumaSum / n;

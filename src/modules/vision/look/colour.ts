@@ -69,16 +69,16 @@ const NAMED_LAB = NAMED.map(([name, rgb]) => [name, toLab(rgb)] as const);
 
 export function colourName(rgb: Rgb): string {
   const lab = toLab(rgb);
-  let best = NAMED_LAB[0]!;
+  let best = '';
   let bestDistance = Infinity;
-  for (const entry of NAMED_LAB) {
-    const d = deltaE(lab, entry[1]);
+  for (const [name, named] of NAMED_LAB) {
+    const d = deltaE(lab, named);
     if (d < bestDistance) {
       bestDistance = d;
-      best = entry;
+      best = name;
     }
   }
-  return best[0];
+  return best;
 }
 
 export const HUE_FAMILY_NAMES = [

@@ -1,3 +1,4 @@
+import { zip } from '../../../util/zip.js';
 import { colourName, deltaE, hexOf, toLab, type Rgb } from './colour.js';
 
 /**
@@ -251,5 +252,5 @@ export function paletteOf(pixels: Uint8Array): PaletteEntry[] {
     rounded.map((k) => k.weight),
     total,
   );
-  return rounded.map((k, i) => ({ hex: hexOf(k.rgb), share: shares[i]!, name: colourName(k.rgb) }));
+  return zip(rounded, shares).map(([k, share]) => ({ hex: hexOf(k.rgb), share, name: colourName(k.rgb) }));
 }
