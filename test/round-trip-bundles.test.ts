@@ -303,12 +303,17 @@ for (const dialect of DIALECTS) {
         .where('kind', '=', 'scene')
         .select('id')
         .executeTakeFirstOrThrow();
-      const past = new Date(Date.now() - 1000).toISOString();
+      // the grant is given an expiry a moment away (a change: the revision moves), then time
+      // passes (not a change: the revision stays) and the very next request is refused
+      const lapses = Date.now() + 3000;
       await env.handle.db
         .updateTable('grants')
-        .set({ expires_at: past })
+        .set({ expires_at: new Date(lapses).toISOString() })
         .where('id', '=', grant.id)
         .execute();
+      await changed();
+      assert.equal((await scene(key)).status, 200);
+      await new Promise((r) => setTimeout(r, lapses - Date.now() + 50));
       assert.equal((await scene(key)).status, 404);
       const future = new Date(Date.now() + 3600_000).toISOString();
       await env.handle.db
@@ -316,12 +321,15 @@ for (const dialect of DIALECTS) {
         .set({ expires_at: future })
         .where('id', '=', grant.id)
         .execute();
+      await changed();
       assert.equal((await scene(key)).status, 200);
+      const past = new Date(Date.now() - 1000).toISOString();
       await env.handle.db
         .updateTable('grants')
         .set({ revoked_at: past })
         .where('id', '=', grant.id)
         .execute();
+      await changed();
       assert.equal((await scene(key)).status, 404);
       assert.equal((await character(key)).status, 200, 'only the revoked grant stops working');
     });
