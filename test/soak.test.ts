@@ -192,6 +192,10 @@ for (const dialect of DIALECTS) {
 
       assert.deepEqual(problems.slice(0, 10), [], `${problems.length} problems`);
       assert.equal(stats.errors5xx, 0);
+      // the server writes its log in batches (at most 100 ms apart): let the last one arrive
+      for (let waited = 0; server.output.length < stats.requests && waited < 2000; waited += 50) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
       const lines = server.output.length;
       assert.ok(lines >= stats.requests, `the server logged every request (${lines} lines)`);
       for (const line of server.output) {

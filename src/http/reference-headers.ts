@@ -98,15 +98,8 @@ export const MEDIA_BYTES: RouteResponseHeaders = {
     'Content-Range',
   ],
   304: ['ETag', 'Last-Modified', 'Accept-Ranges', 'Cache-Control', 'Content-Disposition', 'Referrer-Policy'],
-  416: [
-    'ETag',
-    'Last-Modified',
-    'Accept-Ranges',
-    'Cache-Control',
-    'Content-Disposition',
-    'Referrer-Policy',
-    'Content-Range',
-  ],
+  // a refusal, not the file: it names no file (no Content-Disposition)
+  416: ['ETag', 'Last-Modified', 'Accept-Ranges', 'Cache-Control', 'Referrer-Policy', 'Content-Range'],
 };
 
 /** An answer that carries a token, a ticket or a key: never kept. */

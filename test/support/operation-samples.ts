@@ -244,6 +244,7 @@ function adminSamples({ refs, keys, made, send, keep }: Kit): Sample[] {
     sample('archiveEngagement', 'POST', `${E}/{id}/archive`, 200, () =>
       as('POST', `${E}/${made.engagement}/archive`),
     ),
+    get('getEngagement', `${E}/{id}`, `${E}/${refs['eng-pix']}`),
     get('getEngagementView', `${E}/{id}/view`, view),
     get(
       'getEngagementSceneBundle',

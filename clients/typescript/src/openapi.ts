@@ -3463,7 +3463,6 @@ export interface operations {
           'Last-Modified': components['headers']['Last-Modified'];
           'Accept-Ranges': components['headers']['Accept-Ranges'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'Content-Disposition': components['headers']['Content-Disposition'];
           'Referrer-Policy': components['headers']['Referrer-Policy'];
           'Content-Range': components['headers']['Content-Range'];
           'Content-Security-Policy': components['headers']['Content-Security-Policy'];
@@ -8371,7 +8370,6 @@ export interface operations {
           'Last-Modified': components['headers']['Last-Modified'];
           'Accept-Ranges': components['headers']['Accept-Ranges'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'Content-Disposition': components['headers']['Content-Disposition'];
           'Referrer-Policy': components['headers']['Referrer-Policy'];
           'Content-Range': components['headers']['Content-Range'];
           'Content-Security-Policy': components['headers']['Content-Security-Policy'];
@@ -9138,6 +9136,8 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9148,6 +9148,8 @@ export interface operations {
       401: {
         headers: {
           'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9157,6 +9159,8 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9166,6 +9170,11 @@ export interface operations {
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9175,6 +9184,11 @@ export interface operations {
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9188,6 +9202,8 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9197,6 +9213,11 @@ export interface operations {
       /** @description Unexpected failure; nothing more is said */
       500: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -9206,7 +9227,12 @@ export interface operations {
       /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
       503: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
           [name: string]: unknown;
         };
         content: {
@@ -11795,7 +11821,6 @@ export interface operations {
           'Last-Modified': components['headers']['Last-Modified'];
           'Accept-Ranges': components['headers']['Accept-Ranges'];
           'Cache-Control': components['headers']['Cache-Control'];
-          'Content-Disposition': components['headers']['Content-Disposition'];
           'Referrer-Policy': components['headers']['Referrer-Policy'];
           'Content-Range': components['headers']['Content-Range'];
           'Content-Security-Policy': components['headers']['Content-Security-Policy'];
