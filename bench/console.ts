@@ -74,6 +74,7 @@ async function scaleTarget(): Promise<Target> {
     save: false,
     soak: 0,
     loader: 'autocannon',
+    workers: [],
   });
   const handle = await openAndMigrate(parseDbTarget(dataset.db));
   const row = await handle.db.selectFrom('productions').select('code').executeTakeFirstOrThrow();

@@ -27,6 +27,8 @@ export interface BenchOptions {
   soak: number;
   /** The load generator of the read routes (writes always use autocannon). */
   loader: 'wrk' | 'autocannon';
+  /** Worker counts of `serve --workers N` measured after the routes (empty: none). */
+  workers: number[];
 }
 
 export const USAGE = `usage: npm run bench -- [options]
@@ -44,6 +46,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --log-level L     the server's log level (default info, as the product)
   --soak S          seconds of the mixed soak after the routes (default 600; 0 skips it)
   --load L          load generator of the read routes: wrk (default when installed) or autocannon
+  --workers LIST    worker counts of \`serve --workers N\` to measure, unpinned, with wrk
+                    (default 1,2; 0 skips; needs wrk)
   --no-save         print the table but keep bench/results/ as it is`;
 
 export class BenchUsageError extends Error {}
@@ -66,6 +70,16 @@ function loaderOf(raw: string | undefined): 'wrk' | 'autocannon' {
   return raw;
 }
 
+function workersOf(raw: string | undefined): number[] {
+  if (raw === '0') return [];
+  const counts = (raw ?? '1,2').split(',').map((s) => number('workers', s.trim(), 1, 1, 64));
+  if (!wrkInstalled()) {
+    if (raw === undefined) return [];
+    throw new BenchUsageError('--workers: wrk is not installed (apt-get install wrk)');
+  }
+  return counts.map(Math.trunc);
+}
+
 export function parseBenchOptions(argv: string[]): BenchOptions {
   let values;
   try {
@@ -86,6 +100,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
         'no-save': { type: 'boolean' },
         soak: { type: 'string' },
         load: { type: 'string' },
+        workers: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -117,5 +132,6 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     save: !(values['no-save'] ?? false),
     soak: Math.trunc(number('soak', values.soak, 600, 0, 86_400)),
     loader: loaderOf(values.load),
+    workers: workersOf(values.workers),
   };
 }

@@ -38,6 +38,7 @@ const dataset = await prepareDataset({
   save: false,
   soak: 0,
   loader: 'autocannon',
+  workers: [],
 });
 const config = loadConfig({ db: dataset.db, media: dataset.media }, { PRODGRAPH_LOG_LEVEL: 'silent' });
 const database = await openAndMigrate(config.db);

@@ -1,3 +1,4 @@
+import { workersLines, type WorkersResult } from './workers.js';
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import type { SoakResult } from './soak.js';
@@ -61,6 +62,7 @@ export interface BenchReport {
   bare: { first: number; last: number };
   routes: RouteResult[];
   soak?: SoakResult & { ratioToBare: number };
+  workers?: WorkersResult;
 }
 
 export function describeMachine(database: string, pinned: string, loadBefore: number[]): Machine {
@@ -88,7 +90,7 @@ export function describeMachine(database: string, pinned: string, loadBefore: nu
   };
 }
 
-const fmt = (n: number, digits = 0) =>
+export const fmt = (n: number, digits = 0) =>
   n.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 function statusNote(r: RouteResult): string {
@@ -150,6 +152,7 @@ export function markdown(report: BenchReport): string {
     '',
     `Bare Fastify: ${fmt(report.bare.first)} req/s first, ${fmt(report.bare.last)} req/s last; in-app control (\`GET /bench/hello\` in the product's app): ${fmt(report.control.first)} first, ${fmt(report.control.last)} last. Each ratio uses the mean of its control's two measurements.`,
     ...(report.soak ? soakLines(report.soak) : []),
+    ...(report.workers ? workersLines(report.workers) : []),
     '',
     '| | |',
     '|---|---|',

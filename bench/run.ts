@@ -19,6 +19,7 @@ import { queryPlans } from './plans.js';
 import { requestsOf, ROUTES, type Prepared, type RouteSpec } from './routes.js';
 import { runWrk } from './wrk.js';
 import { runSoak, type SoakResult } from './soak.js';
+import { measureWorkers, type WorkersResult } from './workers.js';
 
 const ROOT = join(BENCH_DIR, '..');
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
@@ -386,6 +387,17 @@ async function main(): Promise<void> {
     const stats = await server.request<{ peakRssMb: number }>('stats');
     await stopServer(server);
     server = null;
+    let workers: WorkersResult | undefined;
+    if (options.workers.length) {
+      workers = await measureWorkers(
+        { root: ROOT, benchDir: BENCH_DIR },
+        dataset,
+        prepared,
+        options,
+        freePort,
+        log,
+      );
+    }
 
     const report: BenchReport = {
       date: new Date().toISOString(),
@@ -420,6 +432,7 @@ async function main(): Promise<void> {
         }),
       ),
       ...(soak ? { soak: { ...soak, ratioToBare: soak.reqPerSec / bareRate } } : {}),
+      ...(workers ? { workers } : {}),
     };
     const text = markdown(report);
     process.stdout.write(`${text}\n`);
