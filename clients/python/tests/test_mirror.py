@@ -24,6 +24,16 @@ import prodgraph
 from prodgraph.mirror import Mirror
 
 
+def _interruptible() -> None:
+    """Run in the mirror's process before it starts: Ctrl-C (SIGINT) interrupts it, as in a terminal.
+
+    A shell without job control starts background commands with SIGINT ignored, and every process
+    below inherits that; Python then installs no KeyboardInterrupt handler, and the tests'
+    interrupt would never arrive (CI started as ``nohup .ci/run &`` is such a case).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -230,7 +240,9 @@ class MirrorTests(unittest.TestCase):
         self.proxy.plan("stall:60", method="GET", path=f"/api/v1/media/{media_id}/content")
         env = dict(os.environ, PRODGRAPH_URL=self.proxy.url, PRODGRAPH_KEY=self.server.vendor_key, PYTHONPATH=str(CLIENT_DIR))
         cmd = [sys.executable, "-m", "prodgraph", "mirror", str(self.dir)]
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_interruptible
+        )
         deadline = time.monotonic() + 60
         while not self.proxy.requests("GET", f"/api/v1/media/{media_id}/content") and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -278,7 +290,7 @@ class MirrorTests(unittest.TestCase):
         env = dict(os.environ, PRODGRAPH_URL=self.server.url, PRODGRAPH_KEY=self.server.admin_key, PYTHONPATH=str(CLIENT_DIR))
         proc = subprocess.Popen(
             [sys.executable, "-m", "prodgraph", "mirror", str(self.dir), "--follow", "--interval", "1"],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=_interruptible,
         )
         lines: "queue.Queue[str]" = queue.Queue()
         threading.Thread(target=lambda: [lines.put(x) for x in proc.stderr], daemon=True).start()  # type: ignore[union-attr]
@@ -299,7 +311,7 @@ class MirrorTests(unittest.TestCase):
         env = dict(os.environ, PRODGRAPH_URL=self.server.url, PRODGRAPH_KEY=self.server.admin_key, PYTHONPATH=str(CLIENT_DIR))
         proc = subprocess.Popen(
             [sys.executable, "-m", "prodgraph", "mirror", str(self.dir), "--follow"],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=_interruptible,
         )
         try:
             first = proc.stderr.readline()  # type: ignore[union-attr]
