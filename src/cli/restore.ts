@@ -21,9 +21,16 @@ way, and SQLite's integrity_check after. Both --db and --media must be named.`,
     const media = resolve(required(values.media, '--media'));
     const started = performance.now();
     const r = await restoreBackup(resolve(dir), target, media);
-    const seconds = Number(((performance.now() - started) / 1000).toFixed(1));
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
     if (values.json) {
-      out(JSON.stringify({ rows: r.rows, files: r.files, taken_at: r.manifest.taken_at, seconds }));
+      out(
+        JSON.stringify({
+          rows: r.rows,
+          files: r.files,
+          taken_at: r.manifest.taken_at,
+          seconds: Number(seconds),
+        }),
+      );
       return;
     }
     out(
