@@ -1,5 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { once } from 'node:events';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -36,7 +37,18 @@ export interface WorkersResult {
   rows: WorkersRow[];
 }
 
-const unpinned = (argv: string[]) => argv;
+/**
+ * On every core: the bench process pins itself (and so everything it starts) to the load core;
+ * here the server's processes and wrk get the whole machine back.
+ */
+const hasTaskset = spawnSync('taskset', ['--version']).status === 0;
+const unpinned = (argv: string[]) =>
+  hasTaskset ? ['taskset', '-c', `0-${cpus().length - 1}`, ...argv] : argv;
+
+function start(argv: string[], options: SpawnOptions): ChildProcess {
+  const [command, ...args] = unpinned(argv);
+  return spawn(command!, args, options);
+}
 
 async function waitHealthy(port: number, child: ChildProcess): Promise<void> {
   const until = performance.now() + 120_000;
@@ -61,9 +73,9 @@ async function stop(child: ChildProcess): Promise<void> {
 
 /** `node dist/cli.js serve --workers N` on the bench's working copy, ready to be loaded. */
 async function startProduct(root: string, dataset: Dataset, workers: number, port: number) {
-  const child = spawn(
-    process.execPath,
+  const child = start(
     [
+      process.execPath,
       join(root, 'dist', 'cli.js'),
       'serve',
       '--db',
@@ -92,7 +104,7 @@ async function startProduct(root: string, dataset: Dataset, workers: number, por
 }
 
 async function startBare(benchDir: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(benchDir, 'bare-child.ts')], {
+  const child = start([process.execPath, '--import', 'tsx', join(benchDir, 'bare-child.ts')], {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const port = await new Promise<number>((resolve, reject) => {
