@@ -6,6 +6,7 @@ import * as m0006 from './0006_changes.js';
 import * as m0007 from './0007_rate_limits.js';
 import * as m0008 from './0008_updated_at.js';
 import * as m0009 from './0009_webhooks.js';
+import * as m0010 from './0010_rate_limits_unlogged.js';
 
 /** Numbered and frozen; names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0007_rate_limits': m0007,
   '0008_updated_at': m0008,
   '0009_webhooks': m0009,
+  '0010_rate_limits_unlogged': m0010,
 };
