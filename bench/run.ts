@@ -19,7 +19,7 @@ import { queryPlans } from './plans.js';
 import { requestsOf, ROUTES, type Prepared, type RouteSpec } from './routes.js';
 import { runWrk } from './wrk.js';
 import { runSoak, type SoakResult } from './soak.js';
-import { measureWorkers, type WorkersResult } from './workers.js';
+import { measureWorkers, waitHealthy, type WorkersResult } from './workers.js';
 
 const ROOT = join(BENCH_DIR, '..');
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
@@ -88,17 +88,7 @@ async function startToReady(dataset: Dataset): Promise<number> {
       env: { ...process.env, PRODGRAPH_LOG_LEVEL: 'warn' },
     });
     try {
-      for (;;) {
-        if (child.exitCode !== null) throw new Error(`prodgraph serve exited with ${child.exitCode}`);
-        const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
-          (r) => r.status === 200,
-          () => false,
-        );
-        if (ok) break;
-        if (performance.now() - started > 120_000)
-          throw new Error('prodgraph serve did not become ready in 120 s');
-        await sleep(10);
-      }
+      await waitHealthy(port, child, 10);
       times.push(performance.now() - started);
     } finally {
       child.kill('SIGTERM');

@@ -50,7 +50,8 @@ function start(argv: string[], options: SpawnOptions): ChildProcess {
   return spawn(command!, args, options);
 }
 
-async function waitHealthy(port: number, child: ChildProcess): Promise<void> {
+/** Until `prodgraph serve` on `port` answers /healthz 200 (polled every `pollMs`); 120 s at most. */
+export async function waitHealthy(port: number, child: ChildProcess, pollMs = 50): Promise<void> {
   const until = performance.now() + 120_000;
   while (performance.now() < until) {
     if (child.exitCode !== null) throw new Error(`prodgraph serve exited with ${child.exitCode}`);
@@ -59,9 +60,9 @@ async function waitHealthy(port: number, child: ChildProcess): Promise<void> {
       () => false,
     );
     if (ok) return;
-    await sleep(50);
+    await sleep(pollMs);
   }
-  throw new Error('prodgraph serve --workers did not become ready in 120 s');
+  throw new Error('prodgraph serve did not become ready in 120 s');
 }
 
 async function stop(child: ChildProcess): Promise<void> {

@@ -4,6 +4,7 @@ import type { DocApproval, ProductionDocument } from '../schema.js';
 import { approvalRow, departmentNoteRow, stepsOf } from '../tables/approvals.js';
 import { accountsOf, departmentRow } from '../tables/departments.js';
 import { episodeRow } from '../tables/episodes.js';
+import { productionRow } from '../tables/production.js';
 import { organisationRow } from '../tables/organisations.js';
 import { personRow } from '../tables/people.js';
 import { activityRow, jobRow, libraryRow, scriptChangeRow } from '../tables/feed.js';
@@ -265,18 +266,7 @@ export const SECTION_LOADERS: Record<Section, Load> & {
   currentEpisode: (L: Loader, p: ProductionDocument['production']) => Promise<void>;
 } = {
   async production(L, p) {
-    const id = await L.insertOne('productions', {
-      code: p.code,
-      title: p.title,
-      logline: p.logline ?? '',
-      status: p.status ?? 'active',
-      phase: p.phase ?? 'development',
-      accent: p.accent ?? 'slate',
-      format: p.format ?? 'single',
-      season_number: p.format === 'episodic' ? (p.season_number ?? null) : null,
-      filespace: p.filespace ?? null,
-      created_at: L.now,
-    });
+    const id = await L.insertOne('productions', { ...productionRow(p), created_at: L.now });
     L.created('production');
     return id;
   },

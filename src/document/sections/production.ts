@@ -7,6 +7,7 @@ import type { ColumnTypes } from '../sync/write.js';
 import { DocumentError } from '../parse.js';
 import type { ProductionDocument } from '../schema.js';
 import type { ExportContext } from '../tables/export-context.js';
+import { productionRow } from '../tables/production.js';
 
 /** The production row itself: created by the first import, updated in place by a sync. */
 
@@ -30,17 +31,7 @@ export class ProductionSection {
 
   async diff(ctx: SyncContext): Promise<void> {
     const p = ctx.doc.production;
-    this.row = {
-      code: p.code,
-      title: p.title,
-      logline: p.logline ?? '',
-      status: p.status ?? 'active',
-      phase: p.phase ?? 'development',
-      accent: p.accent ?? 'slate',
-      format: p.format ?? 'single',
-      season_number: p.format === 'episodic' ? (p.season_number ?? null) : null,
-      filespace: p.filespace ?? null,
-    };
+    this.row = productionRow(p);
     this.stored = await ctx.db
       .selectFrom('productions')
       .where('code', '=', p.code)
