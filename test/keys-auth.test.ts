@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { authenticate, KeyUsage, mintKey, parseScopes, revokeKey } from '../src/auth/key-service.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { Factory } from './support/factory.js';
@@ -103,6 +104,23 @@ for (const dialect of DIALECTS) {
         .executeTakeFirstOrThrow();
       assert.ok(row.last_used_at && Date.now() - Date.parse(row.last_used_at) < 60_000);
     });
+
+    if (dialect === 'postgres') {
+      it('the key lookup is prepared once per connection, and revocation still holds on the next request', async () => {
+        const key = await mintKey(env.handle.db, { production: 'keys', label: 'prepared' });
+        for (let i = 0; i < 3; i++)
+          assert.equal((await get(env.app, '/api/v1/departments', key.token)).status, 200);
+        // the pool hands out the connection released last: the one that ran the lookup
+        const { rows } = await sql<{ statement: string }>`
+          select statement from pg_prepared_statements where name like 'prodgraph_%'`.execute(env.handle.db);
+        assert.ok(
+          rows.some((r) => r.statement.includes('"api_keys"."prefix" = $1')),
+          JSON.stringify(rows),
+        );
+        await revokeKey(env.handle.db, String(key.id));
+        assert.equal((await get(env.app, '/api/v1/departments', key.token)).status, 401);
+      });
+    }
   });
 
   describe(`auth order on the first routes [${dialect}]`, () => {

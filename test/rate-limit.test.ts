@@ -90,6 +90,65 @@ for (const dialect of DIALECTS) {
           await Promise.all([one.exited, two.exited]);
         }
       });
+
+      it('one process counts a burst exactly, and writes the window once per block, not per request', async () => {
+        const burst = await createEnv(dialect, {
+          PRODGRAPH_RATE_LIMIT: '6400',
+          PRODGRAPH_RATE_LIMIT_WINDOW_MS: '60000',
+        });
+        try {
+          await new Factory(burst.handle.db).production({ code: 'film' });
+          const k = await burst.mint({ production: 'film' });
+          const ask = () =>
+            burst.app.inject({ url: '/api/v1/production', headers: { authorization: `Bearer ${k}` } });
+          const before = burst.queries.sql.filter((q) => q.includes('rate_limits')).length;
+          const first = await Promise.all(Array.from({ length: 50 }, ask));
+          const remaining = first.map((r) => Number(r.headers['ratelimit-remaining'])).sort((a, b) => a - b);
+          // fifty requests at once: fifty distinct counts, each answered once
+          assert.deepEqual(remaining, Array.from({ length: 50 }, (_, i) => 6400 - 50 + i));
+          const upserts = burst.queries.sql.filter((q) => q.includes('rate_limits')).length - before;
+          assert.ok(upserts <= 1, `${upserts} writes of the window for 50 requests`);
+          // spend the rest: exactly the limit is answered, then 429 from memory
+          let ok = 50;
+          let refused = 0;
+          while (refused < 20) {
+            const batch = await Promise.all(Array.from({ length: 100 }, ask));
+            ok += batch.filter((r) => r.statusCode === 200).length;
+            refused += batch.filter((r) => r.statusCode === 429).length;
+          }
+          assert.equal(ok, 6400);
+          const writes = burst.queries.sql.filter((q) => q.includes('rate_limits')).length - before;
+          assert.ok(writes < 640, `${writes} writes of the window for ${ok + refused} requests`);
+        } finally {
+          await burst.close();
+        }
+      });
+
+      it('two processes: a key is refused no earlier than its limit less one block of what was left', async () => {
+        const env2 = { PRODGRAPH_RATE_LIMIT: '1280' };
+        const [one, two] = await Promise.all([startServer(env, env2), startServer(env, env2)]);
+        try {
+          const k = await env.mint({ production: 'film' });
+          const statuses: number[] = [];
+          for (let round = 0; !statuses.includes(429); round++) {
+            const answers = await Promise.all(
+              Array.from({ length: 20 }, (_, i) =>
+                fetch(`${(i % 2 ? one : two).url}/api/v1/production`, {
+                  headers: { authorization: `Bearer ${k}` },
+                }).then(async (r) => (await r.arrayBuffer(), r.status)),
+              ),
+            );
+            statuses.push(...answers);
+          }
+          const ok = statuses.filter((s) => s === 200).length;
+          // each process takes at most 1/64 of what is left per block: 20 of 1,280 at most unused
+          assert.ok(ok >= 1280 - 20 && ok <= 1280, `${ok} answered`);
+        } finally {
+          one.child.kill('SIGTERM');
+          two.child.kill('SIGTERM');
+          await Promise.all([one.exited, two.exited]);
+        }
+      });
     }
   });
 }

@@ -1,5 +1,6 @@
 import type { Compilable, CompiledQuery } from 'kysely';
 import type { Db } from './index.js';
+import { prepareOnPostgres } from './pg-prepared.js';
 
 /**
  * A hot statement built and compiled once per database, then run with fresh parameters.
@@ -7,7 +8,8 @@ import type { Db } from './index.js';
  * that costs more than running the statement (the key lookup every request makes spent about
  * as long in Kysely's builder and compiler as in SQLite). Only for a statement whose SQL never
  * changes: `build` is called once with `sample` values, and every later call substitutes its
- * own parameters in the same order. It still runs through the database's executor, so the
+ * own parameters in the same order; on PostgreSQL it is a named prepared statement
+ * (src/db/pg-prepared.ts). It still runs through the database's executor, so the
  * data layer's error mapping, query observers and metrics see it like any other query.
  */
 export function compiledOnce<P extends readonly unknown[], R>(
@@ -24,6 +26,7 @@ export function compiledOnce<P extends readonly unknown[], R>(
           `a compiled-once statement takes ${query.parameters.length} parameters, given ${parameters.length}`,
         );
       }
+      prepareOnPostgres(query.sql);
       compiled.set(db, query);
     }
     const { rows } = await db.executeQuery<R>({ ...query, parameters });

@@ -10,6 +10,7 @@ import { Observers, registerObservers, type DbObserver, type PoolStats } from '.
 import { BUSY_TIMEOUT_MS } from './busy-wait.js';
 import { refusingDialect } from './refusals.js';
 import { withStatementCache } from './statement-cache.js';
+import { runMarkedPrepared } from './pg-prepared.js';
 import { keepSqliteStatistics } from './statistics.js';
 
 export type Db = Kysely<Database>;
@@ -217,7 +218,10 @@ function openPostgres(
   // A connection cut while checked out between two queries (a transaction waiting on a file)
   // emits 'error' on the client itself, where the pool listens only while it is idle: heard here
   // too, so it never ends the process; the query that comes next fails and the pool drops it.
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+    runMarkedPrepared(client);
+  });
   timeConnectionWaits(pool, observers);
   const db = new Kysely<Database>({ dialect: refusingDialect(new PostgresDialect({ pool })), log });
   registerObservers(db, observers);

@@ -43,7 +43,9 @@ original status and body (\`Idempotent-Replayed: true\`) and writes nothing agai
 
 **Rate limits** (beyond the contract; \`PRODGRAPH_RATE_LIMIT\`, default 1200 requests a minute,
 \`off\` to disable). Counted per key once it is authenticated (per client address on routes
-without a key; health checks never), shared by every server process on PostgreSQL. Every
+without a key; health checks never), shared by every server process on PostgreSQL (each
+process takes counts in blocks of at most 1/64 of what is left of the window, so with several
+processes a key may be refused slightly before its limit; under 64 it is exact). Every
 counted answer carries \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`
 (seconds); beyond the limit 429 \`{detail, code: "rate_limited"}\` with \`Retry-After\` (seconds).
 

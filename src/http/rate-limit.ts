@@ -1,63 +1,22 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import fp from 'fastify-plugin';
-import { sql } from 'kysely';
 import type { RateLimitConfig } from '../config.js';
 import type { Db, Dialect } from '../db/index.js';
 import { errors } from '../errors.js';
 import { errorResponse } from './schemas.js';
-
-type Counted = { current: number; ttl: number };
-type Done = (err: Error | null, result?: Counted) => void;
-
-/**
- * A rate-limit store in the database, so every server process on one PostgreSQL database
- * counts against the same window: one upsert per request, which starts a new window when the
- * old one has passed. Rows of windows long gone are swept every so often.
- */
-function databaseStore(db: Db) {
-  let sinceSweep = 0;
-  return class DatabaseStore {
-    incr(key: string, done: Done, timeWindow: number): void {
-      const now = Date.now();
-      const expired = sql<boolean>`rate_limits.window_start + ${timeWindow} <= ${now}`;
-      sql<{ count: number; window_start: number }>`
-        insert into rate_limits (key, window_start, count) values (${key}, ${now}, 1)
-        on conflict (key) do update set
-          count = case when ${expired} then 1 else rate_limits.count + 1 end,
-          window_start = case when ${expired} then ${now} else rate_limits.window_start end
-        returning count, window_start`
-        .execute(db)
-        .then(({ rows }) => {
-          const [row] = rows;
-          if (!row) return done(new Error('internal: the rate limit upsert returned no row'));
-          done(null, { current: Number(row.count), ttl: Number(row.window_start) + timeWindow - now });
-          if (++sinceSweep >= 1000) {
-            sinceSweep = 0;
-            void db
-              .deleteFrom('rate_limits')
-              .where('window_start', '<', now - 2 * timeWindow)
-              .execute()
-              .catch(() => undefined);
-          }
-        }, done);
-    }
-    child() {
-      return new DatabaseStore();
-    }
-  };
-}
+import { leasingStore } from './rate-leases.js';
 
 /** A @fastify/rate-limit store (a class the plugin instantiates). */
-export type RateStore = ReturnType<typeof databaseStore>;
+export type RateStore = ReturnType<typeof leasingStore>;
 
 /**
  * Where windows are counted: in the database on PostgreSQL (every process and host on it shares
- * them), in the server's primary process for the workers of one SQLite server (src/cluster/), in
+ * them; each process takes counts in blocks, see src/http/rate-leases.ts), in the server's primary process for the workers of one SQLite server (src/cluster/), in
  * this process's memory otherwise (the plugin's own store).
  */
 function storeOf(opts: { db: Db; dialect: Dialect; store?: RateStore }): { store?: RateStore } {
-  if (opts.dialect === 'postgres') return { store: databaseStore(opts.db) };
+  if (opts.dialect === 'postgres') return { store: leasingStore(opts.db) };
   return opts.store ? { store: opts.store } : {};
 }
 
@@ -93,7 +52,8 @@ export function perCredentialKey(
  * Per-key request limits on every route (beyond the contract). The limit is counted after the
  * key is authenticated (the route's own onRequest hook runs after the auth hook), so nobody can
  * spend another key's allowance; requests refused before that (401, 403) are not counted. On
- * PostgreSQL the counters live in the database, shared by every process; on SQLite they live in
+ * PostgreSQL the counters live in the database, shared by every process (taken in blocks, see
+ * rate-leases.ts); on SQLite they live in
  * memory, the primary's when the server runs several workers (see storeOf). Routes may set their own `config.rateLimit` (the vision mints)
  * or `false` (health checks).
  */
