@@ -99,6 +99,23 @@ for (const dialect of DIALECTS) {
       assert.equal((await get(env.app, '/api/v1/production', token)).text, before.text);
       assert.equal(queriesSince(start), 1);
     });
+
+    it('twenty requests at once for an answer not yet kept assemble it once', async () => {
+      // one miss alone, to learn what assembling GET /scenes costs
+      await call(env.app, 'POST', '/api/v1/assets', { token, body: { label: 'Lamp' } });
+      let start = env.queries.sql.length;
+      const alone = await get(env.app, '/api/v1/scenes', token);
+      const assembly = queriesSince(start) - 1;
+      assert.ok(assembly >= 1);
+      await call(env.app, 'POST', '/api/v1/assets', { token, body: { label: 'Lamp 2' } });
+      start = env.queries.sql.length;
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => get(env.app, '/api/v1/scenes', token)),
+      );
+      assert.ok(answers.every((a) => a.status === 200 && a.text === alone.text));
+      // twenty key lookups, one assembly
+      assert.equal(queriesSince(start), 20 + assembly);
+    });
   });
 
   describe(`PRODGRAPH_ANSWER_CACHE_MB=0 keeps nothing [${dialect}]`, () => {

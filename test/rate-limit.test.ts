@@ -105,7 +105,10 @@ for (const dialect of DIALECTS) {
           const first = await Promise.all(Array.from({ length: 50 }, ask));
           const remaining = first.map((r) => Number(r.headers['ratelimit-remaining'])).sort((a, b) => a - b);
           // fifty requests at once: fifty distinct counts, each answered once
-          assert.deepEqual(remaining, Array.from({ length: 50 }, (_, i) => 6400 - 50 + i));
+          assert.deepEqual(
+            remaining,
+            Array.from({ length: 50 }, (_, i) => 6400 - 50 + i),
+          );
           const upserts = burst.queries.sql.filter((q) => q.includes('rate_limits')).length - before;
           assert.ok(upserts <= 1, `${upserts} writes of the window for 50 requests`);
           // spend the rest: exactly the limit is answered, then 429 from memory

@@ -70,6 +70,12 @@ export class AnswerCache {
   private readonly current = new Map<string, { revision: number; keys: Set<string> }>();
   /** Encodings under way, so concurrent requests for one answer compress it once. */
   private readonly encoding = new Map<string, Promise<Buffer>>();
+  /**
+   * Answers being assembled, so concurrent misses for one answer assemble it once: fifty
+   * requests for a 30,000-row list that arrive before it is kept would otherwise each build
+   * it (on PostgreSQL at the same time), holding fifty copies of its rows and JSON at once.
+   */
+  private readonly building = new Map<string, Promise<CachedAnswer>>();
   /** Running totals for the metrics: lookups answered from the cache, lookups not, answers pushed out for room. */
   readonly stats = { hits: 0, misses: 0, evictions: 0 };
 
@@ -115,6 +121,29 @@ export class AnswerCache {
     // an answer larger than the whole budget is not cached (lru-cache refuses it)
     this.lru.set(key, answer);
     if (this.lru.has(key)) filed.keys.add(key);
+  }
+
+  /**
+   * The answer another request is assembling for `key` right now, once it is done; undefined
+   * when none is, or when that assembly failed (the caller then assembles its own, and meets
+   * its own refusal). A joined answer is a hit: the caller's door is judged like any hit's.
+   */
+  async joined(key: string): Promise<CachedAnswer | undefined> {
+    return this.building.get(key)?.catch(() => undefined);
+  }
+
+  /** Assembles the answer for `key` with `make` and keeps it; requests meanwhile may join it. */
+  async assemble(key: string, make: () => Promise<CachedAnswer>): Promise<CachedAnswer> {
+    if (!this.lru) return make();
+    const pending = make();
+    this.building.set(key, pending);
+    try {
+      const answer = await pending;
+      this.set(key, answer);
+      return answer;
+    } finally {
+      if (this.building.get(key) === pending) this.building.delete(key);
+    }
   }
 
   /**
@@ -168,8 +197,8 @@ function varyOnEncoding(reply: FastifyReply): void {
  * only on a miss, judges the caller's reach itself (as every service does) and answers the
  * payload (and its ETag, for the routes that name one; otherwise the tag is a hash of the
  * bytes); the payload is serialised through the route's response schema exactly as
- * `reply.send` would. On a hit, `door` judges the caller's reach instead, before anything is
- * sent. Every kept answer carries its ETag, and a matching If-None-Match is answered 304
+ * `reply.send` would. On a hit (or when another request was already assembling it, see
+ * AnswerCache.joined), `door` judges the caller's reach instead, before anything is sent. Every kept answer carries its ETag, and a matching If-None-Match is answered 304
  * without a body. The body goes out gzip- or brotli-encoded when the client asks and it is at
  * least COMPRESS_THRESHOLD long, with `Vary: Accept-Encoding` either way.
  */
@@ -189,16 +218,17 @@ export async function sendAnswer(
     headers?: Record<string, string>;
   } = {},
 ): Promise<FastifyReply> {
-  let answer = cache.get(key);
+  let answer = cache.get(key) ?? (await cache.joined(key));
   if (answer) {
     const instead = await options.door?.();
     if (instead !== undefined) return reply.send(instead);
   } else {
-    const built = await build();
-    const serialised = reply.serialize(built.payload);
-    const body = typeof serialised === 'string' ? ownUtf8(serialised) : Buffer.from(serialised as Buffer);
-    answer = { body, etag: built.etag ?? etagOfBytes(body), encoded: {} };
-    cache.set(key, answer);
+    answer = await cache.assemble(key, async () => {
+      const built = await build();
+      const serialised = reply.serialize(built.payload);
+      const body = typeof serialised === 'string' ? ownUtf8(serialised) : Buffer.from(serialised as Buffer);
+      return { body, etag: built.etag ?? etagOfBytes(body), encoded: {} };
+    });
   }
   reply.headers(options.headers ?? {});
   varyOnEncoding(reply);

@@ -60,7 +60,13 @@ export function leasingStore(db: Db) {
         const count = Number(row.count);
         const before = count - want;
         const granted = Math.min(want, Math.max(0, max - before));
-        return { start: Number(row.window_start), next: before + 1, end: before + granted, seen: count, waiting: null };
+        return {
+          start: Number(row.window_start),
+          next: before + 1,
+          end: before + granted,
+          seen: count,
+          waiting: null,
+        };
       });
   };
 
