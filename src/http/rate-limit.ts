@@ -12,8 +12,9 @@ export type RateStore = ReturnType<typeof leasingStore>;
 
 /**
  * Where windows are counted: in the database on PostgreSQL (every process and host on it shares
- * them; each process takes counts in blocks, see src/http/rate-leases.ts), in the server's primary process for the workers of one SQLite server (src/cluster/), in
- * this process's memory otherwise (the plugin's own store).
+ * them; each process takes counts in blocks, see rate-leases.ts), in the server's primary
+ * process for the workers of one SQLite server (src/cluster/), in this process's memory
+ * otherwise (the plugin's own store).
  */
 function storeOf(opts: { db: Db; dialect: Dialect; store?: RateStore }): { store?: RateStore } {
   if (opts.dialect === 'postgres') return { store: leasingStore(opts.db) };
@@ -53,9 +54,9 @@ export function perCredentialKey(
  * key is authenticated (the route's own onRequest hook runs after the auth hook), so nobody can
  * spend another key's allowance; requests refused before that (401, 403) are not counted. On
  * PostgreSQL the counters live in the database, shared by every process (taken in blocks, see
- * rate-leases.ts); on SQLite they live in
- * memory, the primary's when the server runs several workers (see storeOf). Routes may set their own `config.rateLimit` (the vision mints)
- * or `false` (health checks).
+ * rate-leases.ts); on SQLite they live in memory, the primary's when the server runs several
+ * workers (see storeOf). Routes may set their own `config.rateLimit` (the vision mints) or
+ * `false` (health checks).
  */
 async function rateLimitPlugin(
   app: FastifyInstance,
