@@ -110,9 +110,17 @@ for (const dialect of DIALECTS) {
         const key = await mintKey(env.handle.db, { production: 'keys', label: 'prepared' });
         for (let i = 0; i < 3; i++)
           assert.equal((await get(env.app, '/api/v1/departments', key.token)).status, 200);
-        // the pool hands out the connection released last: the one that ran the lookup
-        const { rows } = await sql<{ statement: string }>`
-          select statement from pg_prepared_statements where name like 'prodgraph_%'`.execute(env.handle.db);
+        // each connection keeps its own prepared statements: ask every connection of the pool
+        // (five in tests) at once, each held by a transaction of its own until all have asked
+        const held = Array.from({ length: 5 }, () =>
+          env.handle.db.transaction().execute(async (trx) => {
+            await sql`select pg_sleep(0.1)`.execute(trx);
+            const { rows } = await sql<{ statement: string }>`
+              select statement from pg_prepared_statements where name like 'prodgraph_%'`.execute(trx);
+            return rows;
+          }),
+        );
+        const rows = (await Promise.all(held)).flat();
         assert.ok(
           rows.some((r) => r.statement.includes('"api_keys"."prefix" = $1')),
           JSON.stringify(rows),

@@ -198,8 +198,9 @@ function varyOnEncoding(reply: FastifyReply): void {
  * payload (and its ETag, for the routes that name one; otherwise the tag is a hash of the
  * bytes); the payload is serialised through the route's response schema exactly as
  * `reply.send` would. On a hit (or when another request was already assembling it, see
- * AnswerCache.joined), `door` judges the caller's reach instead, before anything is sent. Every kept answer carries its ETag, and a matching If-None-Match is answered 304
- * without a body. The body goes out gzip- or brotli-encoded when the client asks and it is at
+ * AnswerCache.joined), `door` judges the caller's reach instead, before anything is sent.
+ * Every kept answer carries its ETag, and a matching If-None-Match is answered 304 without a
+ * body. The body goes out gzip- or brotli-encoded when the client asks and it is at
  * least COMPRESS_THRESHOLD long, with `Vary: Accept-Encoding` either way.
  */
 export async function sendAnswer(
