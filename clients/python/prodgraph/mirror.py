@@ -36,6 +36,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Set
 
 from ._base import segment
 from ._download import download, sha256_of
+from ._interrupt import StickyInterrupt
 from .client import Client
 from .errors import ApiError, EngagementDoor, Forbidden, NotFound, ProdgraphError
 
@@ -521,6 +522,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         parser.error(str(err))
     progress = Progress(args.quiet)
     mirror = Mirror(client, Path(args.dir), keep=args.keep, progress=progress)
+    with StickyInterrupt() as interrupts:
+        return _run(mirror, args, progress, interrupts)
+
+
+def _run(mirror: Mirror, args: Any, progress: Progress, interrupts: StickyInterrupt) -> int:
     try:
         mirror.run()
         while args.follow:
@@ -528,6 +534,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             mirror.counts, mirror.fetched_bytes = {}, 0
             mirror.run()
     except KeyboardInterrupt:
+        interrupts.stopped()
         mirror.save()
         progress.warn("interrupted; the next run resumes where this one stopped")
         return 130
