@@ -11,25 +11,38 @@ import { prepareOnPostgres } from './pg-prepared.js';
  * own parameters in the same order; on PostgreSQL it is a named prepared statement
  * (src/db/pg-prepared.ts). It still runs through the database's executor, so the
  * data layer's error mapping, query observers and metrics see it like any other query.
+ *
+ * The compiled form is kept per dialect adapter, which a database handle and every
+ * transaction opened on it share, so a statement run inside a write's transaction is compiled
+ * once too. Constants belong in the SQL (`sql.lit`), not among the parameters, and the sample
+ * values must be distinct: the first compile checks that the statement's parameters are the
+ * sample, in the order given, so a builder that places them in another order fails at once
+ * instead of binding one value to another's column.
  */
 export function compiledOnce<P extends readonly unknown[], R>(
   build: (db: Db, ...sample: P) => Compilable<R>,
   sample: P,
 ): (db: Db, ...parameters: P) => Promise<R[]> {
-  const compiled = new WeakMap<Db, CompiledQuery<R>>();
+  const compiled = new WeakMap<object, CompiledQuery<R>>();
   return async (db, ...parameters) => {
-    let query = compiled.get(db);
+    const adapter = db.getExecutor().adapter;
+    let query = compiled.get(adapter);
     if (!query) {
       query = build(db, ...sample).compile();
-      if (query.parameters.length !== parameters.length) {
-        throw new Error(
-          `a compiled-once statement takes ${query.parameters.length} parameters, given ${parameters.length}`,
-        );
-      }
+      checkParameters(query.parameters, sample);
       prepareOnPostgres(query.sql);
-      compiled.set(db, query);
+      compiled.set(adapter, query);
     }
     const { rows } = await db.executeQuery<R>({ ...query, parameters });
     return rows;
   };
+}
+
+function checkParameters(compiled: readonly unknown[], sample: readonly unknown[]): void {
+  const same = compiled.length === sample.length && compiled.every((value, i) => value === sample[i]);
+  if (!same) {
+    throw new Error(
+      `a compiled-once statement's parameters are ${JSON.stringify(compiled)}, not its sample ${JSON.stringify(sample)} in that order`,
+    );
+  }
 }

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { sql } from 'kysely';
 import { Type } from 'typebox';
+import { compiledOnce } from '../db/compiled.js';
 import type { Db } from '../db/index.js';
 import { nowIso } from '../db/values.js';
 import type { WriteHooks } from '../db/write-hooks.js';
@@ -82,6 +84,30 @@ function sweepDue(apiKeyId: number): boolean {
   return true;
 }
 
+// Every keyed write runs these two; compiled once each (src/db/compiled.ts).
+const claimOnce = compiledOnce(
+  (db: Db, apiKeyId: number, key: string, requestHash: string, at: string) =>
+    db
+      .insertInto('idempotency_keys')
+      .values({
+        api_key_id: apiKeyId,
+        key,
+        request_hash: requestHash,
+        status_code: sql<null>`null`,
+        response_body: sql<null>`null`,
+        created_at: at,
+      })
+      .onConflict((oc) => oc.columns(['api_key_id', 'key']).doNothing())
+      .returning('id'),
+  [1, 'key', 'hash', 'at'],
+);
+
+const rememberOnce = compiledOnce(
+  (db: Db, status: number, body: string, id: number) =>
+    db.updateTable('idempotency_keys').set({ status_code: status, response_body: body }).where('id', '=', id),
+  [201, 'body', 2],
+);
+
 /** The bookkeeping of one keyed request, run inside the write's own transaction. */
 function idempotencyHooks<T>(
   apiKeyId: number,
@@ -105,20 +131,7 @@ function idempotencyHooks<T>(
           .where('created_at', '<', cutoff)
           .execute();
       }
-      const claim = () =>
-        trx
-          .insertInto('idempotency_keys')
-          .values({
-            api_key_id: apiKeyId,
-            key,
-            request_hash: requestHash,
-            status_code: null,
-            response_body: null,
-            created_at: nowIso(),
-          })
-          .onConflict((oc) => oc.columns(['api_key_id', 'key']).doNothing())
-          .returning('id')
-          .executeTakeFirst();
+      const claim = async () => (await claimOnce(trx, apiKeyId, key, requestHash, nowIso()))[0];
       // On PostgreSQL a concurrent twin blocks here until the first commits or rolls back.
       let row = await claim();
       if (!row) {
@@ -151,11 +164,7 @@ function idempotencyHooks<T>(
     },
     async end(trx: Db, result: T) {
       if (claimed === null) return;
-      await trx
-        .updateTable('idempotency_keys')
-        .set({ status_code: status, response_body: JSON.stringify(redact(result)) })
-        .where('id', '=', claimed)
-        .execute();
+      await rememberOnce(trx, status, JSON.stringify(redact(result)), claimed);
     },
   };
 }

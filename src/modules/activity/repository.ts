@@ -1,3 +1,4 @@
+import { compiledOnce } from '../../db/compiled.js';
 import type { Db } from '../../db/index.js';
 import { nowIso } from '../../db/values.js';
 import { chunks } from '../../util/chunks.js';
@@ -24,10 +25,40 @@ const rowOf = (entry: ActivityEntry) => ({
   person_id: entry.personId ?? null,
 });
 
+// Every write runs it, so it is compiled once (src/db/compiled.ts); the sample values are distinct.
+const insertOne = compiledOnce(
+  (db: Db, ...v: [number, string, string, string, string, number | null, number | null, number | null]) =>
+    db
+      .insertInto('activity')
+      .values({
+        production_id: v[0],
+        at: v[1],
+        actor: v[2],
+        verb: v[3],
+        summary: v[4],
+        node_id: v[5],
+        api_key_id: v[6],
+        person_id: v[7],
+      })
+      .returning('id'),
+  [1, 'at', 'actor', 'verb', 'summary', 2, 3, 4],
+);
+
 /** Every write appends one of these, inside the write's own transaction (pass the trx as db). */
 export async function appendActivity(db: Db, entry: ActivityEntry): Promise<number> {
-  const row = await db.insertInto('activity').values(rowOf(entry)).returning('id').executeTakeFirstOrThrow();
-  return row.id;
+  const r = rowOf(entry);
+  const [row] = await insertOne(
+    db,
+    r.production_id,
+    r.at,
+    r.actor,
+    r.verb,
+    r.summary,
+    r.node_id,
+    r.api_key_id,
+    r.person_id,
+  );
+  return row!.id;
 }
 
 /** Several entries in as few statements as the parameter limits allow (a storage batch files into many folders). */

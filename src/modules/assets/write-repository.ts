@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { compiledOnce } from '../../db/compiled.js';
 import type { Db } from '../../db/index.js';
 import type { NodesTable } from '../../db/schema.js';
 
@@ -57,16 +58,24 @@ export function insertAsset(
  * holds the row lock to commit, so concurrent writes to one asset (two uploads numbering
  * their versions) queue here; SQLite takes its write lock here.
  */
-export function touchAsset(db: Db, productionId: number, nodeId: number, at: string) {
-  return db
-    .updateTable('nodes')
-    .set({ updated_at: at })
-    .where('id', '=', nodeId)
-    .where('production_id', '=', productionId)
-    .where('kind', '<>', 'scene')
-    .where('retired_at', 'is', null)
-    .returning(['id', 'label', 'kind'])
-    .executeTakeFirst();
+// The note and version-landing writes run these; compiled once each (src/db/compiled.ts).
+const touchAssetOnce = compiledOnce(
+  (db: Db, at: string, nodeId: number, productionId: number) =>
+    db
+      .updateTable('nodes')
+      .set({ updated_at: at })
+      .where('id', '=', nodeId)
+      .where('production_id', '=', productionId)
+      .where('kind', '<>', sql.lit('scene'))
+      .where('retired_at', 'is', null)
+      .returning(['id', 'label', 'kind']),
+  ['at', 1, 2],
+);
+
+/** Stamps a live asset (not a scene) as updated, locking its row; undefined when there is none. */
+export async function touchAsset(db: Db, productionId: number, nodeId: number, at: string) {
+  const [row] = await touchAssetOnce(db, at, nodeId, productionId);
+  return row;
 }
 
 /** Existence check without a lock, to refuse an upload before its bytes are streamed. */
@@ -82,23 +91,35 @@ export function findAsset(db: Db, productionId: number, nodeId: number) {
 }
 
 /** A version of the node by id (the node is the production's own: touchAsset found it first). */
-export function versionOfNode(db: Db, nodeId: number, versionId: number) {
-  return db
-    .selectFrom('versions')
-    .where('node_id', '=', nodeId)
-    .where('id', '=', versionId)
-    .select(['id', 'version'])
-    .executeTakeFirst();
+const versionOfNodeOnce = compiledOnce(
+  (db: Db, nodeId: number, versionId: number) =>
+    db
+      .selectFrom('versions')
+      .where('node_id', '=', nodeId)
+      .where('id', '=', versionId)
+      .select(['id', 'version']),
+  [1, 2],
+);
+
+export async function versionOfNode(db: Db, nodeId: number, versionId: number) {
+  const [row] = await versionOfNodeOnce(db, nodeId, versionId);
+  return row;
 }
 
-export function newestVersion(db: Db, nodeId: number) {
-  return db
-    .selectFrom('versions')
-    .where('node_id', '=', nodeId)
-    .select(['id', 'version'])
-    .orderBy('version', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+const newestVersionOnce = compiledOnce(
+  (db: Db, nodeId: number) =>
+    db
+      .selectFrom('versions')
+      .where('node_id', '=', nodeId)
+      .select(['id', 'version'])
+      .orderBy('version', 'desc')
+      .limit(sql.lit(1)),
+  [1],
+);
+
+export async function newestVersion(db: Db, nodeId: number) {
+  const [row] = await newestVersionOnce(db, nodeId);
+  return row;
 }
 
 export async function nextVersionNumber(db: Db, nodeId: number): Promise<number> {
@@ -110,21 +131,28 @@ export async function nextVersionNumber(db: Db, nodeId: number): Promise<number>
   return Number(row?.last ?? 0) + 1;
 }
 
-export function insertVersionNote(
+const insertVersionNoteOnce = compiledOnce(
+  (db: Db, productionId: number, versionId: number, text: string, author: string, at: string) =>
+    db
+      .insertInto('version_notes')
+      .values({ production_id: productionId, version_id: versionId, text, author, created_at: at })
+      .returning('id'),
+  [1, 2, 'text', 'author', 'at'],
+);
+
+export async function insertVersionNote(
   db: Db,
   row: { productionId: number; versionId: number; text: string; author: string; at: string },
 ) {
-  return db
-    .insertInto('version_notes')
-    .values({
-      production_id: row.productionId,
-      version_id: row.versionId,
-      text: row.text,
-      author: row.author,
-      created_at: row.at,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const [inserted] = await insertVersionNoteOnce(
+    db,
+    row.productionId,
+    row.versionId,
+    row.text,
+    row.author,
+    row.at,
+  );
+  return inserted!;
 }
 
 export function insertVersion(

@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { compiledOnce } from '../src/db/compiled.js';
+import type { Db } from '../src/db/index.js';
+import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
+import { Factory } from './support/factory.js';
+
+for (const dialect of DIALECTS) {
+  describe(`statements compiled once [${dialect}]`, () => {
+    let env: TestEnv;
+    let productionId: number;
+    before(async () => {
+      env = await createEnv(dialect);
+      productionId = (await new Factory(env.handle.db).production({ code: 'compiled' })).id;
+    });
+    after(() => env.close());
+
+    const notes = async () =>
+      (
+        await env.handle.db
+          .selectFrom('activity')
+          .where('production_id', '=', productionId)
+          .select('summary')
+          .orderBy('id')
+          .execute()
+      ).map((r) => r.summary);
+
+    it('is built once, and runs in each transaction with that transaction', async () => {
+      let builds = 0;
+      const insert = compiledOnce(
+        (db: Db, pid: number, summary: string) => {
+          builds++;
+          return db
+            .insertInto('activity')
+            .values({
+              production_id: pid,
+              at: sql.lit('2026-01-01T00:00:00.000Z'),
+              actor: sql.lit('test'),
+              verb: sql.lit('noted'),
+              summary,
+            })
+            .returning('id');
+        },
+        [1, 'sample'],
+      );
+      await insert(env.handle.db, productionId, 'outside');
+      await env.handle.db.transaction().execute((trx) => insert(trx, productionId, 'committed'));
+      await assert.rejects(
+        env.handle.db.transaction().execute(async (trx) => {
+          await insert(trx, productionId, 'rolled back');
+          throw new Error('refused');
+        }),
+        /refused/,
+      );
+      assert.equal(builds, 1, 'one build for the handle and both transactions');
+      assert.deepEqual(
+        await notes(),
+        ['outside', 'committed'],
+        'the rolled-back row is gone with its transaction',
+      );
+    });
+
+    it('refuses at once a builder whose parameters come out in another order than its sample', async () => {
+      const before = await notes();
+      // the SQL names the summary before the production: the sample's order would bind each to the other
+      const swapped = compiledOnce(
+        (db: Db, pid: number, summary: string) =>
+          db.insertInto('activity').values({
+            summary,
+            production_id: pid,
+            at: sql.lit('2026-01-01T00:00:00.000Z'),
+            actor: sql.lit('test'),
+            verb: sql.lit('noted'),
+          }),
+        [1, 'sample'],
+      );
+      await assert.rejects(
+        swapped(env.handle.db, productionId, 'never'),
+        /not its sample \[1,"sample"\] in that order/,
+      );
+      assert.deepEqual(await notes(), before, 'nothing was written');
+    });
+  });
+}
