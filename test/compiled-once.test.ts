@@ -81,5 +81,18 @@ for (const dialect of DIALECTS) {
       );
       assert.deepEqual(await notes(), before, 'nothing was written');
     });
+
+    it('refuses a handle with a plugin of its own, whose SQL the kept statement would not have', async () => {
+      const count = compiledOnce(
+        (db: Db, pid: number) =>
+          db
+            .selectFrom('activity')
+            .where('production_id', '=', pid)
+            .select((eb) => eb.fn.countAll().as('n')),
+        [1],
+      );
+      await count(env.handle.db, productionId);
+      await assert.rejects(count(env.handle.db.withSchema('elsewhere'), productionId), /without plugins/);
+    });
   });
 }

@@ -14,7 +14,7 @@ import { prepareOnPostgres } from './pg-prepared.js';
  *
  * The compiled form is kept per dialect adapter, which a database handle and every
  * transaction opened on it share, so a statement run inside a write's transaction is compiled
- * once too. Constants belong in the SQL (`sql.lit`), not among the parameters, and the sample
+ * once too (the app's handles carry no Kysely plugins, which could change the SQL per handle). Constants belong in the SQL (`sql.lit`), not among the parameters, and the sample
  * values must be distinct: the first compile checks that the statement's parameters are the
  * sample, in the order given, so a builder that places them in another order fails at once
  * instead of binding one value to another's column.
@@ -25,7 +25,11 @@ export function compiledOnce<P extends readonly unknown[], R>(
 ): (db: Db, ...parameters: P) => Promise<R[]> {
   const compiled = new WeakMap<object, CompiledQuery<R>>();
   return async (db, ...parameters) => {
-    const adapter = db.getExecutor().adapter;
+    const executor = db.getExecutor();
+    // a plugin (withSchema, say) changes the SQL per handle, and the key would not see it
+    if (executor.plugins.length > 0)
+      throw new Error('a compiled-once statement runs only on a handle without plugins');
+    const adapter = executor.adapter;
     let query = compiled.get(adapter);
     if (!query) {
       query = build(db, ...sample).compile();
