@@ -14,10 +14,11 @@ import { prepareOnPostgres } from './pg-prepared.js';
  *
  * The compiled form is kept per dialect adapter, which a database handle and every
  * transaction opened on it share, so a statement run inside a write's transaction is compiled
- * once too (the app's handles carry no Kysely plugins, which could change the SQL per handle). Constants belong in the SQL (`sql.lit`), not among the parameters, and the sample
- * values must be distinct: the first compile checks that the statement's parameters are the
- * sample, in the order given, so a builder that places them in another order fails at once
- * instead of binding one value to another's column.
+ * once too (a handle with Kysely plugins, which could change the SQL per handle, is refused).
+ * Constants belong in the SQL (`sql.lit`), not among the parameters, and the sample values
+ * must be distinct: the first compile checks that the statement's parameters are the sample,
+ * in the order given, so a builder that places them in another order fails at once instead of
+ * binding one value to another's column.
  */
 export function compiledOnce<P extends readonly unknown[], R>(
   build: (db: Db, ...sample: P) => Compilable<R>,

@@ -52,13 +52,7 @@ export function insertAsset(
     .executeTakeFirstOrThrow();
 }
 
-/**
- * Bumps an asset's updated_at and returns it, or undefined for a scene, an unknown node or
- * another production's. Being an UPDATE, it is also the write's lock on the node: PostgreSQL
- * holds the row lock to commit, so concurrent writes to one asset (two uploads numbering
- * their versions) queue here; SQLite takes its write lock here.
- */
-// The note and version-landing writes run these; compiled once each (src/db/compiled.ts).
+// A note and a landed version run these on every write: compiled once each (src/db/compiled.ts).
 const touchAssetOnce = compiledOnce(
   (db: Db, at: string, nodeId: number, productionId: number) =>
     db
@@ -72,7 +66,12 @@ const touchAssetOnce = compiledOnce(
   ['at', 1, 2],
 );
 
-/** Stamps a live asset (not a scene) as updated, locking its row; undefined when there is none. */
+/**
+ * Bumps an asset's updated_at and returns it, or undefined for a scene, an unknown node or
+ * another production's. Being an UPDATE, it is also the write's lock on the node: PostgreSQL
+ * holds the row lock to commit, so concurrent writes to one asset (two uploads numbering
+ * their versions) queue here; SQLite takes its write lock here.
+ */
 export async function touchAsset(db: Db, productionId: number, nodeId: number, at: string) {
   const [row] = await touchAssetOnce(db, at, nodeId, productionId);
   return row;
@@ -90,7 +89,6 @@ export function findAsset(db: Db, productionId: number, nodeId: number) {
     .executeTakeFirst();
 }
 
-/** A version of the node by id (the node is the production's own: touchAsset found it first). */
 const versionOfNodeOnce = compiledOnce(
   (db: Db, nodeId: number, versionId: number) =>
     db
@@ -101,6 +99,7 @@ const versionOfNodeOnce = compiledOnce(
   [1, 2],
 );
 
+/** A version of the node by id (the node is the production's own: touchAsset found it first). */
 export async function versionOfNode(db: Db, nodeId: number, versionId: number) {
   const [row] = await versionOfNodeOnce(db, nodeId, versionId);
   return row;
@@ -117,6 +116,7 @@ const newestVersionOnce = compiledOnce(
   [1],
 );
 
+/** The node's highest-numbered version, released or not. */
 export async function newestVersion(db: Db, nodeId: number) {
   const [row] = await newestVersionOnce(db, nodeId);
   return row;
