@@ -13,6 +13,7 @@ import atexit
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -262,6 +263,16 @@ def jpeg(seed: int = 0) -> bytes:
     comment = f"prodgraph test {seed} {uuid.uuid4().hex}".encode()
     segment = b"\xff\xfe" + (len(comment) + 2).to_bytes(2, "big") + comment
     return base[:2] + segment + base[2:]
+
+
+def interruptible() -> None:
+    """Run in a tool's process before it starts (``preexec_fn``): Ctrl-C (SIGINT) interrupts it, as in a terminal.
+
+    A shell without job control starts background commands with SIGINT ignored, and every process
+    below inherits that; Python then installs no KeyboardInterrupt handler, and the tests'
+    interrupt would never arrive (CI started as ``nohup .ci/run &`` is such a case).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def wait_for(predicate: Any, timeout: float = 10.0, step: float = 0.05) -> Any:

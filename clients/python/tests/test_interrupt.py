@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import textwrap
 import time
 import unittest
 
-from live import CLIENT_DIR
+from live import CLIENT_DIR, interruptible
 
 # A finaliser that receives the interrupt: Python reports "Exception ignored in ..." and goes on,
 # as when Ctrl-C lands while an HTTP response is being collected; then a long wait, as the
@@ -44,15 +43,11 @@ SCRIPT = textwrap.dedent(
 )
 
 
-def _interruptible() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def start(mode: str) -> "subprocess.Popen[str]":
     env = dict(os.environ, PYTHONPATH=str(CLIENT_DIR))
     return subprocess.Popen(
         [sys.executable, "-c", SCRIPT, mode],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=_interruptible,
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=interruptible,
     )
 
 

@@ -18,20 +18,10 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 from faults import FaultProxy
-from live import CLIENT_DIR, client, jpeg, live
+from live import CLIENT_DIR, client, interruptible, jpeg, live
 
 import prodgraph
 from prodgraph.mirror import Mirror
-
-
-def _interruptible() -> None:
-    """Run in the mirror's process before it starts: Ctrl-C (SIGINT) interrupts it, as in a terminal.
-
-    A shell without job control starts background commands with SIGINT ignored, and every process
-    below inherits that; Python then installs no KeyboardInterrupt handler, and the tests'
-    interrupt would never arrive (CI started as ``nohup .ci/run &`` is such a case).
-    """
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def sha(path: Path) -> str:
@@ -241,7 +231,7 @@ class MirrorTests(unittest.TestCase):
         env = dict(os.environ, PRODGRAPH_URL=self.proxy.url, PRODGRAPH_KEY=self.server.vendor_key, PYTHONPATH=str(CLIENT_DIR))
         cmd = [sys.executable, "-m", "prodgraph", "mirror", str(self.dir)]
         proc = subprocess.Popen(
-            cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_interruptible
+            cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=interruptible
         )
         deadline = time.monotonic() + 60
         while not self.proxy.requests("GET", f"/api/v1/media/{media_id}/content") and time.monotonic() < deadline:
@@ -290,7 +280,7 @@ class MirrorTests(unittest.TestCase):
         env = dict(os.environ, PRODGRAPH_URL=self.server.url, PRODGRAPH_KEY=self.server.admin_key, PYTHONPATH=str(CLIENT_DIR))
         proc = subprocess.Popen(
             [sys.executable, "-m", "prodgraph", "mirror", str(self.dir), "--follow", "--interval", "1"],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=_interruptible,
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=interruptible,
         )
         lines: "queue.Queue[str]" = queue.Queue()
         threading.Thread(target=lambda: [lines.put(x) for x in proc.stderr], daemon=True).start()  # type: ignore[union-attr]
@@ -311,7 +301,7 @@ class MirrorTests(unittest.TestCase):
         env = dict(os.environ, PRODGRAPH_URL=self.server.url, PRODGRAPH_KEY=self.server.admin_key, PYTHONPATH=str(CLIENT_DIR))
         proc = subprocess.Popen(
             [sys.executable, "-m", "prodgraph", "mirror", str(self.dir), "--follow"],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=_interruptible,
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=interruptible,
         )
         try:
             first = proc.stderr.readline()  # type: ignore[union-attr]
