@@ -3,6 +3,8 @@ import type { SqliteDatabase, SqliteStatement } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { timedLockWaits } from './busy-wait.js';
 
+const PRAGMA = /^\s*pragma\b/i;
+
 /**
  * better-sqlite3 behind Kysely, preparing each distinct statement once (bench/FINDINGS.md §2):
  * Kysely's SQLite driver prepares every query anew, which cost as much as running it for the
@@ -41,7 +43,8 @@ export function withStatementCache(
       // Kysely's BEGIN: every transaction the service opens on SQLite writes, so it takes the
       // write lock as it begins (src/db/busy-wait.ts says why)
       const text = sql === 'begin' ? 'begin immediate' : sql;
-      const stmt = prepared(text);
+      // a pragma acts when it is prepared, not when it runs: kept, it would act once only
+      const stmt = PRAGMA.test(text) ? sqlite.prepare(text) : prepared(text);
       const writes = text === 'begin immediate' || !stmt.readonly;
       return {
         reader: stmt.reader,

@@ -1,3 +1,4 @@
+import { withBulkPageCache } from '../../db/bulk-cache.js';
 import type { Db } from '../../db/index.js';
 import { refreshStatistics } from '../../db/statistics.js';
 import { nowIso } from '../../db/values.js';
@@ -29,23 +30,25 @@ export async function loadDocument(
   const actor = options.actor ?? 'prodgraph import';
   // the files staged so far are committed or discarded with the transaction, even one that failed
   let started: Loader | null = null;
-  const { plan, loader: L } = await commitStaged(
-    () => started?.staged() ?? [],
-    () =>
-      inWriteTransaction(
-        db,
-        ({ loader }: { loader: Loader }) => ({ productionId: loader.productionId, actor }),
-        undefined,
-        async (trx, changes) => {
-          const loader = new Loader(trx, changes.at, options);
-          started = loader;
-          await source.read(loader);
-          const plan = await loader.finish();
-          // a reader loads a new production from its lists, not from a log of its every row
-          changes.created('production', loader.productionId);
-          return { plan, loader };
-        },
-      ),
+  const { plan, loader: L } = await withBulkPageCache(db, () =>
+    commitStaged(
+      () => started?.staged() ?? [],
+      () =>
+        inWriteTransaction(
+          db,
+          ({ loader }: { loader: Loader }) => ({ productionId: loader.productionId, actor }),
+          undefined,
+          async (trx, changes) => {
+            const loader = new Loader(trx, changes.at, options);
+            started = loader;
+            await source.read(loader);
+            const plan = await loader.finish();
+            // a reader loads a new production from its lists, not from a log of its every row
+            changes.created('production', loader.productionId);
+            return { plan, loader };
+          },
+        ),
+    ),
   );
   if (options.statistics !== false) await refreshStatistics(db).catch(() => undefined);
   return {

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
+import { insertMany, rowsPerStatement } from '../../db/bulk-insert.js';
 import type { Database } from '../../db/schema.js';
 
 /*
@@ -9,40 +10,20 @@ import type { Database } from '../../db/schema.js';
  * table name is generic here.
  */
 
-const MAX_PARAMS = 30_000;
-const MAX_ROWS = 1_000;
-
 export type Table = keyof Database;
 /** SQL types of the columns a sync updates (PostgreSQL needs them to type CASE branches). */
 export type SqlType = 'text' | 'integer' | 'bigint' | 'double precision';
 export type ColumnTypes<T extends Table> = Partial<Record<keyof Database[T] & string, SqlType>>;
 
-function perStatement(columns: number): number {
-  return Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_PARAMS / Math.max(1, columns))));
-}
+const MAX_ROWS = 1_000;
 
-/**
- * Inserts rows and returns their ids in row order: within one INSERT both dialects number the
- * rows in the order given, so sorting a statement's returned ids restores that order.
- */
+/** Inserts rows and returns their ids in row order (src/db/bulk-insert.ts). */
 export async function insertReturningIds<T extends Table>(
   trx: Db,
   table: T,
   rows: readonly Insertable<Database[T]>[],
 ): Promise<number[]> {
-  const [first] = rows;
-  if (!first) return [];
-  const per = perStatement(Object.keys(first).length);
-  const ids: number[] = [];
-  for (let i = 0; i < rows.length; i += per) {
-    const out = (await trx
-      .insertInto(table)
-      .values(rows.slice(i, i + per) as never)
-      .returning('id' as never)
-      .execute()) as unknown as Array<{ id: number }>;
-    ids.push(...out.map((r) => Number(r.id)).sort((a, b) => a - b));
-  }
-  return ids;
+  return insertMany(trx, table, rows, true);
 }
 
 export async function insertRows<T extends Table>(
@@ -50,15 +31,7 @@ export async function insertRows<T extends Table>(
   table: T,
   rows: readonly Insertable<Database[T]>[],
 ): Promise<void> {
-  const [first] = rows;
-  if (!first) return;
-  const per = perStatement(Object.keys(first).length);
-  for (let i = 0; i < rows.length; i += per) {
-    await trx
-      .insertInto(table)
-      .values(rows.slice(i, i + per))
-      .execute();
-  }
+  await insertMany(trx, table, rows, false);
 }
 
 export interface RowUpdate<T extends Table> {
@@ -87,7 +60,7 @@ export async function updateRows<T extends Table>(
   }
   for (const [signature, rows] of groups) {
     const columns = signature.split(',');
-    const per = perStatement(1 + 2 * columns.length);
+    const per = rowsPerStatement(1 + 2 * columns.length);
     for (let i = 0; i < rows.length; i += per) {
       const part = rows.slice(i, i + per);
       const set: Record<string, unknown> = {};

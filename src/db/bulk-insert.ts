@@ -1,0 +1,128 @@
+import { CompiledQuery } from 'kysely';
+import type { Db } from './index.js';
+import type { Database } from './schema.js';
+
+/*
+ * Multi-row INSERTs in a few fixed shapes, each compiled once per database. Built through
+ * Kysely per call, a 1,000-row insert cost a tree of one node per value and a compile per
+ * statement, and every distinct row count was a distinct statement: SQLite kept each prepared
+ * (hundreds of large programs in the statement cache during an import) and Kysely's garbage
+ * was a tenth of an import's CPU. Here a list of rows is cut into statements of the largest
+ * size the parameter limits allow, then powers of two (437 rows: 256 + 128 + 32 + 16 + 4 + 1),
+ * so a table has at most about eleven shapes whatever the row counts, and each shape's SQL is
+ * compiled by Kysely once, from a sample, and run with the rows' values after.
+ */
+
+/** SQLite allows 32,766 bound parameters per statement, PostgreSQL 65,535. */
+const MAX_PARAMS = 30_000;
+const MAX_ROWS = 1_000;
+
+type Table = keyof Database;
+type Row = Record<string, unknown>;
+
+/** adapter (shared by a handle and its transactions) → shape → SQL */
+const shapes = new WeakMap<object, Map<string, string>>();
+
+/** The largest number of rows one statement takes for this many columns. */
+export function rowsPerStatement(columns: number): number {
+  return Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_PARAMS / Math.max(1, columns))));
+}
+
+/** Statement sizes for `n` rows: full statements of `per`, then the rest in powers of two. */
+export function statementSizes(n: number, per: number): number[] {
+  const sizes: number[] = [];
+  let left = n;
+  while (left >= per) {
+    sizes.push(per);
+    left -= per;
+  }
+  for (let size = 1 << 30; left > 0; size >>= 1) {
+    if (size > left) continue;
+    sizes.push(size);
+    left -= size;
+  }
+  return sizes;
+}
+
+/**
+ * Inserts `rows` (every row the same columns) and, with `returning`, answers their ids in row
+ * order: within one INSERT both dialects number the rows in the order given, so sorting a
+ * statement's ids restores it.
+ */
+export async function insertMany(
+  db: Db,
+  table: Table,
+  rows: readonly object[],
+  returning: boolean,
+): Promise<number[]> {
+  const [first] = rows;
+  if (!first) return [];
+  const columns = Object.keys(first);
+  const ids: number[] = [];
+  let at = 0;
+  for (const size of statementSizes(rows.length, rowsPerStatement(columns.length))) {
+    const part = rows.slice(at, at + size) as readonly Row[];
+    at += size;
+    const parameters = valuesOf(part, columns);
+    const query = parameters
+      ? CompiledQuery.raw(shapeSql(db, table, columns, size, returning), parameters)
+      : built(db, table, part, returning).compile();
+    const { rows: out } = await db.executeQuery<{ id: number | string }>(query);
+    if (returning) ids.push(...out.map((r) => Number(r.id)).sort((a, b) => a - b));
+  }
+  return ids;
+}
+
+function built(db: Db, table: Table, rows: readonly Row[], returning: boolean) {
+  const insert = db.insertInto(table).values(rows);
+  return returning ? insert.returning('id') : insert;
+}
+
+/**
+ * The rows' values, row by row in `columns` order; null when a row is not plain (other
+ * columns, an undefined value Kysely would write as DEFAULT, or an SQL expression): that part
+ * goes through Kysely's builder as before.
+ */
+function valuesOf(rows: readonly Row[], columns: readonly string[]): unknown[] | null {
+  const values: unknown[] = [];
+  for (const row of rows) {
+    if (Object.keys(row).length !== columns.length) return null;
+    for (const column of columns) {
+      const value = row[column];
+      if (
+        value === undefined ||
+        (typeof value === 'object' && value !== null && !(value instanceof Uint8Array))
+      )
+        return null;
+      values.push(value);
+    }
+  }
+  return values;
+}
+
+/** The SQL of one shape, compiled by Kysely from a sample of distinct values, once per database. */
+function shapeSql(
+  db: Db,
+  table: Table,
+  columns: readonly string[],
+  size: number,
+  returning: boolean,
+): string {
+  const executor = db.getExecutor();
+  if (executor.plugins.length > 0) throw new Error('a bulk insert runs only on a handle without plugins');
+  let byShape = shapes.get(executor.adapter);
+  if (!byShape) shapes.set(executor.adapter, (byShape = new Map<string, string>()));
+  const key = `${table}|${columns.join(',')}|${size}|${returning ? 'id' : ''}`;
+  let text = byShape.get(key);
+  if (text === undefined) {
+    let n = 0;
+    const sample = Array.from({ length: size }, () => Object.fromEntries(columns.map((c) => [c, n++])));
+    const compiled = built(db, table, sample, returning).compile();
+    // the parameters must be the sample's values in row-major order, or values would bind to the wrong columns
+    if (compiled.parameters.length !== n || compiled.parameters.some((p, i) => p !== i))
+      throw new Error(`internal: the insert into ${table} does not bind its values row by row`);
+    text = compiled.sql;
+    byShape.set(key, text);
+  }
+  return text;
+}
