@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -37,21 +36,15 @@ const exists = (path: string) =>
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 /**
- * Heap for the import process. The current importer reads the whole document through the YAML
- * parser and needs more than Node's default heap (about 4 GB) at scale 1, so the bench lets it
- * use up to three quarters of the machine's memory: the routes can then be measured at scale 1
- * while the import's own peak memory is reported as a finding.
+ * Runs `prodgraph import` in a process of its own, with Node's default heap as a user's would
+ * have, and returns its time and peak memory.
  */
-const IMPORT_HEAP_MB = Math.floor((totalmem() * 0.75) / 1048576);
-
-/** Runs `prodgraph import` in a process of its own and returns its time and peak memory. */
 async function importInChild(doc: string, db: string, media: string): Promise<ImportStats> {
   const statsFile = join(CACHE_DIR, `import-${process.pid}.json`);
   await new Promise<void>((resolve, reject) => {
     const child = spawn(
       process.execPath,
       [
-        `--max-old-space-size=${IMPORT_HEAP_MB}`,
         '--import',
         'tsx',
         join(BENCH_DIR, 'import-child.ts'),
