@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { withBulkPageCache } from '../src/db/bulk-cache.js';
-import { insertMany, statementSizes } from '../src/db/bulk-insert.js';
+import { insertMany, insertManyIds, statementSizes } from '../src/db/bulk-insert.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { Factory } from './support/factory.js';
 
@@ -54,7 +54,7 @@ for (const dialect of DIALECTS) {
 
     it('writes every row with its own values and answers the ids in row order', async () => {
       const rows = Array.from({ length: 2_437 }, (_, i) => ({ ...row(i), summary: `ordered ${i}` }));
-      const ids = await insertMany(env.handle.db, 'activity', rows, true);
+      const ids = await insertManyIds(env.handle.db, 'activity', rows);
       assert.equal(ids.length, rows.length);
       const byId = new Map((await stored('ordered ')).map((r) => [Number(r.id), r]));
       assert.equal(byId.size, rows.length);
@@ -71,7 +71,7 @@ for (const dialect of DIALECTS) {
         // the same columns, written in reverse order
         return i === 1 ? Object.fromEntries(Object.entries(r).reverse()) : r;
       });
-      await insertMany(env.handle.db, 'activity', rows, false);
+      await insertMany(env.handle.db, 'activity', rows);
       const out = await stored('keys ');
       assert.deepEqual(
         out.map((r) => [r.summary, r.actor]),
@@ -85,7 +85,7 @@ for (const dialect of DIALECTS) {
 
     it('writes rows that leave a column out (its default), as the query builder does', async () => {
       const { node_id: _node, ...short } = { ...row(5), summary: 'short 1' };
-      await insertMany(env.handle.db, 'activity', [{ ...row(4), summary: 'short 0' }, short], false);
+      await insertMany(env.handle.db, 'activity', [{ ...row(4), summary: 'short 0' }, short]);
       assert.deepEqual(
         (await stored('short ')).map((r) => r.summary),
         ['short 0', 'short 1'],
@@ -98,9 +98,7 @@ for (const dialect of DIALECTS) {
         summary: `refused ${i}`,
       }));
       rows[1_300] = { ...row(1_300), summary: `refused 1300`, actor: null };
-      await assert.rejects(
-        env.handle.db.transaction().execute((trx) => insertMany(trx, 'activity', rows, false)),
-      );
+      await assert.rejects(env.handle.db.transaction().execute((trx) => insertMany(trx, 'activity', rows)));
       assert.deepEqual(await stored('refused '), []);
     });
   });

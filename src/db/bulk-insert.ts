@@ -44,38 +44,55 @@ export function statementSizes(n: number, per: number): number[] {
   return sizes;
 }
 
+export interface InsertOptions {
+  /** Columns the statement answers for each row it wrote. */
+  returning?: readonly string[];
+  /** A unique key: a row that would repeat it is skipped (`on conflict (…) do nothing`). */
+  skipConflictsOn?: readonly string[];
+}
+
 /**
- * Inserts `rows` (every row the same columns) and, with `returning`, answers their ids in row
- * order: within one INSERT both dialects number the rows in the order given, so sorting a
- * statement's ids restores it.
+ * Inserts `rows` (every row the same columns) and answers the `returning` columns of the rows
+ * written, statement by statement in the rows' order.
  */
-export async function insertMany(
+export async function insertMany<R = Row>(
   db: Db,
   table: Table,
   rows: readonly object[],
-  returning: boolean,
-): Promise<number[]> {
+  options: InsertOptions = {},
+): Promise<R[]> {
   const [first] = rows;
   if (!first) return [];
   const columns = Object.keys(first);
-  const ids: number[] = [];
+  const written: R[] = [];
   let at = 0;
   for (const size of statementSizes(rows.length, rowsPerStatement(columns.length))) {
     const part = rows.slice(at, at + size) as readonly Row[];
     at += size;
     const parameters = valuesOf(part, columns);
     const query = parameters
-      ? CompiledQuery.raw(shapeSql(db, table, columns, size, returning), parameters)
-      : built(db, table, part, returning).compile();
-    const { rows: out } = await db.executeQuery<{ id: number | string }>(query);
-    if (returning) ids.push(...out.map((r) => Number(r.id)).sort((a, b) => a - b));
+      ? CompiledQuery.raw(shapeSql(db, table, columns, size, options), parameters)
+      : built(db, table, part, options).compile();
+    const { rows: out } = await db.executeQuery<R>(query);
+    for (const r of out) written.push(r);
   }
-  return ids;
+  return written;
 }
 
-function built(db: Db, table: Table, rows: readonly Row[], returning: boolean) {
-  const insert = db.insertInto(table).values(rows);
-  return returning ? insert.returning('id') : insert;
+/**
+ * Inserts `rows` and answers their ids in row order: within one INSERT both dialects number
+ * the rows in the order given, and a later statement's rows come after, so the ids sorted are
+ * the rows' order.
+ */
+export async function insertManyIds(db: Db, table: Table, rows: readonly object[]): Promise<number[]> {
+  const out = await insertMany<{ id: number | string }>(db, table, rows, { returning: ['id'] });
+  return out.map((r) => Number(r.id)).sort((a, b) => a - b);
+}
+
+function built(db: Db, table: Table, rows: readonly Row[], { returning, skipConflictsOn }: InsertOptions) {
+  let insert = db.insertInto(table).values(rows);
+  if (skipConflictsOn) insert = insert.onConflict((oc) => oc.columns(skipConflictsOn as never).doNothing());
+  return returning ? insert.returning(returning as never) : insert;
 }
 
 /**
@@ -106,18 +123,18 @@ function shapeSql(
   table: Table,
   columns: readonly string[],
   size: number,
-  returning: boolean,
+  options: InsertOptions,
 ): string {
   const executor = db.getExecutor();
   if (executor.plugins.length > 0) throw new Error('a bulk insert runs only on a handle without plugins');
   let byShape = shapes.get(executor.adapter);
   if (!byShape) shapes.set(executor.adapter, (byShape = new Map<string, string>()));
-  const key = `${table}|${columns.join(',')}|${size}|${returning ? 'id' : ''}`;
+  const key = `${table}|${columns.join(',')}|${size}|${options.returning?.join(',')}|${options.skipConflictsOn?.join(',')}`;
   let text = byShape.get(key);
   if (text === undefined) {
     let n = 0;
     const sample = Array.from({ length: size }, () => Object.fromEntries(columns.map((c) => [c, n++])));
-    const compiled = built(db, table, sample, returning).compile();
+    const compiled = built(db, table, sample, options).compile();
     // the parameters must be the sample's values in row-major order, or values would bind to the wrong columns
     if (compiled.parameters.length !== n || compiled.parameters.some((p, i) => p !== i))
       throw new Error(`internal: the insert into ${table} does not bind its values row by row`);

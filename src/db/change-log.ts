@@ -1,4 +1,4 @@
-import { chunks } from '../util/chunks.js';
+import { insertMany } from './bulk-insert.js';
 import type { Db } from './index.js';
 import { stampUpdatedAt } from './updated-at.js';
 import { nowIso } from './values.js';
@@ -149,7 +149,6 @@ export async function recordChanges(
       }
     }
   }
-  // 8 parameters a row: 4,000 rows stay under both databases' bound-parameter limits
-  for (const part of chunks(rows, 4000)) await trx.insertInto('changes').values(part).execute();
+  await insertMany(trx, 'changes', rows);
   return revisions;
 }

@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
-import { insertMany, rowsPerStatement } from '../../db/bulk-insert.js';
+import { insertMany, insertManyIds, rowsPerStatement } from '../../db/bulk-insert.js';
 import type { Database } from '../../db/schema.js';
 
 /*
@@ -23,7 +23,7 @@ export async function insertReturningIds<T extends Table>(
   table: T,
   rows: readonly Insertable<Database[T]>[],
 ): Promise<number[]> {
-  return insertMany(trx, table, rows, true);
+  return insertManyIds(trx, table, rows);
 }
 
 export async function insertRows<T extends Table>(
@@ -31,7 +31,7 @@ export async function insertRows<T extends Table>(
   table: T,
   rows: readonly Insertable<Database[T]>[],
 ): Promise<void> {
-  await insertMany(trx, table, rows, false);
+  await insertMany(trx, table, rows);
 }
 
 export interface RowUpdate<T extends Table> {

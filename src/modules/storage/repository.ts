@@ -1,5 +1,6 @@
 import { sql, type Insertable } from 'kysely';
 import type { StorageEventsTable } from '../../db/schema.js';
+import { insertMany } from '../../db/bulk-insert.js';
 import type { Db, Dialect } from '../../db/index.js';
 import { chunks } from '../../util/chunks.js';
 
@@ -32,17 +33,11 @@ export type EventRow = Omit<Insertable<StorageEventsTable>, 'id'>;
  * (production_id, dedupe_key) index decides, so a concurrent replay can never add a second row.
  */
 export async function insertNewEvents(trx: Db, rows: readonly EventRow[]): Promise<Map<string, number>> {
-  const inserted = new Map<string, number>();
-  for (const part of chunks(rows)) {
-    const got = await trx
-      .insertInto('storage_events')
-      .values(part)
-      .onConflict((oc) => oc.columns(['production_id', 'dedupe_key']).doNothing())
-      .returning(['id', 'dedupe_key'])
-      .execute();
-    for (const r of got) inserted.set(r.dedupe_key, r.id);
-  }
-  return inserted;
+  const got = await insertMany<{ id: number; dedupe_key: string }>(trx, 'storage_events', rows, {
+    skipConflictsOn: ['production_id', 'dedupe_key'],
+    returning: ['id', 'dedupe_key'],
+  });
+  return new Map(got.map((r) => [r.dedupe_key, Number(r.id)]));
 }
 
 export interface LiveFile {
@@ -142,12 +137,9 @@ export interface NewFile {
 }
 
 export async function insertFiles(trx: Db, productionId: number, rows: readonly NewFile[]): Promise<void> {
-  for (const part of chunks(rows)) {
-    await trx
-      .insertInto('library_files')
-      .values(
-        part.map((r) => ({ production_id: productionId, ...r, retired_at: null, proxy_media_id: null })),
-      )
-      .execute();
-  }
+  await insertMany(
+    trx,
+    'library_files',
+    rows.map((r) => ({ production_id: productionId, ...r, retired_at: null, proxy_media_id: null })),
+  );
 }
