@@ -136,6 +136,8 @@ for (const dialect of DIALECTS) {
         [ev({ to_path: 'x/y' }), /^to_path: only a move/],
         [ev({ detected_at: 'yesterday' }), /^detected_at/],
         [ev({ detected_at: '2026-02-30T10:00:00Z' }), /^detected_at/],
+        [ev({ detected_at: '2026-02-30T10:00:00.000Z' }), /^detected_at/],
+        [ev({ detected_at: '2026-03-02T24:00:00.000Z' }), /^detected_at/],
         [ev({ detected_at: '2026-03-02T10:00:00' }), /^detected_at/],
         [ev({ detected_at: 1772442000 }), /^detected_at/],
         [ev({ size: -1 }), /^size/],

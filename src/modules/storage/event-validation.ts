@@ -26,9 +26,14 @@ export const MAX_DEDUPE_KEY = 512;
 
 const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 
+const CANONICAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 /** An ISO-8601 timestamp with an explicit zone, as UTC; null when it is not one (Feb 30 included). */
 export function utcTimestamp(raw: unknown): string | null {
   if (typeof raw !== 'string') return null;
+  // the common case, already canonical (what the API itself answers): a date that survives the
+  // round trip unchanged is a real one, so the general parse below is not needed
+  if (CANONICAL.test(raw) && new Date(raw).toISOString() === raw) return raw;
   const m = TIMESTAMP.exec(raw.trim());
   if (!m) return null;
   const [, y, mo, d, h, mi, s = '00', frac = '', zone] = m;
