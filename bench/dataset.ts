@@ -44,15 +44,7 @@ async function importInChild(doc: string, db: string, media: string): Promise<Im
   await new Promise<void>((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        join(BENCH_DIR, 'import-child.ts'),
-        doc,
-        db,
-        media,
-        statsFile,
-      ],
+      ['--import', 'tsx', join(BENCH_DIR, 'import-child.ts'), doc, db, media, statsFile],
       { stdio: ['ignore', 'inherit', 'inherit'] },
     );
     child.on('error', reject);
