@@ -1,5 +1,5 @@
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
-import { pino, type DestinationStream } from 'pino';
+import { pino } from 'pino';
 
 /** What stands in for a secret in a log line. */
 export const REDACTED = '[redacted]';
@@ -169,19 +169,72 @@ export function loggerOptions(level: string, stream?: { write(line: string): voi
 
 /** How long a log line may wait in the buffer before it is written out. */
 const LOG_FLUSH_MS = 100;
+/** How much is gathered before one write: about 25 request lines. */
+const LOG_BATCH_CHARS = 8192;
 
 /**
- * Standard output written in batches of lines: one write per line cost a system call per
- * request. Lines are written out once 8 kB are waiting, and at least every LOG_FLUSH_MS, so a
- * quiet server's lines still appear at once to whoever reads them; what is buffered is written
- * synchronously when the process exits.
+ * Log lines gathered into one write to standard output: one write per line cost a system call
+ * per request. The lines are kept as a list and joined once per batch; sonic-boom's own
+ * batching (`minLength`) appends each line to one growing string and measures that string's
+ * byte length on every write, which copies the whole batch once per line (4.2 µs a line where
+ * this costs 2.7, `bench/FINDINGS.md`). sonic-boom still does the writing: partial writes, a
+ * full pipe, and the synchronous flush when the process exits.
  */
-let stdout: DestinationStream | undefined;
+export class LineBatcher {
+  private lines: string[] = [];
+  private chars = 0;
 
-function bufferedStdout(): DestinationStream {
+  /**
+   * @param out writes each batch without blocking (sonic-boom, asynchronous)
+   * @param atExit makes a destination that writes synchronously, for what is left at exit: an
+   *   asynchronous write started then would never finish
+   */
+  constructor(
+    private readonly out: { write(chunk: string): unknown; flushSync?(): void },
+    private readonly atExit: () => { write(chunk: string): unknown } = () => out,
+    private readonly batchChars = LOG_BATCH_CHARS,
+  ) {}
+
+  write(line: string): void {
+    this.lines.push(line);
+    this.chars += line.length;
+    if (this.chars >= this.batchChars) this.flush();
+  }
+
+  /** Hands what is gathered to the destination (which writes it without waiting for more). */
+  flush(): void {
+    const chunk = this.take();
+    if (chunk) this.out.write(chunk);
+  }
+
+  /** Everything handed on and everything gathered written before this returns (at exit). */
+  flushSync(): void {
+    const chunk = this.take();
+    this.out.flushSync?.();
+    if (chunk) this.atExit().write(chunk);
+  }
+
+  private take(): string {
+    const chunk = this.lines.length === 1 ? this.lines[0]! : this.lines.join('');
+    this.lines = [];
+    this.chars = 0;
+    return chunk;
+  }
+}
+
+/**
+ * Standard output written in batches of lines: written out once 8 kB are waiting, and at least
+ * every LOG_FLUSH_MS, so a quiet server's lines still appear at once to whoever reads them;
+ * what is buffered is written synchronously when the process exits.
+ */
+let stdout: LineBatcher | undefined;
+
+function bufferedStdout(): LineBatcher {
   // one per process, however many apps it builds (the tests build many)
   if (stdout) return stdout;
-  const out = pino.destination({ dest: 1, minLength: 8192, sync: false });
+  const out = new LineBatcher(pino.destination({ dest: 1, sync: false }), () =>
+    pino.destination({ dest: 1, sync: true }),
+  );
   setInterval(() => out.flush(), LOG_FLUSH_MS).unref();
   process.once('exit', () => out.flushSync());
   stdout = out;
