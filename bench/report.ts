@@ -24,6 +24,8 @@ export interface RouteResult {
   timeouts: number;
   /** The load generator that measured it: wrk (reads, when installed) or autocannon. */
   loader: 'wrk' | 'autocannon';
+  /** The server's RSS right after this route's load, and its peak since it started. */
+  serverMemory?: { rssMb: number; peakRssMb: number };
 }
 
 export interface Machine {
@@ -131,6 +133,22 @@ function soakLines(soak: NonNullable<BenchReport['soak']>): string[] {
   ];
 }
 
+/** Where the server's memory went: its RSS after each route and its peak so far. */
+function memoryLines(routes: RouteResult[]): string[] {
+  const measured = routes.filter((r) => r.serverMemory);
+  if (measured.length === 0) return [];
+  return [
+    '',
+    '### Server memory after each route (in the order measured)',
+    '',
+    '| route | RSS after MB | peak so far MB |',
+    '|---|---:|---:|',
+    ...measured.map(
+      (r) => `| ${r.label} | ${fmt(r.serverMemory!.rssMb)} | ${fmt(r.serverMemory!.peakRssMb)} |`,
+    ),
+  ];
+}
+
 export function markdown(report: BenchReport): string {
   const m = report.machine;
   const d = report.dataset;
@@ -151,6 +169,7 @@ export function markdown(report: BenchReport): string {
     ),
     '',
     `Bare Fastify: ${fmt(report.bare.first)} req/s first, ${fmt(report.bare.last)} req/s last; in-app control (\`GET /bench/hello\` in the product's app): ${fmt(report.control.first)} first, ${fmt(report.control.last)} last. Each ratio uses the mean of its control's two measurements.`,
+    ...memoryLines(report.routes),
     ...(report.soak ? soakLines(report.soak) : []),
     ...(report.workers ? workersLines(report.workers) : []),
     '',

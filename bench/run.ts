@@ -360,7 +360,9 @@ async function main(): Promise<void> {
     const first = await measure(base, control, prepared, options);
     for (const spec of chosen) {
       log(`measuring ${spec.name}`);
-      results.push(await measure(base, spec, prepared, options));
+      const result = await measure(base, spec, prepared, options);
+      const { rssMb, peakRssMb } = await server.request<{ rssMb: number; peakRssMb: number }>('stats');
+      results.push({ ...result, serverMemory: { rssMb, peakRssMb } });
     }
     log(`measuring ${control.name} again`);
     const last = await measure(base, control, prepared, options);
