@@ -191,7 +191,7 @@ export class LineBatcher {
    */
   constructor(
     private readonly out: { write(chunk: string): unknown; flushSync?(): void },
-    private readonly atExit: () => { write(chunk: string): unknown } = () => out,
+    private readonly atExit: () => { write(chunk: string): unknown },
     private readonly batchChars = LOG_BATCH_CHARS,
   ) {}
 
