@@ -1,6 +1,7 @@
 import { workersLines, type WorkersResult } from './workers.js';
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, release, totalmem } from 'node:os';
+import type { GcPauses } from './gc-pauses.js';
 import type { SoakResult } from './soak.js';
 
 export interface RouteResult {
@@ -26,6 +27,8 @@ export interface RouteResult {
   loader: 'wrk' | 'autocannon';
   /** The server's RSS right after this route's load, and its peak since it started. */
   serverMemory?: { rssMb: number; peakRssMb: number };
+  /** The collector's pauses on the server's main thread during this route's load (warm-up included). */
+  gcPauses?: GcPauses;
 }
 
 export interface Machine {
@@ -124,27 +127,38 @@ function soakLines(soak: NonNullable<BenchReport['soak']>): string[] {
     '',
     `Each connection in turn: a note with an Idempotency-Key, a vendor's scene bundle, its \`/turnovers\`, the next page of \`/assets?limit=100\`, the change feed from its last cursor, \`/production\`. ${fmt(soak.reqPerSec)} req/s (ratio to bare Fastify ${fmt(soak.ratioToBare, 3)}), p50 ${fmt(soak.p50Ms, 1)} ms, p99 ${fmt(soak.p99Ms, 1)} ms; ${statuses}${soak.errors ? `; ${soak.errors} errors` : ''}${soak.timeouts ? `; ${soak.timeouts} timeouts` : ''}${failed ? ' **FAILED**' : ''}.`,
     '',
-    '| at s | RSS MB | heap after full GC MB | external (buffers) MB | event-loop delay p99 ms | max ms |',
-    '|---:|---:|---:|---:|---:|---:|',
+    '| at s | RSS MB | heap after full GC MB | external (buffers) MB | event-loop delay p99 ms | max ms | longest GC pause ms | GC total ms |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...soak.samples.map(
       (x) =>
-        `| ${x.atSeconds} | ${fmt(x.rssMb)} | ${fmt(x.heapAfterGcMb, 1)} | ${fmt(x.externalMb, 1)} | ${fmt(x.loopDelayP99Ms, 1)} | ${fmt(x.loopDelayMaxMs, 1)} |`,
+        `| ${x.atSeconds} | ${fmt(x.rssMb)} | ${fmt(x.heapAfterGcMb, 1)} | ${fmt(x.externalMb, 1)} | ${fmt(x.loopDelayP99Ms, 1)} | ${fmt(x.loopDelayMaxMs, 1)} | ${fmt(x.gcMaxMs ?? 0, 1)} | ${fmt(x.gcTotalMs ?? 0)} |`,
     ),
   ];
 }
 
-/** Where the server's memory went: its RSS after each route and its peak so far. */
+/**
+ * Where the server's memory went (its RSS after each route and its peak so far) and what the
+ * collector cost it: a route's p99 far above its longest pause did not come from the collector.
+ * "conns ÷ req/s" is the mean time a request spends in the server when every connection always
+ * has one outstanding (Little's law): the queue a closed-loop load builds on one event loop. A
+ * p99 about twice that is queueing, not a stall.
+ */
 function memoryLines(routes: RouteResult[]): string[] {
   const measured = routes.filter((r) => r.serverMemory);
   if (measured.length === 0) return [];
+  const gc = (g: GcPauses | undefined) =>
+    g
+      ? `${fmt(g.count)} | ${fmt(g.totalMs)} | ${fmt(g.maxByKindMs['scavenge'] ?? 0, 1)} | ${fmt(g.maxByKindMs['mark-compact'] ?? 0, 1)}`
+      : '– | – | – | –';
   return [
     '',
-    '### Server memory after each route (in the order measured)',
+    '### Server memory and collector pauses after each route (in the order measured)',
     '',
-    '| route | RSS after MB | peak so far MB |',
-    '|---|---:|---:|',
+    '| route | RSS after MB | peak so far MB | conns ÷ req/s ms | p99 ms | GC pauses | total ms | longest scavenge ms | longest mark-compact ms |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...measured.map(
-      (r) => `| ${r.label} | ${fmt(r.serverMemory!.rssMb)} | ${fmt(r.serverMemory!.peakRssMb)} |`,
+      (r) =>
+        `| ${r.label} | ${fmt(r.serverMemory!.rssMb)} | ${fmt(r.serverMemory!.peakRssMb)} | ${fmt((r.connections / r.reqPerSec) * 1000, 1)} | ${fmt(r.p99Ms, 1)} | ${gc(r.gcPauses)} |`,
     ),
   ];
 }

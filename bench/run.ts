@@ -12,6 +12,7 @@ import { sql } from 'kysely';
 import { parseDbTarget } from '../src/config.js';
 import { openDatabase } from '../src/db/index.js';
 import { BENCH_DIR, CACHE_DIR, prepareDataset, type Dataset } from './dataset.js';
+import type { GcPauses } from './gc-pauses.js';
 import { prepareFixture } from './fixture.js';
 import { BenchUsageError, parseBenchOptions, type BenchOptions } from './options.js';
 import { describeMachine, markdown, type BenchReport, type RouteResult } from './report.js';
@@ -19,6 +20,13 @@ import { queryPlans } from './plans.js';
 import { requestsOf, ROUTES, type Prepared, type RouteSpec } from './routes.js';
 import { runWrk } from './wrk.js';
 import { runSoak, type SoakResult } from './soak.js';
+
+/** What the server reports after each route. */
+interface RouteStats {
+  rssMb: number;
+  peakRssMb: number;
+  gcPauses: GcPauses;
+}
 import { measureWorkers, waitHealthy, type WorkersResult } from './workers.js';
 
 const ROOT = join(BENCH_DIR, '..');
@@ -358,11 +366,13 @@ async function main(): Promise<void> {
     const bareFirst = await measureBare(prepared, options);
     log(`measuring ${control.name}`);
     const first = await measure(base, control, prepared, options);
+    // each route's figures start here: the collector's pauses so far belong to the controls
+    await server.request('stats');
     for (const spec of chosen) {
       log(`measuring ${spec.name}`);
       const result = await measure(base, spec, prepared, options);
-      const { rssMb, peakRssMb } = await server.request<{ rssMb: number; peakRssMb: number }>('stats');
-      results.push({ ...result, serverMemory: { rssMb, peakRssMb } });
+      const { rssMb, peakRssMb, gcPauses } = await server.request<RouteStats>('stats');
+      results.push({ ...result, serverMemory: { rssMb, peakRssMb }, gcPauses });
     }
     log(`measuring ${control.name} again`);
     const last = await measure(base, control, prepared, options);

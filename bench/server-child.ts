@@ -1,14 +1,15 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
+import { watchGcPauses } from './gc-pauses.js';
 
 /**
  * The measured server: the product's app, built exactly as `prodgraph serve` builds it, plus
  * one bench-only route, `GET /bench/hello`, that is the control (same Fastify instance, hooks,
  * logger and error handling; no database). Talks to the bench over the IPC channel: "ready"
- * with its port once listening; on "stats", its peak memory; on "stop", it closes and exits
+ * with its port once listening; on "stats", its peak memory and the collector's pauses since the last "stats"; on "stop", it closes and exits
  * (which is when --cpu-prof writes the profile); on "sample" (the soak), its memory after a
- * full GC and the event loop's delay since the last sample. Database and media come from
+ * full GC, the event loop's delay and the collector's pauses since the last sample. Database and media come from
  * BENCH_DB and BENCH_MEDIA.
  */
 const send = (message: unknown) => process.send?.(message);
@@ -30,6 +31,7 @@ send({
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
 const gc = (globalThis as { gc?: () => void }).gc;
+const gcPauses = watchGcPauses();
 
 /**
  * Memory after a full GC (needs --expose-gc) and the loop delay since the last sample. The
@@ -54,6 +56,7 @@ function sample() {
     externalMb: usage.external / 1048576,
     afterGc: gc !== undefined,
     loopDelay: delay,
+    gcPauses: gcPauses.take(),
   };
 }
 
@@ -67,6 +70,7 @@ process.on('message', (message: { type: string }) => {
       peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
       rssMb: Math.round(usage.rss / 1048576),
       heapUsedMb: Math.round(usage.heapUsed / 1048576),
+      gcPauses: gcPauses.take(),
     });
   } else if (message.type === 'stop') {
     void app.close().finally(() => process.exit(0));

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon, { type Request } from 'autocannon';
+import type { GcPauses } from './gc-pauses.js';
 import type { Prepared } from './routes.js';
 
 /**
@@ -9,8 +10,8 @@ import type { Prepared } from './routes.js';
  * vendor's scene bundle and its turnovers, the next page of the asset list (following `Link`),
  * the change feed read on from its last cursor, and `GET /production`. Every note bumps the
  * production's revision, so kept answers keep being retired and rebuilt: this is what finds a
- * process that grows. Every 30 s the server reports its RSS and heap after a full GC and the
- * event loop's delay (p99, max) over the interval.
+ * process that grows. Every 30 s the server reports its RSS and heap after a full GC, the
+ * event loop's delay (p99, max) and the collector's pauses (longest, total) over the interval.
  */
 
 export const SOAK_CONNECTIONS = 20;
@@ -23,6 +24,9 @@ export interface SoakSample {
   externalMb: number;
   loopDelayP99Ms: number;
   loopDelayMaxMs: number;
+  /** The collector's longest pause in the interval, and all its pauses together. */
+  gcMaxMs: number;
+  gcTotalMs: number;
 }
 
 export interface SoakResult {
@@ -44,6 +48,7 @@ interface ServerSample {
   externalMb: number;
   afterGc: boolean;
   loopDelay: { p50Ms: number; p99Ms: number; maxMs: number };
+  gcPauses: GcPauses;
 }
 
 const API = '/api/v1';
@@ -134,10 +139,12 @@ export async function runSoak(
       externalMb: Math.round(s.externalMb * 10) / 10,
       loopDelayP99Ms: Math.round(s.loopDelay.p99Ms * 10) / 10,
       loopDelayMaxMs: Math.round(s.loopDelay.maxMs * 10) / 10,
+      gcMaxMs: s.gcPauses.maxMs,
+      gcTotalMs: s.gcPauses.totalMs,
     };
     samples.push(sample);
     log(
-      `soak ${sample.atSeconds} s: RSS ${sample.rssMb} MB, heap after GC ${sample.heapAfterGcMb} MB, loop delay p99 ${sample.loopDelayP99Ms} ms`,
+      `soak ${sample.atSeconds} s: RSS ${sample.rssMb} MB, heap after GC ${sample.heapAfterGcMb} MB, loop delay p99 ${sample.loopDelayP99Ms} ms, longest GC pause ${sample.gcMaxMs} ms`,
     );
   };
   await take();
