@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { posix } from 'node:path';
+import { test } from 'node:test';
+import { normaliseLibraryPath } from '../src/modules/storage/paths.js';
+import { utcTimestamp } from '../src/modules/storage/event-validation.js';
+
+/**
+ * A storage event's path and timestamp are checked with shortcuts for what agents send most
+ * (a path already in normal form, a timestamp already canonical). These tests hold the
+ * shortcuts to the general rules, written out here as they were before the shortcuts: any
+ * input, in or out of the common form, gets the same answer.
+ */
+
+function pathByRules(raw: string): { path: string } | { reason: string } {
+  if (raw.trim() === '') return { reason: 'path must be a non-empty string' };
+  const slashed = raw.replace(/\\/g, '/');
+  if (slashed.startsWith('/') || /^[A-Za-z]:/.test(slashed)) return { reason: 'path must be relative' };
+  if (slashed.split('/').includes('..')) return { reason: 'path must not contain ".."' };
+  const path = posix.normalize(slashed).replace(/\/+$/, '');
+  if (path === '' || path === '.' || path.startsWith('../'))
+    return { reason: 'path must name a file inside the filespace' };
+  if (path.length > 4096) return { reason: 'path is longer than 4096 characters' };
+  return { path: path.replace(/^\.\//, '') };
+}
+
+function timestampByRoundTrip(raw: string): string | null {
+  const canonical = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+  if (!canonical.test(raw)) return 'not canonical';
+  const t = new Date(raw);
+  return !Number.isNaN(t.getTime()) && t.toISOString() === raw ? raw : null;
+}
+
+/** Every string of up to `length` characters drawn from `alphabet`. */
+function* strings(alphabet: string[], length: number): Generator<string> {
+  if (length === 0) return yield '';
+  for (const shorter of strings(alphabet, length - 1)) {
+    yield shorter;
+    if (shorter.length === length - 1) for (const c of alphabet) yield shorter + c;
+  }
+}
+
+test('a library path: every short path of slashes, dots and letters is normalised or refused as by the general rules', () => {
+  let checked = 0;
+  for (const raw of new Set(strings(['a', 'b', '.', '/', '\\', 'C', ':', ' '], 6))) {
+    if (raw === '') continue;
+    assert.deepEqual(normaliseLibraryPath(raw), pathByRules(raw), JSON.stringify(raw));
+    checked++;
+  }
+  assert.ok(checked > 250_000, `${checked} paths checked`);
+});
+
+test('a library path: real paths keep or gain their normal form; over 4,096 characters is refused', () => {
+  const cases: [string, string | null][] = [
+    ['plates/sh010/v003/sh010.1001.exr', 'plates/sh010/v003/sh010.1001.exr'],
+    ['plates\\sh010\\v003', 'plates/sh010/v003'],
+    ['./plates//sh010/', 'plates/sh010'],
+    ['plates/../etc', null],
+    ['/etc/passwd', null],
+    ['C:/show', null],
+    ['...', '...'],
+    ['a/.../b', 'a/.../b'],
+    ['.hidden/file', '.hidden/file'],
+    ['x'.repeat(4096), 'x'.repeat(4096)],
+    ['x'.repeat(4097), null],
+  ];
+  for (const [raw, expected] of cases) {
+    const got = normaliseLibraryPath(raw);
+    assert.deepEqual(got, pathByRules(raw), raw);
+    assert.equal('path' in got ? got.path : null, expected, raw);
+  }
+});
+
+test('a canonical timestamp is accepted exactly when it names a real instant', () => {
+  const days = ['00', '01', '28', '29', '30', '31', '32'];
+  const months = ['00', '01', '02', '04', '12', '13'];
+  const years = ['0000', '1900', '1999', '2000', '2024', '2026', '2100', '9999'];
+  const times = ['00:00:00.000', '23:59:59.999', '24:00:00.000', '12:60:00.000', '12:00:60.000'];
+  let checked = 0;
+  for (const y of years)
+    for (const mo of months)
+      for (const d of days)
+        for (const t of times) {
+          const raw = `${y}-${mo}-${d}T${t}Z`;
+          assert.equal(utcTimestamp(raw), timestampByRoundTrip(raw), raw);
+          checked++;
+        }
+  assert.equal(checked, 1680);
+});
+
+test('other timestamps with a zone are read into UTC; without one, or impossible, refused', () => {
+  assert.equal(utcTimestamp('2026-03-01T11:00:00Z'), '2026-03-01T11:00:00.000Z');
+  assert.equal(utcTimestamp('2026-03-01T12:00:00.123456+01:00'), '2026-03-01T11:00:00.123Z');
+  assert.equal(utcTimestamp('2024-02-29T00:00:00-0500'), '2024-02-29T05:00:00.000Z');
+  assert.equal(utcTimestamp('2026-02-29T00:00:00Z'), null);
+  assert.equal(utcTimestamp('2026-03-01T11:00:00'), null);
+  assert.equal(utcTimestamp(' 2026-03-01T11:00:00.000Z '), '2026-03-01T11:00:00.000Z');
+  assert.equal(utcTimestamp(1767225600000), null);
+});
