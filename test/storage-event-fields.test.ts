@@ -1,34 +1,15 @@
 import assert from 'node:assert/strict';
-import { posix } from 'node:path';
 import { test } from 'node:test';
 import { normaliseLibraryPath } from '../src/modules/storage/paths.js';
 import { utcTimestamp } from '../src/modules/storage/event-validation.js';
+import { canonicalByRoundTrip, pathByRules } from './support/storage-event-rules.js';
 
 /**
  * A storage event's path and timestamp are checked with shortcuts for what agents send most
  * (a path already in normal form, a timestamp already canonical). These tests hold the
- * shortcuts to the general rules, written out here as they were before the shortcuts: any
- * input, in or out of the common form, gets the same answer.
+ * shortcuts to the general rules (test/support/storage-event-rules.ts): any input, in or out
+ * of the common form, gets the same answer.
  */
-
-function pathByRules(raw: string): { path: string } | { reason: string } {
-  if (raw.trim() === '') return { reason: 'path must be a non-empty string' };
-  const slashed = raw.replace(/\\/g, '/');
-  if (slashed.startsWith('/') || /^[A-Za-z]:/.test(slashed)) return { reason: 'path must be relative' };
-  if (slashed.split('/').includes('..')) return { reason: 'path must not contain ".."' };
-  const path = posix.normalize(slashed).replace(/\/+$/, '');
-  if (path === '' || path === '.' || path.startsWith('../'))
-    return { reason: 'path must name a file inside the filespace' };
-  if (path.length > 4096) return { reason: 'path is longer than 4096 characters' };
-  return { path: path.replace(/^\.\//, '') };
-}
-
-function timestampByRoundTrip(raw: string): string | null {
-  const canonical = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-  if (!canonical.test(raw)) return 'not canonical';
-  const t = new Date(raw);
-  return !Number.isNaN(t.getTime()) && t.toISOString() === raw ? raw : null;
-}
 
 /** Every string of up to `length` characters drawn from `alphabet`. */
 function* strings(alphabet: string[], length: number): Generator<string> {
@@ -81,7 +62,7 @@ test('a canonical timestamp is accepted exactly when it names a real instant', (
       for (const d of days)
         for (const t of times) {
           const raw = `${y}-${mo}-${d}T${t}Z`;
-          assert.equal(utcTimestamp(raw), timestampByRoundTrip(raw), raw);
+          assert.equal(utcTimestamp(raw), canonicalByRoundTrip(raw), raw);
           checked++;
         }
   assert.equal(checked, 1680);
