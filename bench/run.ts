@@ -20,6 +20,7 @@ import { queryPlans } from './plans.js';
 import { requestsOf, ROUTES, type Prepared, type RouteSpec } from './routes.js';
 import { runWrk } from './wrk.js';
 import { runSoak, type SoakResult } from './soak.js';
+import { measureWorkers, waitHealthy, type WorkersResult } from './workers.js';
 
 /** What the server reports after each route. */
 interface RouteStats {
@@ -27,7 +28,6 @@ interface RouteStats {
   peakRssMb: number;
   gcPauses: GcPauses;
 }
-import { measureWorkers, waitHealthy, type WorkersResult } from './workers.js';
 
 const ROOT = join(BENCH_DIR, '..');
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);

@@ -7,10 +7,11 @@ import { watchGcPauses } from './gc-pauses.js';
  * The measured server: the product's app, built exactly as `prodgraph serve` builds it, plus
  * one bench-only route, `GET /bench/hello`, that is the control (same Fastify instance, hooks,
  * logger and error handling; no database). Talks to the bench over the IPC channel: "ready"
- * with its port once listening; on "stats", its peak memory and the collector's pauses since the last "stats"; on "stop", it closes and exits
- * (which is when --cpu-prof writes the profile); on "sample" (the soak), its memory after a
- * full GC, the event loop's delay and the collector's pauses since the last sample. Database and media come from
- * BENCH_DB and BENCH_MEDIA.
+ * with its port once listening; on "stats", its memory and the collector's pauses since the
+ * last "stats"; on "stop", it closes and exits (which is when --cpu-prof writes the profile);
+ * on "sample" (the soak), its memory after a full GC, the event loop's delay and the
+ * collector's pauses since the last sample. Database and media come from BENCH_DB and
+ * BENCH_MEDIA.
  */
 const send = (message: unknown) => process.send?.(message);
 

@@ -21,8 +21,8 @@ export function pathByRules(raw: string): { path: string } | { reason: string } 
 
 const CANONICAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** A canonical timestamp as itself when a round trip through `Date` keeps it; null when not. */
-export function canonicalByRoundTrip(raw: string): string | null | 'not canonical' {
+/** A canonical timestamp as itself when a round trip through `Date` keeps it; null when not; `not canonical` for any other form. */
+export function canonicalByRoundTrip(raw: string): string | null {
   if (!CANONICAL.test(raw)) return 'not canonical';
   const t = new Date(raw);
   return !Number.isNaN(t.getTime()) && t.toISOString() === raw ? raw : null;
