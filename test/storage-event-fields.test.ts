@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { normaliseLibraryPath } from '../src/modules/storage/paths.js';
+import { normaliseByRules, normaliseLibraryPath } from '../src/modules/storage/paths.js';
 import { utcTimestamp } from '../src/modules/storage/event-validation.js';
-import { canonicalByRoundTrip, pathByRules } from './support/storage-event-rules.js';
+import { canonicalByRoundTrip } from './support/storage-event-rules.js';
 
 /**
  * A storage event's path and timestamp are checked with shortcuts for what agents send most
  * (a path already in normal form, a timestamp already canonical). These tests hold the
- * shortcuts to the general rules (test/support/storage-event-rules.ts): any input, in or out
- * of the common form, gets the same answer.
+ * shortcuts to the general rules (the path's `normaliseByRules`, the timestamp's round trip
+ * through `Date`): any input, in or out of the common form, gets the same answer.
  */
 
 /** Every string of up to `length` characters drawn from `alphabet`. */
@@ -24,7 +24,10 @@ test('a library path: every short path of slashes, dots and letters is normalise
   let checked = 0;
   for (const raw of new Set(strings(['a', 'b', '.', '/', '\\', 'C', ':', ' '], 6))) {
     if (raw === '') continue;
-    assert.deepEqual(normaliseLibraryPath(raw), pathByRules(raw), JSON.stringify(raw));
+    // blank is refused before either rule is reached
+    const expected =
+      raw.trim() === '' ? { reason: 'path must be a non-empty string' } : normaliseByRules(raw);
+    assert.deepEqual(normaliseLibraryPath(raw), expected, JSON.stringify(raw));
     checked++;
   }
   assert.ok(checked > 250_000, `${checked} paths checked`);
@@ -46,7 +49,7 @@ test('a library path: real paths keep or gain their normal form; over 4,096 char
   ];
   for (const [raw, expected] of cases) {
     const got = normaliseLibraryPath(raw);
-    assert.deepEqual(got, pathByRules(raw), raw);
+    assert.deepEqual(got, normaliseByRules(raw), raw);
     assert.equal('path' in got ? got.path : null, expected, raw);
   }
 });

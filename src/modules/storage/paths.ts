@@ -20,6 +20,15 @@ export function normaliseLibraryPath(raw: unknown): { path: string } | { reason:
   if (!NEEDS_WORK.test(raw)) {
     return raw.length > 4096 ? { reason: 'path is longer than 4096 characters' } : { path: raw };
   }
+  return normaliseByRules(raw);
+}
+
+/**
+ * The general rules, for a non-blank path without control characters: slashes turned forward,
+ * refused when absolute or climbing out, normalised. What the shortcut above must agree with
+ * (test/storage-event-fields.test.ts holds it to that).
+ */
+export function normaliseByRules(raw: string): { path: string } | { reason: string } {
   const slashed = raw.replace(/\\/g, '/');
   if (slashed.startsWith('/') || /^[A-Za-z]:/.test(slashed)) return { reason: 'path must be relative' };
   if (slashed.split('/').includes('..')) return { reason: 'path must not contain ".."' };
