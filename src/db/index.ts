@@ -9,6 +9,7 @@ import { migrations } from './migrations/index.js';
 import { Observers, registerObservers, type DbObserver, type PoolStats } from './observe.js';
 import { BUSY_TIMEOUT_MS } from './busy-wait.js';
 import { refusingDialect } from './refusals.js';
+import { currentSchemaDialect } from './introspection.js';
 import { withStatementCache } from './statement-cache.js';
 import { runMarkedPrepared } from './pg-prepared.js';
 import { keepSqliteStatistics } from './statistics.js';
@@ -223,7 +224,10 @@ function openPostgres(
     runMarkedPrepared(client);
   });
   timeConnectionWaits(pool, observers);
-  const db = new Kysely<Database>({ dialect: refusingDialect(new PostgresDialect({ pool })), log });
+  const db = new Kysely<Database>({
+    dialect: refusingDialect(currentSchemaDialect(new PostgresDialect({ pool }))),
+    log,
+  });
   registerObservers(db, observers);
   return {
     db,
@@ -250,14 +254,15 @@ function timeConnectionWaits(pool: pg.Pool, observers: Observers): void {
   }) as typeof pool.connect;
 }
 
-async function migratorFor(db: Db, dialect: Dialect): Promise<{ migrator: Migrator; schema?: string }> {
-  // Kysely looks for its bookkeeping tables across every schema it can see; pin them to ours
-  // so another schema's migrations (a second install, a parallel test) are never mistaken for ours.
+async function migratorFor(db: Db, dialect: Dialect): Promise<Migrator> {
+  // Kysely looks for its bookkeeping tables by schema; pin them to ours so another schema's
+  // migrations (a second install, a parallel test) are never mistaken for ours. What it looks
+  // through is ours alone too (introspection.ts), so another schema dropped meanwhile is unseen.
   const schema =
     dialect === 'postgres'
       ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s
       : undefined;
-  const migrator = new Migrator({
+  return new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
     // migrations come from parallel lines of work; a database that ran a later-numbered one
@@ -265,7 +270,6 @@ async function migratorFor(db: Db, dialect: Dialect): Promise<{ migrator: Migrat
     allowUnorderedMigrations: true,
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
-  return { migrator, schema };
 }
 
 /**
@@ -273,43 +277,18 @@ async function migratorFor(db: Db, dialect: Dialect): Promise<{ migrator: Migrat
  * (migrations to run) or `current`. For commands that promise to change nothing (--plan).
  */
 export async function migrationState(db: Db, dialect: Dialect): Promise<'empty' | 'behind' | 'current'> {
-  const { migrator, schema } = await migratorFor(db, dialect);
-  // the same every-schema introspection as `migrate` below: look again when another schema vanishes
-  let all;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      all = await migrator.getMigrations();
-      break;
-    } catch (err) {
-      if (attempt >= 4 || !droppedElsewhere(err, schema)) throw err;
-      await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));
-    }
-  }
+  const all = await (await migratorFor(db, dialect)).getMigrations();
   const done = all.filter((m) => m.executedAt !== undefined).length;
   return done === 0 ? 'empty' : done < all.length ? 'behind' : 'current';
 }
 
 export async function migrate(db: Db, dialect: Dialect): Promise<void> {
-  const { migrator, schema } = await migratorFor(db, dialect);
-  let { error, results } = await migrator.migrateToLatest();
-  // Kysely's migrator looks for its tables through an introspection of every schema in the
-  // database; a schema another client drops meanwhile (another install's, a parallel test's)
-  // makes that query fail although nothing of ours is wrong. Look again a few times.
-  for (let attempt = 0; attempt < 5 && error && droppedElsewhere(error, schema); attempt++) {
-    await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));
-    ({ error, results } = await migrator.migrateToLatest());
-  }
+  const { error, results } = await (await migratorFor(db, dialect)).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${reason}`.replace('  ', ' '));
   }
-}
-
-/** Whether a migration failed only because some other schema vanished while it was introspected. */
-function droppedElsewhere(error: unknown, ours: string | undefined): boolean {
-  const m = /^schema "([^"]+)" does not exist$/.exec(error instanceof Error ? error.message : '');
-  return m !== null && m[1] !== ours;
 }
 
 export async function openAndMigrate(target: DbTarget, options: DbOptions = {}): Promise<DbHandle> {
