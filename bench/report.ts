@@ -18,6 +18,8 @@ export interface RouteResult {
   /** req/s over the bare Fastify hello-world's in the same run (the mean of its first and last). */
   ratioToBare: number;
   itemsPerSec?: { value: number; unit: string };
+  /** A write: items answered as not new (replays, duplicates); any marks the row as failed. */
+  repeated?: number;
   /** Responses by status code; a row whose responses are not all the expected status failed. */
   statuses: Record<string, number>;
   expected: number;
@@ -112,6 +114,7 @@ function statusNote(r: RouteResult): string {
   }
   if (r.errors) problems.push(`${r.errors} errors`);
   if (r.timeouts) problems.push(`${r.timeouts} timeouts`);
+  if (r.repeated) problems.push(`${fmt(r.repeated)} answered as replays or duplicates, not new writes`);
   return problems.length ? ` **FAILED: ${problems.join('; ')}**` : '';
 }
 

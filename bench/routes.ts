@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Request } from 'autocannon';
 import type { Fixture } from './fixture.js';
 import type { ReadPlan } from './wrk.js';
@@ -22,9 +24,18 @@ export interface RouteSpec {
   items?: { perRequest: number; unit: string };
   /** A read: the paths walked in turn and their headers (wrk or autocannon sends them). */
   plan?: (p: Prepared) => ReadPlan;
-  /** A write: the requests autocannon sends, bodies built per request. */
+  /**
+   * A write: the requests autocannon sends, bodies built per request. Called once per load (the
+   * warm-up, then the measurement), each call with keys of its own: a key the warm-up sent would
+   * be answered as a replay, which is not the write being measured.
+   */
   requests?: (p: Prepared) => Request[];
+  /** A write: how many of the items one answer reports as not new (a replay, a duplicate). */
+  repeated?: (body: string, headers: IncomingHttpHeaders) => number;
 }
+
+/** A key prefix of one load's own: this run's, and this call's. */
+const loadKey = (p: Prepared) => `bench-${p.runId}-${randomBytes(4).toString('hex')}`;
 
 /** The requests autocannon sends for a route (a read's plan walked path by path). */
 export function requestsOf(spec: RouteSpec, p: Prepared): Request[] {
@@ -47,13 +58,13 @@ const API = '/api/v1';
 
 const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 
-function eventBatch(p: Prepared, batch: number): string {
+function eventBatch(p: Prepared, prefix: string, batch: number): string {
   const at = new Date().toISOString();
   const events = Array.from({ length: EVENTS_PER_BATCH }, (_, i) => ({
     event_type: 'create',
-    path: `bench/${p.runId}/b${batch}/f${i}.exr`,
+    path: `bench/${prefix}/b${batch}/f${i}.exr`,
     source: 'audit_tail',
-    dedupe_key: `bench-${p.runId}-${batch}-${i}`,
+    dedupe_key: `${prefix}-${batch}-${i}`,
     detected_at: at,
   }));
   return JSON.stringify({ filespace: p.fixture.filespace, events });
@@ -185,14 +196,16 @@ export const ROUTES: RouteSpec[] = [
     expect: 200,
     connections: 4,
     items: { perRequest: EVENTS_PER_BATCH, unit: 'events/s' },
+    repeated: (body) => (JSON.parse(body) as { duplicates?: number }).duplicates ?? 0,
     requests: (p) => {
       let batch = 0;
+      const prefix = loadKey(p);
       return [
         {
           method: 'POST',
           path: `${API}/storage/events`,
           headers: { ...auth(p.fixture.wideKey), 'content-type': 'application/json' },
-          setupRequest: (req: Request) => ({ ...req, body: eventBatch(p, batch++) }),
+          setupRequest: (req: Request) => ({ ...req, body: eventBatch(p, prefix, batch++) }),
         },
       ];
     },
@@ -203,8 +216,10 @@ export const ROUTES: RouteSpec[] = [
     kind: 'write',
     expect: 201,
     items: { perRequest: 1, unit: 'writes/s' },
+    repeated: (_body, headers) => (headers['idempotent-replayed'] === 'true' ? 1 : 0),
     requests: (p) => {
       let n = 0;
+      const prefix = loadKey(p);
       return [
         {
           method: 'POST',
@@ -216,7 +231,7 @@ export const ROUTES: RouteSpec[] = [
             return {
               ...req,
               path: `${API}/assets/${id}/notes`,
-              headers: { ...req.headers, 'idempotency-key': `bench-${p.runId}-note-${n}` },
+              headers: { ...req.headers, 'idempotency-key': `${prefix}-note-${n}` },
               body: JSON.stringify({ text: `bench note ${n++}` }),
             };
           },

@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import type { IncomingHttpHeaders } from 'node:http';
 import { createServer } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -258,14 +259,21 @@ async function load(
       loader: 'wrk',
     };
   }
-  const r = await autocannon({
-    url: base,
-    connections,
-    duration: seconds,
-    timeout: 30,
-    requests: requestsOf(spec, prepared),
-  });
+  let repeated = 0;
+  const count = spec.repeated;
+  const requests = requestsOf(spec, prepared).map((req) =>
+    count
+      ? {
+          ...req,
+          onResponse: (status: number, body: string, _ctx: object, headers?: IncomingHttpHeaders) => {
+            if (status === spec.expect) repeated += count(body, headers ?? {});
+          },
+        }
+      : req,
+  );
+  const r = await autocannon({ url: base, connections, duration: seconds, timeout: 30, requests });
   return {
+    ...(count ? { repeated } : {}),
     connections,
     requests: r.requests.total,
     reqPerSec: r.requests.total / r.duration,
