@@ -1,4 +1,4 @@
-import type { ControlledTransaction } from 'kysely';
+import { PostgresAdapter, sql, type ControlledTransaction } from 'kysely';
 import { recordChanges, type ChangeLog, type WriteScope } from './change-log.js';
 import { announceCommit } from './change-signal.js';
 import type { Db } from './index.js';
@@ -49,15 +49,23 @@ export class GroupLost extends Error {
   }
 }
 
-const SAVEPOINT = 'prodgraph_write';
+const SET_SAVEPOINT = 'savepoint "prodgraph_write"';
+const RELEASE_SAVEPOINT = 'release savepoint "prodgraph_write"';
+const NEXT_SAVEPOINT = `${RELEASE_SAVEPOINT}; ${SET_SAVEPOINT}`;
+const ROLLBACK_TO_SAVEPOINT = 'rollback to savepoint "prodgraph_write"';
 
 class GroupCommitter {
   private readonly queue: Job[] = [];
   /** A group is running its writes (at most one at a time; others may be committing). */
   private open = false;
   private scheduled = false;
+  /** PostgreSQL: the running group's last savepoint is still set (released by the next, or COMMIT). */
+  private savepointOpen = false;
+  private readonly postgres: boolean;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  }
 
   submit<T>(work: (trx: Db) => Promise<WriteOutcome<T>>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -148,6 +156,7 @@ class GroupCommitter {
    * shared transaction, or null.
    */
   private async runWrites(trx: Trx, settled: Settled[]): Promise<unknown> {
+    this.savepointOpen = false;
     while (settled.length < MAX_GROUP) {
       const job = this.queue.shift();
       if (!job) break;
@@ -162,30 +171,42 @@ class GroupCommitter {
         }
         continue;
       }
-      let sp: Trx;
-      try {
-        sp = await trx.savepoint(SAVEPOINT).execute();
-      } catch (err) {
-        settled.push({ job, ok: false, error: err });
-        return err;
-      }
-      try {
-        const outcome = await job.work(sp);
-        await sp.releaseSavepoint(SAVEPOINT).execute();
-        settled.push({ job, ok: true, outcome });
-      } catch (error) {
-        settled.push({ job, ok: false, error });
-        try {
-          await sp.rollbackToSavepoint(SAVEPOINT).execute();
-          await sp.releaseSavepoint(SAVEPOINT).execute();
-        } catch {
-          // the transaction itself is gone (SQLite rolls back on a full disk or an I/O error;
-          // PostgreSQL's connection was cut): so is every write before this one
-          return error;
-        }
-      }
+      const outcome = await this.inSavepoint(trx, job);
+      settled.push(outcome.settled);
+      if (outcome.lost !== null) return outcome.lost;
     }
     return null;
+  }
+
+  /**
+   * One write in a savepoint of the group's transaction; a failure rolls back to it, and only a
+   * transaction lost meanwhile is reported as `lost`. On PostgreSQL every statement is a round
+   * trip, so a savepoint is not released on its own: the next write releases it and sets its own
+   * in one round trip (a simple query of two statements), and COMMIT releases the last. SQLite
+   * runs statements in process, one at a time, and releases each.
+   */
+  private async inSavepoint(trx: Trx, job: Job): Promise<{ settled: Settled; lost: unknown }> {
+    try {
+      await sql.raw(this.savepointOpen ? NEXT_SAVEPOINT : SET_SAVEPOINT).execute(trx);
+      this.savepointOpen = this.postgres;
+    } catch (err) {
+      return { settled: { job, ok: false, error: err }, lost: err };
+    }
+    try {
+      const outcome = await job.work(trx);
+      if (!this.postgres) await sql.raw(RELEASE_SAVEPOINT).execute(trx);
+      return { settled: { job, ok: true, outcome }, lost: null };
+    } catch (error) {
+      try {
+        await sql.raw(ROLLBACK_TO_SAVEPOINT).execute(trx);
+        if (!this.postgres) await sql.raw(RELEASE_SAVEPOINT).execute(trx);
+        return { settled: { job, ok: false, error }, lost: null };
+      } catch {
+        // the transaction itself is gone (SQLite rolls back on a full disk or an I/O error;
+        // PostgreSQL's connection was cut): so is every write before this one
+        return { settled: { job, ok: false, error }, lost: error };
+      }
+    }
   }
 
   /** Committed: answer every write, count the group, and wake the feed and the webhooks. */
