@@ -2,14 +2,14 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSy
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type LogEvent } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, sql, type LogEvent } from 'kysely';
 import type { DbTarget } from '../config.js';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
 import { Observers, registerObservers, type DbObserver, type PoolStats } from './observe.js';
 import { BUSY_TIMEOUT_MS } from './busy-wait.js';
 import { refusingDialect } from './refusals.js';
-import { currentSchemaDialect } from './introspection.js';
+import { CurrentSchemaPostgresDialect } from './introspection.js';
 import { withStatementCache } from './statement-cache.js';
 import { runMarkedPrepared } from './pg-prepared.js';
 import { keepSqliteStatistics } from './statistics.js';
@@ -225,7 +225,7 @@ function openPostgres(
   });
   timeConnectionWaits(pool, observers);
   const db = new Kysely<Database>({
-    dialect: refusingDialect(currentSchemaDialect(new PostgresDialect({ pool }))),
+    dialect: refusingDialect(new CurrentSchemaPostgresDialect({ pool })),
     log,
   });
   registerObservers(db, observers);

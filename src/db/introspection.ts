@@ -9,11 +9,13 @@
  * the current schema only, so nothing outside it is read.
  */
 import {
+  DEFAULT_MIGRATION_LOCK_TABLE,
+  DEFAULT_MIGRATION_TABLE,
+  PostgresDialect,
   sql,
   type DatabaseIntrospector,
   type DatabaseMetadata,
   type DatabaseMetadataOptions,
-  type Dialect,
   type Kysely,
   type SchemaMetadata,
   type TableMetadata,
@@ -33,7 +35,7 @@ interface ColumnRow {
 }
 
 /** Kysely's bookkeeping tables, left out unless asked for (as Kysely's own introspector does). */
-const KYSELY_TABLES = ['kysely_migration', 'kysely_migration_lock'];
+const KYSELY_TABLES = [DEFAULT_MIGRATION_TABLE, DEFAULT_MIGRATION_LOCK_TABLE];
 
 class CurrentSchemaIntrospector implements DatabaseIntrospector {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's own signature
@@ -91,12 +93,10 @@ class CurrentSchemaIntrospector implements DatabaseIntrospector {
   }
 }
 
-/** The PostgreSQL dialect with introspection limited to the current schema. */
-export function currentSchemaDialect(dialect: Dialect): Dialect {
-  return {
-    createDriver: () => dialect.createDriver(),
-    createQueryCompiler: () => dialect.createQueryCompiler(),
-    createAdapter: () => dialect.createAdapter(),
-    createIntrospector: (db) => new CurrentSchemaIntrospector(db),
-  };
+/** Kysely's PostgreSQL dialect, its introspection limited to the current schema. */
+export class CurrentSchemaPostgresDialect extends PostgresDialect {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's own signature
+  override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    return new CurrentSchemaIntrospector(db);
+  }
 }
