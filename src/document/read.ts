@@ -1,6 +1,6 @@
 import { open, readFile } from 'node:fs/promises';
-import { Tokenizer, TokenParser } from '@streamparser/json';
 import type { Section } from './check.js';
+import { JsonSyntaxError, SectionScanner } from './load/json-sections.js';
 import { jsonFileSource, type DocumentSource } from './load/source.js';
 import { checkProductionBlock } from './load/validate.js';
 import { DocumentError, parseDocument, readFailure, validDocument } from './parse.js';
@@ -39,19 +39,17 @@ async function looksLikeJson(file: string): Promise<boolean> {
 
 /** The production block of a JSON document, read up to it and no further. */
 async function productionOf(file: string): Promise<ProductionDocument['production']> {
-  const tokenizer = new Tokenizer();
-  const parser = new TokenParser({ paths: ['$.production'], keepStack: false });
+  const scanner = new SectionScanner();
   let found: unknown;
-  parser.onValue = ({ value }) => (found = value);
-  tokenizer.onToken = (t) => parser.write(t);
   const stream = (await open(file, 'r')).createReadStream({ highWaterMark: 1 << 16 });
   try {
     for await (const chunk of stream) {
-      tokenizer.write(chunk as Buffer);
+      scanner.write(chunk as Buffer);
+      for (const e of scanner.out.splice(0)) if (e.kind === 'value' && e.key === 'production') found = e.value;
       if (found !== undefined) break;
     }
   } catch (err) {
-    throw err instanceof Error && !('code' in err)
+    throw err instanceof JsonSyntaxError
       ? new DocumentError(`${file}: not valid JSON (${err.message})`)
       : readFailure(err, file);
   } finally {
