@@ -142,9 +142,8 @@ export class SectionScanner {
     const end = scan(open, chunk, from);
     if (end < 0) return chunk.length;
     this.keyOpen = null;
-    const key = this.parse(open, chunk, end);
-    if (typeof key !== 'string') this.fail(this.offset + open.start, 'expected a key in double quotes');
-    this.key = key as string;
+    // scanned from its opening quote to its closing one: JSON.parse can only make a string of it
+    this.key = this.parse(open, chunk, end) as string;
     this.state = State.Colon;
     return end;
   }
