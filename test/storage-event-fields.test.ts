@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { normaliseByRules, normaliseLibraryPath } from '../src/modules/storage/paths.js';
 import { utcTimestamp } from '../src/modules/storage/event-validation.js';
+import { iso } from '../src/document/tables/row-context.js';
 import { canonicalByRoundTrip } from './support/storage-event-rules.js';
 
 /**
@@ -69,6 +70,27 @@ test('a canonical timestamp is accepted exactly when it names a real instant', (
           checked++;
         }
   assert.equal(checked, 1680);
+});
+
+test('one without milliseconds (what documents hold) too, and the import reads it the same way', () => {
+  const days = ['00', '01', '28', '29', '30', '31', '32'];
+  const months = ['00', '01', '02', '04', '12', '13'];
+  const years = ['0000', '1900', '2000', '2024', '2026', '2100'];
+  const times = ['00:00:00', '23:59:59', '24:00:00', '12:60:00', '12:00:60'];
+  let real = 0;
+  for (const y of years)
+    for (const mo of months)
+      for (const d of days)
+        for (const t of times) {
+          const raw = `${y}-${mo}-${d}T${t}Z`;
+          const byDate = new Date(raw);
+          const kept = !Number.isNaN(byDate.getTime()) && byDate.toISOString() === `${y}-${mo}-${d}T${t}.000Z`;
+          assert.equal(utcTimestamp(raw), kept ? byDate.toISOString() : null, raw);
+          if (kept) assert.equal(iso(raw), byDate.toISOString(), raw);
+          if (kept) real++;
+        }
+  // six years of 16 real dates each, February 29th in 0000, 2000 and 2024; two real times each
+  assert.equal(real, (6 * 16 + 3) * 2);
 });
 
 test('other timestamps with a zone are read into UTC; without one, or impossible, refused', () => {

@@ -1,6 +1,6 @@
 /**
  * The general rule for a canonical storage-event timestamp, as the service applied it before
- * its arithmetic shortcut (src/modules/storage/event-validation.ts): a round trip through
+ * its arithmetic shortcut (src/domain/time.ts): a round trip through
  * `Date`. The tests hold the shortcut to it; `bench/event-validation.ts` times both. (The
  * path's general rules are the service's own `normaliseByRules`.)
  */

@@ -1,3 +1,4 @@
+import { canonicalUtc } from '../../domain/time.js';
 import type { Id } from '../sync/cells.js';
 
 /**
@@ -17,7 +18,7 @@ export interface RowContext<I extends Id = Id> {
 export function iso(ts: string): string;
 export function iso(ts: string | null | undefined): string | null;
 export function iso(ts: string | null | undefined): string | null {
-  return ts ? new Date(ts).toISOString() : null;
+  return ts ? (canonicalUtc(ts) ?? new Date(ts).toISOString()) : null;
 }
 export const json = (v: unknown): string => JSON.stringify(v);
 /** A list position spaced so a later sync can insert between two objects without moving them. */

@@ -1,5 +1,6 @@
 import { isOneOf, STORAGE_EVENT_TYPES, STORAGE_SOURCES, type OneOf } from '../../domain/vocabulary.js';
 import { textProblem } from '../../domain/text.js';
+import { canonicalUtc, isRealTime } from '../../domain/time.js';
 import { normaliseLibraryPath } from './paths.js';
 
 export type StorageEventType = OneOf<typeof STORAGE_EVENT_TYPES>;
@@ -26,40 +27,16 @@ export const MAX_DEDUPE_KEY = 512;
 
 const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 
-const CANONICAL = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d{3}Z$/;
-
-/** Days in `month` (1–12) of `year`, by the proleptic Gregorian calendar that `Date` uses. */
-function daysInMonth(year: number, month: number): number {
-  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
-  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
-}
-
-/**
- * True when a timestamp already in the canonical form (what the API itself answers, and what
- * most agents send) names a real instant: the same test as a round trip through `Date`, by
- * arithmetic. Storage agents send batches of thousands, and the round trip was a tenth of an
- * event's whole cost.
- */
-function isRealCanonical(m: RegExpExecArray): boolean {
-  const [, y, mo, d, h, mi, s] = m;
-  const month = Number(mo);
-  const day = Number(d);
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(Number(y), month)) return false;
-  return Number(h) <= 23 && Number(mi) <= 59 && Number(s) <= 59;
-}
-
 /** An ISO-8601 timestamp with an explicit zone, as UTC; null when it is not one (Feb 30 included). */
 export function utcTimestamp(raw: unknown): string | null {
   if (typeof raw !== 'string') return null;
-  const canonical = CANONICAL.exec(raw);
-  if (canonical) return isRealCanonical(canonical) ? raw : null;
+  // most agents send what the API answers: checked by arithmetic, no round trip through Date
+  const canonical = canonicalUtc(raw);
+  if (canonical !== undefined) return canonical;
   const m = TIMESTAMP.exec(raw.trim());
   if (!m) return null;
-  const [, y, mo, d, h, mi, s = '00', frac = '', zone] = m;
-  const month = Number(mo);
-  const day = Number(d);
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(Number(y), month)) return null;
-  if (Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return null;
+  const [, y = '', mo = '', d = '', h = '', mi = '', s = '00', frac = '', zone = ''] = m;
+  if (!isRealTime(y, mo, d, h, mi, s)) return null;
   // Date keeps milliseconds; agents often send micro- or nanoseconds
   const ms = frac ? frac.slice(0, 4).padEnd(4, '0') : '';
   const t = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}${ms}${zone}`);
