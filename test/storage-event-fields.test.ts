@@ -84,7 +84,8 @@ test('one without milliseconds (what documents hold) too, and the import reads i
         for (const t of times) {
           const raw = `${y}-${mo}-${d}T${t}Z`;
           const byDate = new Date(raw);
-          const kept = !Number.isNaN(byDate.getTime()) && byDate.toISOString() === `${y}-${mo}-${d}T${t}.000Z`;
+          const kept =
+            !Number.isNaN(byDate.getTime()) && byDate.toISOString() === `${y}-${mo}-${d}T${t}.000Z`;
           assert.equal(utcTimestamp(raw), kept ? byDate.toISOString() : null, raw);
           if (kept) assert.equal(iso(raw), byDate.toISOString(), raw);
           if (kept) real++;

@@ -45,7 +45,8 @@ async function productionOf(file: string): Promise<ProductionDocument['productio
   try {
     for await (const chunk of stream) {
       scanner.write(chunk as Buffer);
-      for (const e of scanner.out.splice(0)) if (e.kind === 'value' && e.key === 'production') found = e.value;
+      for (const e of scanner.out.splice(0))
+        if (e.kind === 'value' && e.key === 'production') found = e.value;
       if (found !== undefined) break;
     }
   } catch (err) {

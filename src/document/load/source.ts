@@ -76,7 +76,8 @@ export function jsonFileSource(file: string): DocumentSource {
         }
         scanner.end();
       } catch (err) {
-        if (err instanceof JsonSyntaxError) throw new DocumentError(`${file}: not valid JSON (${err.message})`);
+        if (err instanceof JsonSyntaxError)
+          throw new DocumentError(`${file}: not valid JSON (${err.message})`);
         throw readFailure(err, file);
       }
       if (!sawProduction) throw new DocumentError('production: is required.');
