@@ -127,6 +127,10 @@ for (const dialect of DIALECTS) {
       );
       const broken = await file('{"production": {"code": "x", "title": "X"}, "scenes": [{"ref": "a",,}]}');
       await assert.rejects(() => load(broken), /doc-\d+\.json: not valid JSON \(.+\)\.$/);
+      const cutShort = await file('{"scenes": [], "production": {"code": "x", "title": "X"');
+      await assert.rejects(() => openDocument(cutShort), /not valid YAML\/JSON at line 1/);
+      const listed = await file('{"production": [{"code": "x", "title": "X"}]}');
+      await assert.rejects(() => openDocument(listed), /^DocumentError: production: must be an object\.$/);
     });
   });
 }

@@ -45,10 +45,15 @@ async function productionOf(file: string): Promise<ProductionDocument['productio
   try {
     for await (const chunk of stream) {
       scanner.write(chunk as Buffer);
-      for (const e of scanner.out.splice(0))
-        if (e.kind === 'value' && e.key === 'production') found = e.value;
+      for (const e of scanner.out.splice(0)) {
+        if (e.key !== 'production' || e.kind === 'element') continue;
+        if (e.kind === 'list') throw new DocumentError('production: must be an object.');
+        found = e.value;
+      }
       if (found !== undefined) break;
     }
+    // read to the end without a production block: say so only if the JSON itself is whole
+    if (found === undefined) scanner.end();
   } catch (err) {
     throw err instanceof JsonSyntaxError
       ? new DocumentError(`${file}: not valid JSON (${err.message})`)
