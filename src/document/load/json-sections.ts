@@ -176,8 +176,10 @@ export class SectionScanner {
     const tail = chunk.subarray(open.start, end);
     const bytes = open.pieces.length === 0 ? tail : Buffer.concat([...open.pieces, tail]);
     const started = this.offset - (bytes.length - end);
+    // outside the try: a value too long for one string (ERR_STRING_TOO_LONG) is not a syntax error
+    const text = bytes.toString('utf8');
     try {
-      return JSON.parse(bytes.toString('utf8'));
+      return JSON.parse(text);
     } catch (err) {
       throw new JsonSyntaxError(`in the value at byte ${started}: ${(err as Error).message}`);
     }
