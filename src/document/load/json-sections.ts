@@ -39,7 +39,7 @@ const isSpace = (b: number) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0
 /** Where a number or a literal (true, false, null) ends. */
 const endsScalar = (b: number) => isSpace(b) || b === 0x2c || b === 0x5d || b === 0x7d;
 
-/** A value being scanned: where it started, and the pieces of it read in earlier chunks. */
+/** A key or value being scanned: where it started, and the pieces of it read in earlier chunks. */
 interface Open {
   start: number;
   pieces: Buffer[];
@@ -57,23 +57,20 @@ export class SectionScanner {
   /** The byte offset of the current chunk's first byte in the document. */
   private offset = 0;
   private key = '';
-  private keyOpen: Open | null = null;
   private index = 0;
 
   write(chunk: Buffer): void {
-    let at = 0;
-    if (this.keyOpen) at = this.resumeKey(chunk, 0);
-    else if (this.open) at = this.resumeValue(chunk, 0);
-    while (at < chunk.length && !this.keyOpen && !this.open) at = this.step(chunk, at);
-    if (this.keyOpen) this.keyOpen.pieces.push(chunk.subarray(this.keyOpen.start));
-    if (this.open) this.open.pieces.push(chunk.subarray(this.open.start));
-    if (this.keyOpen) this.keyOpen.start = 0;
-    if (this.open) this.open.start = 0;
+    let at = this.open ? this.resume(chunk, 0) : 0;
+    while (at < chunk.length && !this.open) at = this.step(chunk, at);
+    if (this.open) {
+      this.open.pieces.push(chunk.subarray(this.open.start));
+      this.open.start = 0;
+    }
     this.offset += chunk.length;
   }
 
   end(): void {
-    if (this.state !== State.Done || this.open || this.keyOpen) {
+    if (this.state !== State.Done || this.open) {
       this.fail(this.offset, 'the document ends before its closing "}"');
     }
   }
@@ -131,37 +128,31 @@ export class SectionScanner {
     return at + 1;
   }
 
+  /** A key is scanned like a string value; the state (a key is expected) says what it is. */
   private startKey(chunk: Buffer, at: number, b: number): number {
     if (b !== QUOTE) this.fail(this.offset + at, 'expected a key in double quotes');
-    this.keyOpen = { start: at, pieces: [], type: 'string', depth: 0, inString: true, escaped: false };
-    return this.resumeKey(chunk, at + 1);
-  }
-
-  private resumeKey(chunk: Buffer, from: number): number {
-    const open = this.keyOpen!;
-    const end = scan(open, chunk, from);
-    if (end < 0) return chunk.length;
-    this.keyOpen = null;
-    // scanned from its opening quote to its closing one: JSON.parse can only make a string of it
-    this.key = this.parse(open, chunk, end) as string;
-    this.state = State.Colon;
-    return end;
+    return this.startValue(chunk, at, b);
   }
 
   private startValue(chunk: Buffer, at: number, b: number): number {
     const type = b === 0x7b || b === 0x5b ? 'nested' : b === QUOTE ? 'string' : 'scalar';
     if (type === 'scalar' && endsScalar(b)) this.fail(this.offset + at, 'expected a value');
     this.open = { start: at, pieces: [], type, depth: 1, inString: type === 'string', escaped: false };
-    return this.resumeValue(chunk, at + 1);
+    return this.resume(chunk, at + 1);
   }
 
-  private resumeValue(chunk: Buffer, from: number): number {
+  /** Scans on for the end of the open key or value; once it ends, hands it over. */
+  private resume(chunk: Buffer, from: number): number {
     const open = this.open!;
     const end = scan(open, chunk, from);
     if (end < 0) return chunk.length;
     this.open = null;
     const value = this.parse(open, chunk, end);
-    if (this.state === State.Value) {
+    if (this.state === State.FirstKey || this.state === State.Key) {
+      // scanned from its opening quote to its closing one: JSON.parse can only make a string of it
+      this.key = value as string;
+      this.state = State.Colon;
+    } else if (this.state === State.Value) {
       this.out.push({ kind: 'value', key: this.key, value });
       this.state = State.AfterValue;
     } else {
