@@ -3,22 +3,15 @@ import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { LineBatcher } from '../src/http/logging.js';
 
-/** A destination that records what it was handed, and when it was asked to flush. */
+/** A destination that records what it was handed. */
 function recorder() {
   const events: string[] = [];
-  return {
-    events,
-    out: {
-      write: (chunk: string) => events.push(`write:${chunk}`),
-      flushSync: () => events.push('flushSync'),
-    },
-    atExit: () => ({ write: (chunk: string) => events.push(`exit:${chunk}`) }),
-  };
+  return { events, out: { write: (chunk: string) => events.push(`write:${chunk}`) } };
 }
 
 test('log lines are written together once a batch is full, in the order they were logged', () => {
-  const { events, out, atExit } = recorder();
-  const batcher = new LineBatcher(out, atExit, 10);
+  const { events, out } = recorder();
+  const batcher = new LineBatcher(out, 10);
   batcher.write('one\n');
   batcher.write('two\n');
   assert.deepEqual(events, [], 'nothing is written before the batch is full');
@@ -28,14 +21,6 @@ test('log lines are written together once a batch is full, in the order they wer
   batcher.flush();
   batcher.flush();
   assert.deepEqual(events, ['write:one\ntwo\nthree\n', 'write:four\n'], 'a flush writes what waits, once');
-});
-
-test('at exit, what the destination holds is written first, then what is still gathered', () => {
-  const { events, out, atExit } = recorder();
-  const batcher = new LineBatcher(out, atExit, 1000);
-  batcher.write('last\n');
-  batcher.flushSync();
-  assert.deepEqual(events, ['flushSync', 'exit:last\n']);
 });
 
 test('a process that logs and exits at once loses no line', async () => {

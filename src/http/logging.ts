@@ -177,21 +177,24 @@ const LOG_BATCH_CHARS = 8192;
  * per request. The lines are kept as a list and joined once per batch; sonic-boom's own
  * batching (`minLength`) appends each line to one growing string and measures that string's
  * byte length on every write, which copies the whole batch once per line: 4.2 µs a line
- * against 2.4 here, the same as discarding it (`bench/log-lines.ts`). sonic-boom still does
- * the writing: partial writes, a full pipe, and the synchronous flush when the process exits.
+ * against 2.4 here, the same as discarding it (`bench/log-lines.ts`).
+ *
+ * Each batch is written synchronously (pino's default destination; sonic-boom handles partial
+ * writes and a full pipe). Written asynchronously, a batch outlived the young generation while
+ * its write was in flight, so the collector moved it to the old generation, where it stayed
+ * until the next full collection: under a steady read load those batches were about half of
+ * what the old generation gathered between full collections, and most of the server's growth
+ * in memory (bench/FINDINGS.md, ninth pass). A write of 8 kB to a file or a pipe with room
+ * takes microseconds; a log reader that stops reading holds the server back rather than
+ * letting unwritten lines pile up in its memory.
  */
 export class LineBatcher {
   private lines: string[] = [];
   private chars = 0;
 
-  /**
-   * @param out writes each batch without blocking (sonic-boom, asynchronous)
-   * @param atExit makes a destination that writes synchronously, for what is left at exit: an
-   *   asynchronous write started then would never finish
-   */
+  /** @param out writes each batch before it returns (sonic-boom, synchronous) */
   constructor(
-    private readonly out: { write(chunk: string): unknown; flushSync?(): void },
-    private readonly atExit: () => { write(chunk: string): unknown },
+    private readonly out: { write(chunk: string): unknown },
     private readonly batchChars = LOG_BATCH_CHARS,
   ) {}
 
@@ -201,42 +204,29 @@ export class LineBatcher {
     if (this.chars >= this.batchChars) this.flush();
   }
 
-  /** Hands what is gathered to the destination (which writes it without waiting for more). */
+  /** Writes what is gathered. */
   flush(): void {
-    const chunk = this.take();
-    if (chunk) this.out.write(chunk);
-  }
-
-  /** Everything handed on and everything gathered written before this returns (at exit). */
-  flushSync(): void {
-    const chunk = this.take();
-    this.out.flushSync?.();
-    if (chunk) this.atExit().write(chunk);
-  }
-
-  private take(): string {
+    if (this.lines.length === 0) return;
     const chunk = this.lines.length === 1 ? this.lines[0]! : this.lines.join('');
     this.lines = [];
     this.chars = 0;
-    return chunk;
+    this.out.write(chunk);
   }
 }
 
 /**
  * Standard output written in batches of lines: written out once 8 kB are waiting, and at least
  * every LOG_FLUSH_MS, so a quiet server's lines still appear at once to whoever reads them;
- * what is buffered is written synchronously when the process exits.
+ * what is gathered is written when the process exits.
  */
 let stdout: LineBatcher | undefined;
 
 function bufferedStdout(): LineBatcher {
   // one per process, however many apps it builds (the tests build many)
   if (stdout) return stdout;
-  const out = new LineBatcher(pino.destination({ dest: 1, sync: false }), () =>
-    pino.destination({ dest: 1, sync: true }),
-  );
+  const out = new LineBatcher(pino.destination({ dest: 1, sync: true }));
   setInterval(() => out.flush(), LOG_FLUSH_MS).unref();
-  process.once('exit', () => out.flushSync());
+  process.once('exit', () => out.flush());
   stdout = out;
   return out;
 }
