@@ -707,13 +707,23 @@ for (const dialect of DIALECTS) {
           .set({ revoked_at: new Date().toISOString() })
           .where('prefix', '=', prefix)
           .execute();
-        // signed out already by a request in flight, or by the next one
+        // signed out already by a request in flight, or by the next one: Refresh is pressed
+        // whenever it is enabled until the page says why (a click can miss on a loaded machine,
+        // and the page may sign out between the look and the click)
         const told = page.getByRole('alert').getByText('unknown or revoked API key');
         const refresh = page.getByRole('button', { name: 'Refresh', disabled: false });
-        await told.or(refresh).first().waitFor();
-        // the page may sign out between the look and the click
-        if (await refresh.isVisible()) await refresh.click({ timeout: 1000 }).catch(() => undefined);
-        await told.waitFor();
+        await until(
+          'the page signed out, in the server’s words',
+          async () => {
+            if (await told.isVisible()) return true;
+            if (await refresh.isVisible()) await refresh.click({ timeout: 1000 }).catch(() => undefined);
+            return false;
+          },
+          30_000,
+        ).catch(async (err: Error) => {
+          const alerts = await page.getByRole('alert').allTextContents();
+          throw new Error(`${err.message} (delay ${delay} ms; alerts shown: ${JSON.stringify(alerts)})`);
+        });
         await page.close();
       }
     });

@@ -1,4 +1,5 @@
 import { ApiError, createClient, nextCursor, type ProdgraphClient } from '@prodgraph/client';
+import { refusalWatcher } from './refusals';
 
 /*
  * The console calls the API through @prodgraph/client, the project's own TypeScript client:
@@ -26,22 +27,7 @@ export class Unreachable extends Error {
  */
 export function connect(key: string, onRefused?: (error: ApiError) => void): Api {
   const api = createClient({ baseUrl: location.origin, key });
-  // several requests in flight are refused at once: the page is told once, by the first
-  let told = false;
-  api.use({
-    async onResponse({ response }) {
-      if (response.status !== 401 || !onRefused || told) return response;
-      const body: unknown = await response
-        .clone()
-        .json()
-        .catch(() => null);
-      if (!told) {
-        told = true;
-        onRefused(new ApiError(response, body));
-      }
-      return response;
-    },
-  });
+  if (onRefused) api.use(refusalWatcher(onRefused));
   return api;
 }
 
