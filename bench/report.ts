@@ -72,14 +72,27 @@ export interface BenchReport {
   workers?: WorkersResult;
 }
 
+/**
+ * The files changed since the commit, named so a reader can tell what was measured; the bench's
+ * own earlier results (bench/results/) change no code and are left out. Empty when nothing else is.
+ */
+export function uncommittedCode(porcelain: string, shown = 5): string {
+  const paths = porcelain
+    .split('\n')
+    .map((line) => line.slice(3).trim())
+    .filter((path) => path !== '' && !path.startsWith('bench/results/'));
+  if (paths.length <= shown) return paths.join(', ');
+  return `${paths.slice(0, shown).join(', ')} and ${paths.length - shown} more`;
+}
+
 export function describeMachine(database: string, pinned: string, loadBefore: number[]): Machine {
   // a copy that is not a git checkout (an exported tree measured for comparison) says which it is
   let commit = process.env.BENCH_COMMIT ?? 'unknown';
   if (!process.env.BENCH_COMMIT)
     try {
       commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-      const dirty = execFileSync('git', ['status', '--porcelain'], { encoding: 'utf8' }).trim() !== '';
-      if (dirty) commit += ' (with uncommitted changes)';
+      const changed = uncommittedCode(execFileSync('git', ['status', '--porcelain'], { encoding: 'utf8' }));
+      if (changed) commit += ` (with uncommitted changes to ${changed})`;
     } catch {
       // not a git checkout: the commit stays unknown
     }
