@@ -19,8 +19,9 @@ export function refusalWatcher(onRefused: (error: ApiError) => void): Middleware
       const body: unknown = await response
         .clone()
         .json()
-        .catch(() => null);
-      if (told || request.signal.aborted) return response;
+        .catch(() => undefined);
+      // undefined: the body could not be read (a body that is not JSON tells with the status)
+      if (told || (body === undefined && request.signal.aborted)) return response;
       told = true;
       onRefused(new ApiError(response, body));
       return response;
