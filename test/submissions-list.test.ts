@@ -96,6 +96,7 @@ for (const dialect of DIALECTS) {
           note: 'reel 1',
           media: undefined,
           created_at: sent.pix![0]!.created_at,
+          review: null,
         },
       );
       assert.deepEqual(first!.media, [

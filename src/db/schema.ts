@@ -136,6 +136,8 @@ export interface MediaTable {
   created_by: string | null;
   created_at: string;
   updated_at: Stamp;
+  /** When a package file (delivery_id set, no work_item_id) was taken out of its package. */
+  removed_at: Generated<string | null>;
 }
 
 export interface VersionsTable {
@@ -302,6 +304,12 @@ export interface WorkItemsTable {
   status: OneOf<typeof V.WORK_ITEM_STATUSES>;
   created_by: string | null;
   created_at: string;
+  /** The review: its decision is `status`; null until reviewed. */
+  review_note: Generated<string | null>;
+  reviewed_by: Generated<string | null>;
+  reviewed_by_person_id: Generated<number | null>;
+  reviewed_at: Generated<string | null>;
+  updated_at: Stamp;
 }
 
 export interface PurchaseOrdersTable {
@@ -483,6 +491,8 @@ export interface WebhooksTable {
   lease_until: string | null;
   created_at: string;
   created_by: string;
+  /** Set: the webhook is sent only what this engagement can see. */
+  engagement_id: Generated<number | null>;
 }
 
 export interface WebhookDeliveriesTable {

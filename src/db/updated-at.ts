@@ -23,6 +23,7 @@ const STAMPED = {
   script_change: 'script_changes',
   job: 'generation_jobs',
   storage_task: 'storage_tasks',
+  submission: 'work_items',
 } as const satisfies Partial<Record<ChangeKind, string>>;
 
 type StampedKind = keyof typeof STAMPED;

@@ -47,7 +47,9 @@ export const VERSION_SOURCES = ['document', 'api'] as const;
 /** What the API shows as a media object's kind, from its sniffed content type. */
 export const MEDIA_KINDS = ['image', 'video', 'audio', 'document', 'file'] as const;
 /** A vendor's submission on a turnover. */
-export const WORK_ITEM_STATUSES = ['submitted'] as const;
+export const WORK_ITEM_STATUSES = ['submitted', 'accepted', 'changes_requested'] as const;
+/** What a review decides about a submission (its status becomes the decision). */
+export const REVIEW_DECISIONS = ['accepted', 'changes_requested'] as const;
 /** Operations the storage agent is asked to make on the filespace, and how each ended. */
 export const STORAGE_TASK_OPS = ['move'] as const;
 export const STORAGE_TASK_STATUSES = ['pending', 'done', 'failed'] as const;

@@ -104,6 +104,9 @@ export function submissionsIn(
       'w.title',
       'w.note',
       'w.created_at',
+      'w.review_note',
+      'w.reviewed_by',
+      'w.reviewed_at',
       'd.retired_at',
     ]);
   if (reach.deliveryIds !== null)
@@ -141,6 +144,22 @@ export function submittedFiles(db: Db, productionId: number, workItemIds: readon
       'size',
       'sha256',
     ])
+    .orderBy('id')
+    .execute();
+}
+
+/**
+ * The current package of these deliveries: their own files (no work item), not taken out, in
+ * upload order (one query).
+ */
+export function packageFiles(db: Db, productionId: number, deliveryIds: readonly number[]) {
+  return db
+    .selectFrom('media')
+    .where('production_id', '=', productionId)
+    .where('delivery_id', 'in', deliveryIds.length ? [...deliveryIds] : NONE)
+    .where('work_item_id', 'is', null)
+    .where('removed_at', 'is', null)
+    .select(['id', 'delivery_id', 'label', 'kind', 'content_type', 'size', 'sha256'])
     .orderBy('id')
     .execute();
 }

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { DELIVERY_STATUSES } from '../../domain/vocabulary.js';
+import { DELIVERY_STATUSES, REVIEW_DECISIONS, WORK_ITEM_STATUSES } from '../../domain/vocabulary.js';
 import { pageQuery } from '../../http/paging.js';
 import { CalendarDate, Id, Nullable, RetiredAt, StringEnum, Timestamp } from '../../http/schemas.js';
 
@@ -76,18 +76,40 @@ export const SubmissionFile = Type.Object(
   { $id: 'SubmissionFile', title: 'Submitted file' },
 );
 
+/** A file of a delivery's package (what the production sends): the same shape as a submitted file. */
+export const DeliveryFile = Type.Object(
+  { ...SubmissionFile.properties },
+  { $id: 'DeliveryFile', title: 'Package file' },
+);
+
+/** The production's answer to a submission; null until it is reviewed. */
+export const Review = Type.Object(
+  {
+    decision: StringEnum(REVIEW_DECISIONS),
+    note: Type.String(),
+    reviewed_by: Nullable(
+      Type.String({ description: "Who reviewed it (a person's name, or the key's label)" }),
+    ),
+    reviewed_at: Timestamp,
+  },
+  { $id: 'Review', title: 'Review' },
+);
+
 export const SubmissionRow = Type.Object(
   {
     id: Type.Integer({ description: 'Work item id' }),
     delivery_id: Type.Integer({ description: 'The turnover (delivery) it was submitted on' }),
     engagement_id: Nullable(Type.Integer({ description: 'The engagement that submitted it' })),
-    status: Type.Literal('submitted'),
+    status: StringEnum(WORK_ITEM_STATUSES, {
+      description: "`submitted`, then the review's decision: `accepted` or `changes_requested`",
+    }),
     title: Type.String(),
     note: Type.String(),
     media: Type.Array(SubmissionFile, {
       description: 'One media object per uploaded file, in upload order: GET /media/{id}/content',
     }),
     created_at: Timestamp,
+    review: Nullable(Review),
     retired_at: Type.Optional(
       Type.String({
         format: 'date-time',
@@ -118,6 +140,12 @@ export const SubmissionRow = Type.Object(
           },
         ],
         created_at: '2026-11-23T19:02:11.483Z',
+        review: {
+          decision: 'changes_requested',
+          note: 'Edge matte chatters on frames 1012-1020',
+          reviewed_by: 'Ada Okafor',
+          reviewed_at: '2026-11-24T10:15:00.000Z',
+        },
       },
     ],
   },
@@ -137,6 +165,8 @@ export const TurnoverParams = Type.Object({
 export type TurnoverRow = Static<typeof TurnoverRow>;
 export type TurnoverSubmission = Static<typeof TurnoverSubmission>;
 export type SubmissionRow = Static<typeof SubmissionRow>;
+export type DeliveryFile = Static<typeof DeliveryFile>;
+export type Review = Static<typeof Review>;
 export type SubmissionListQuery = Static<typeof SubmissionListQuery>;
 
 /**

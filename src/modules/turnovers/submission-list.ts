@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { MAX_PAGE, openPage, type Page, type PagedList } from '../../domain/page.js';
 import { groupBy } from '../../util/group-by.js';
 import * as repo from './repository.js';
-import type { SubmissionListQuery, SubmissionRow } from './schemas.js';
+import type { DeliveryFile, Review, SubmissionListQuery, SubmissionRow } from './schemas.js';
 
 /** Submissions, like turnovers, are reached through delivery grants alone. */
 const DELIVERY_DOOR = { kinds: ['delivery'], departments: false } as const;
@@ -33,6 +33,41 @@ function reachOf(clamp: Clamp, since: string | undefined): repo.SubmissionReach 
   return { deliveryIds, engagementId: clamp.engagementId, regranted };
 }
 
+/** A submission's review, from its row: its status is the decision; null until reviewed. */
+export function reviewOf(item: {
+  status: string;
+  review_note: string | null;
+  reviewed_by: string | null;
+  reviewed_at: string | null;
+}): Review | null {
+  if (item.reviewed_at === null || (item.status !== 'accepted' && item.status !== 'changes_requested')) {
+    return null;
+  }
+  return {
+    decision: item.status,
+    note: item.review_note ?? '',
+    reviewed_by: item.reviewed_by,
+    reviewed_at: item.reviewed_at,
+  };
+}
+
+/** A stored file as a package or a submission lists it. */
+export const toDeliveryFile = (m: {
+  id: number;
+  label: string;
+  kind: string;
+  content_type: string;
+  size: number | string;
+  sha256: string;
+}): DeliveryFile => ({
+  id: m.id,
+  label: m.label,
+  kind: m.kind,
+  content_type: m.content_type,
+  size: Number(m.size),
+  sha256: m.sha256,
+});
+
 function toSubmissionRow(item: ItemRow, files: readonly FileRow[]): SubmissionRow {
   return {
     id: item.id,
@@ -41,15 +76,9 @@ function toSubmissionRow(item: ItemRow, files: readonly FileRow[]): SubmissionRo
     status: item.status,
     title: item.title,
     note: item.note,
-    media: files.map((m) => ({
-      id: m.id,
-      label: m.label,
-      kind: m.kind,
-      content_type: m.content_type,
-      size: Number(m.size),
-      sha256: m.sha256,
-    })),
+    media: files.map(toDeliveryFile),
     created_at: item.created_at,
+    review: reviewOf(item),
     ...(item.retired_at ? { retired_at: item.retired_at } : {}),
   };
 }
