@@ -138,7 +138,7 @@ for (const dialect of DIALECTS) {
         .set({ retired_at: new Date().toISOString() })
         .where('id', '=', refs['dl-int']!)
         .execute();
-      assert.equal((await move('ready', {}, {}, refs['dl-int']!)).status, 404);
+      assert.equal((await move('ready', {}, {}, refs['dl-int'])).status, 404);
       for (const body of [
         { status: 'shipped' },
         {},

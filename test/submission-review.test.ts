@@ -121,7 +121,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('a later review replaces the first; accept_delivery moves a sent delivery to accepted in the same write', async () => {
-      const id = await submitted(hal, refs['dl-other']!, 'Cape comp');
+      const id = await submitted(hal, refs['dl-other'], 'Cape comp');
       await review(id, { decision: 'changes_requested', note: 'Cape edge' });
       await setStatus(refs['dl-other']!, 'sent');
       const m = await mark(env);
@@ -219,7 +219,7 @@ for (const dialect of DIALECTS) {
       }
       assert.ok(await nothingSince(env, m));
       // a submission on a retired delivery is unknown too
-      const late = await submitted(hal, refs['dl-other']!, 'Late cape');
+      const late = await submitted(hal, refs['dl-other'], 'Late cape');
       const retire = (at: string | null) =>
         env.handle.db
           .updateTable('deliveries')
