@@ -122,8 +122,8 @@ async function startServer(db: string, media: string): Promise<{ child: ChildPro
       output.push(chunk.toString());
       if (chunk.toString().includes('Server listening at')) resolve();
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('exit', (code) =>
       reject(new Error(`the server exited (${code}) before listening:\n${output.join('')}`)),
     );
@@ -160,7 +160,12 @@ function upload(port: number, token: string, deliveryId: number) {
         let body = '';
         res.on('data', (d) => (body += d));
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, body, sha256: hash.digest('hex'), ms: performance.now() - started }),
+          resolve({
+            status: res.statusCode ?? 0,
+            body,
+            sha256: hash.digest('hex'),
+            ms: performance.now() - started,
+          }),
         );
       },
     );
@@ -198,7 +203,12 @@ function download(port: number, token: string, mediaId: number) {
           hash.update(d);
         });
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, size, sha256: hash.digest('hex'), ms: performance.now() - started }),
+          resolve({
+            status: res.statusCode ?? 0,
+            size,
+            sha256: hash.digest('hex'),
+            ms: performance.now() - started,
+          }),
         );
         res.on('error', reject);
       },
@@ -228,7 +238,8 @@ try {
   const up = await upload(started.port, keys.admin, keys.deliveryId);
   const uploadPeak = await stopUpload();
   if (up.status !== 201) throw new Error(`upload answered ${up.status}: ${up.body}`);
-  const [file] = (JSON.parse(up.body) as { files: Array<{ id: number; size: number; sha256: string }> }).files;
+  const [file] = (JSON.parse(up.body) as { files: Array<{ id: number; size: number; sha256: string }> })
+    .files;
   if (!file || file.size !== SIZE || file.sha256 !== up.sha256)
     throw new Error(`the stored file differs from the bytes sent: ${up.body}`);
 
