@@ -31,7 +31,9 @@ const Submission = Type.Object({
   status: StringEnum(WORK_ITEM_STATUSES, {
     description: "`submitted`, then the review's decision: `accepted` or `changes_requested`",
   }),
-  review: Nullable(Review),
+  // The same shape as Review, without its $id: the turnover rows above embed Review itself, and
+  // one answer's schema may hold a named schema only once.
+  review: Nullable(Type.Object(Review.properties, { title: 'Review' })),
   media: Type.Array(
     Type.Object({
       id: Type.Integer({ description: 'Fetchable by the vendor: GET /api/v1/media/{id}' }),
