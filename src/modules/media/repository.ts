@@ -15,6 +15,8 @@ export type MediaOwner =
   | { nodeId: number }
   /** A vendor submitted it on a turnover: the submission, and the engagement that uploaded it. */
   | { deliveryId: number; workItemId: number; uploaderEngagementId: number | null }
+  /** A file of a delivery's package: what the production sends the engagements granted on it. */
+  | { packageOf: number }
   /** Nothing but the row that points at it (a library file's proxy image). */
   | null;
 
@@ -32,6 +34,7 @@ export interface NewMedia {
 function rowOf(m: NewMedia): Omit<Insertable<MediaTable>, 'id'> {
   const node = m.owner && 'nodeId' in m.owner ? m.owner : null;
   const upload = m.owner && 'workItemId' in m.owner ? m.owner : null;
+  const pack = m.owner && 'packageOf' in m.owner ? m.owner : null;
   return {
     production_id: m.productionId,
     ref: null,
@@ -42,7 +45,7 @@ function rowOf(m: NewMedia): Omit<Insertable<MediaTable>, 'id'> {
     size: m.object.size,
     sha256: m.object.sha256,
     node_id: node?.nodeId ?? null,
-    delivery_id: upload?.deliveryId ?? null,
+    delivery_id: upload?.deliveryId ?? pack?.packageOf ?? null,
     work_item_id: upload?.workItemId ?? null,
     uploader_engagement_id: upload?.uploaderEngagementId ?? null,
     created_by: m.createdBy,
