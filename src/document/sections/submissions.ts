@@ -27,8 +27,6 @@ import type { TurnoverFiles } from './turnover-files.js';
 
 const FILE_FIELDS = ['note', 'created_by', 'files'];
 
-type WantedSubmission = ReturnType<typeof submissionRow>;
-
 interface SubmissionFiles {
   /** The document's files of the submission: path and label. */
   files: Array<{ rel: string; label: string }>;
@@ -70,7 +68,7 @@ export class SubmissionsSection {
               title: w.title,
             }),
       ).map(([w, key]) => ({ id: w.id, key, values: w })),
-      wanted: wanted as Array<{ key: string; ref: null; row: WantedSubmission }>,
+      wanted,
       stands: (s) => (s.values.reviewed_at ? [...FILE_FIELDS, ...REVIEW_COLUMNS] : FILE_FIELDS),
       keptReason: (s) =>
         s.values.reviewed_at ? 'a submission is kept as sent, and its review as made' : 'kept as sent',
