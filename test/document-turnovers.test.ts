@@ -383,14 +383,7 @@ for (const dialect of DIALECTS) {
       const kept = await importDoc(env, rewritten, dir);
       assert.deepEqual(
         kept.plan.changes.map((c) => [c.kind, c.action, c.fields, c.reason]),
-        [
-          [
-            'submissions',
-            'kept',
-            ['note', 'status', 'files'],
-            'a submission is kept as sent, and its review as made',
-          ],
-        ],
+        [['submissions', 'kept', ['note', 'status', 'files'], 'what was sent, and the review made, stand']],
       );
       const after_ = await list();
       assert.equal(after_.length, 3, 'a submission the document leaves out stays');

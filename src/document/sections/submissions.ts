@@ -25,16 +25,13 @@ import type { TurnoverFiles } from './turnover-files.js';
  *   document), the review stands. The plan says "kept" for what stands.
  */
 
-const FILE_FIELDS = ['note', 'created_by', 'files'];
-
-interface SubmissionFiles {
-  /** The document's files of the submission: path and label. */
-  files: Array<{ rel: string; label: string }>;
-}
+/** What the vendor sent: never changed by a sync. */
+const SENT_FIELDS = ['note', 'created_by', 'files'];
 
 export class SubmissionsSection {
   submissions!: KeyedDiff<'work_items'>;
-  private readonly wantedFiles = new Map<string, SubmissionFiles>();
+  /** Each wanted submission's files (path and label), by its key. */
+  private readonly wantedFiles = new Map<string, Array<{ rel: string; label: string }>>();
   private readonly createdIds: Array<['submission' | 'media', number]> = [];
 
   constructor(private readonly files: TurnoverFiles) {}
@@ -50,8 +47,10 @@ export class SubmissionsSection {
     const wanted = withOccurrenceKeys(docSubmissions, (s) =>
       submissionKey({ ...s, created_at: iso(s.created_at) }),
     ).map(([s, key]) => {
-      const files = (s.files ?? []).map((f) => ({ rel: f.media, label: labelOf(f) }));
-      this.wantedFiles.set(key, { files });
+      this.wantedFiles.set(
+        key,
+        (s.files ?? []).map((f) => ({ rel: f.media, label: labelOf(f) })),
+      );
       return { key, ref: null, row: submissionRow(s, (ref) => names.get(ref), ctx) };
     });
     this.submissions = diffKeyed<'work_items'>(ctx, {
@@ -69,12 +68,12 @@ export class SubmissionsSection {
             }),
       ).map(([w, key]) => ({ id: w.id, key, values: w })),
       wanted,
-      stands: (s) => (s.values.reviewed_at ? [...FILE_FIELDS, ...REVIEW_COLUMNS] : FILE_FIELDS),
+      stands: (s) => (s.values.reviewed_at ? [...SENT_FIELDS, ...REVIEW_COLUMNS] : SENT_FIELDS),
       keptReason: (s) =>
-        s.values.reviewed_at ? 'a submission is kept as sent, and its review as made' : 'kept as sent',
+        s.values.reviewed_at ? 'what was sent, and the review made, stand' : 'what was sent stands',
       children: (s, w) => {
         const have = storedFiles.get(s.id) ?? [];
-        const want = (this.wantedFiles.get(w.key)?.files ?? []).map(
+        const want = (this.wantedFiles.get(w.key) ?? []).map(
           (f) => `${this.files.of(f.rel).sha256}:${f.label}`,
         );
         return have.length === want.length && zip(have, want).every(([a, b]) => a === b) ? [] : ['files'];
@@ -98,7 +97,7 @@ export class SubmissionsSection {
         workItemId,
         uploaderEngagementId: engagement ? idOf(engagement) : null,
       };
-      for (const f of this.wantedFiles.get(c.key)?.files ?? []) {
+      for (const f of this.wantedFiles.get(c.key) ?? []) {
         media.push({
           productionId: pid,
           object: await this.files.stage(pid, f.rel),
