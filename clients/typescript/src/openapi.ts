@@ -687,7 +687,7 @@ export interface paths {
     };
     /**
      * Deliveries this key's engagement holds a live read or submit grant on
-     * @description An empty array (never an error) for a production-wide key or an engagement with no live delivery grant. A revoked or expired grant counts as no grant. Without `limit` (the whole list): Kept in memory until the production changes: the answer carries an ETag (send it back in If-None-Match for a 304 with no body) and `Vary: Accept-Encoding`, and goes out gzip- or brotli-encoded when Accept-Encoding asks for it.
+     * @description An empty array (never an error) for a production-wide key or an engagement with no live delivery grant. A revoked or expired grant counts as no grant. Each row carries the delivery's `package` (its current files, shown once the delivery is `sent` or `accepted`; `[]` before, and again if it is recalled) and this engagement's own `submissions` on it with their files and the production's `review`; another engagement's submissions are never shown. With `updated_since`, a row counts as changed when its delivery, this engagement's grant on it, its shown package (a file added or taken out) or this engagement's own submissions on it (a new one, a review) changed after the instant. Every answer carries a strong ETag, computed over exactly what this key sees (its engagement's reach and every field of its rows): send it back in If-None-Match to get 304 with no body while nothing it would see has changed. A grant added, revoked or expired, a status move, a package file, a review of its own work: each gives a new ETag; another engagement's activity does not. Without `limit` (the whole list): Kept in memory until the production changes: the answer carries an ETag (send it back in If-None-Match for a 304 with no body) and `Vary: Accept-Encoding`, and goes out gzip- or brotli-encoded when Accept-Encoding asks for it. A page or a change window (`limit`, `cursor`, `updated_since`) is assembled on every request; its ETag covers its rows and its Link header.
      *
      *     Scope `read`. Round-trip surface: production-wide keys get the whole answer; engagement-bound keys get their engagement's slice.
      */
@@ -753,7 +753,7 @@ export interface paths {
     };
     /**
      * Metadata of one media object
-     * @description A production-wide key sees every media object of its production. An engagement-bound key sees what its engagement uploaded, and the media of released versions (and their ingredients) of assets its live scene and character grants reach; work another engagement submitted on a turnover is never visible, whatever delivery grants say. Anything else answers 404, exactly as for an unknown id.
+     * @description A production-wide key sees every media object of its production (a file taken out of a delivery's package included). An engagement-bound key sees what its engagement uploaded; the media of released versions (and their ingredients) of assets its live scene and character grants reach; and the files of a delivery's package (the `package` of its turnover row) while it holds a live read or submit grant on that delivery and the delivery is `sent` or `accepted`, as long as the file is not taken out of the package. Work another engagement submitted on a turnover is never visible, whatever delivery grants say. Anything else (a draft package, a removed file, another vendor's package) answers 404, exactly as for an unknown id: the same status, body and headers, after the same database statements.
      *
      *     Scope `read`. Round-trip surface: production-wide keys get the whole answer; engagement-bound keys get their engagement's slice.
      */
@@ -775,7 +775,7 @@ export interface paths {
     };
     /**
      * The bytes of one media object, streamed
-     * @description A production-wide key sees every media object of its production. An engagement-bound key sees what its engagement uploaded, and the media of released versions (and their ingredients) of assets its live scene and character grants reach; work another engagement submitted on a turnover is never visible, whatever delivery grants say. Anything else answers 404, exactly as for an unknown id.
+     * @description A production-wide key sees every media object of its production (a file taken out of a delivery's package included). An engagement-bound key sees what its engagement uploaded; the media of released versions (and their ingredients) of assets its live scene and character grants reach; and the files of a delivery's package (the `package` of its turnover row) while it holds a live read or submit grant on that delivery and the delivery is `sent` or `accepted`, as long as the file is not taken out of the package. Work another engagement submitted on a turnover is never visible, whatever delivery grants say. Anything else (a draft package, a removed file, another vendor's package) answers 404, exactly as for an unknown id: the same status, body and headers, after the same database statements.
      *
      *     Content-Type is the type sniffed from the bytes at upload; Content-Length, Last-Modified and a strong ETag (the SHA-256) are sent. A single `Range: bytes=a-b` answers 206 (416 when unsatisfiable); If-None-Match on the ETag answers 304.
      *
@@ -1037,7 +1037,7 @@ export interface paths {
     };
     /**
      * The production's webhook subscriptions
-     * @description Never with their secrets. Each change of the production (the entries of `GET /changes`) is POSTed to the URL as JSON `{webhook_id, production, change}`, signed in the `Prodgraph-Signature` header (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the secret>`; the README shows how to check it) and named by `Prodgraph-Delivery` (the same for every attempt at one change: use it to drop repeats). One change at a time, in commit order; a 2xx within the timeout moves on, anything else is retried with exponential backoff (1 s, 2 s, 4 s, … up to an hour) until it succeeds: at least once, never skipped. Subscriptions are delivered independently, so a slow or dead receiver delays only its own.
+     * @description Never with their secrets; `engagement_id` names the engagement an engagement webhook is for. Each change of the production (the entries of `GET /changes`) is POSTed to the URL as JSON `{webhook_id, production, change}`, signed in the `Prodgraph-Signature` header (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the secret>`; the README shows how to check it) and named by `Prodgraph-Delivery` (the same for every attempt at one change: use it to drop repeats). One change at a time, in commit order; a 2xx within the timeout moves on, anything else is retried with exponential backoff (1 s, 2 s, 4 s, … up to an hour) until it succeeds: at least once, never skipped. Subscriptions are delivered independently, so a slow or dead receiver delays only its own.
      *
      *     Scope `admin`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
      */
@@ -1045,7 +1045,7 @@ export interface paths {
     put?: never;
     /**
      * Subscribe a URL to the production’s changes
-     * @description The answer carries the signing `secret` this once: keep it now. Delivery starts with the next change (or after `after`, a change feed cursor, to replay history). Recorded in the activity feed. Each change of the production (the entries of `GET /changes`) is POSTed to the URL as JSON `{webhook_id, production, change}`, signed in the `Prodgraph-Signature` header (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the secret>`; the README shows how to check it) and named by `Prodgraph-Delivery` (the same for every attempt at one change: use it to drop repeats). One change at a time, in commit order; a 2xx within the timeout moves on, anything else is retried with exponential backoff (1 s, 2 s, 4 s, … up to an hour) until it succeeds: at least once, never skipped. Subscriptions are delivered independently, so a slow or dead receiver delays only its own.
+     * @description The answer carries the signing `secret` this once: keep it now. Delivery starts with the next change (or after `after`, a change feed cursor, to replay history). Recorded in the activity feed. With `engagement_id`, the webhook is for that engagement: a vendor is pushed exactly its own reach (below); an unknown or archived engagement, or `kinds` an engagement is never told of, is 422. Each change of the production (the entries of `GET /changes`) is POSTed to the URL as JSON `{webhook_id, production, change}`, signed in the `Prodgraph-Signature` header (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the secret>`; the README shows how to check it) and named by `Prodgraph-Delivery` (the same for every attempt at one change: use it to drop repeats). One change at a time, in commit order; a 2xx within the timeout moves on, anything else is retried with exponential backoff (1 s, 2 s, 4 s, … up to an hour) until it succeeds: at least once, never skipped. Subscriptions are delivered independently, so a slow or dead receiver delays only its own. An **engagement webhook** (`engagement_id` set) is sent only what that engagement can see, judged through its grants when each change is delivered (a grant revoked before then already counts), with `engagement_id` in the body and `actor` always null: `delivery` changes of a turnover it holds a live read or submit grant on (a status move: sent, recalled, accepted; or any other edit of the row it sees; or its retirement by a re-import), to be read with GET /turnovers; `media` changes of a file of such a delivery's package while the delivery is sent or accepted (`created`: added; `updated`: taken out, after which the id answers 404), and of the files it submitted itself; `submission` changes of its own submissions (made, or reviewed: GET /turnovers or GET /submissions carry the review); `grant` changes of its own grants (`created`, `updated`, `retired` when revoked) and `expired` when one lapses: the worker watches the engagement's next expiry and announces it within about a second of `expires_at` passing (at `at` = `expires_at`; `Prodgraph-Delivery` is `<webhook>.expired.<grant>.<expiry in unix ms>`). Nothing else: no scene, asset or version changes (keep bundles fresh with their ETags), no other engagement's objects, no titles. An archived engagement is told nothing. `kinds`, if given, must be among `delivery`, `media`, `submission`, `grant`.
      *
      *     Scope `admin`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
      */
@@ -1965,6 +1965,7 @@ export interface components {
        */
       created_at: string;
       created_by: string;
+      engagement_id: number | null;
       secret: string | null;
     };
     /** Decision */
@@ -2036,6 +2037,21 @@ export interface components {
        * @description Present only on a row retired since `updated_since` (a re-import retired it): the row has left the production; drop it from a mirror. Never present without `updated_since`.
        */
       retired_at?: string;
+    };
+    /** Package file */
+    DeliveryFile: {
+      /** @description Media id: GET /media/{id} and /media/{id}/content */
+      id: number;
+      /** @description The file name as uploaded */
+      label: string;
+      /** @description image, video, audio, document or file, from the bytes */
+      kind: string;
+      /** @description Typed from the bytes when the file arrived */
+      content_type: string;
+      /** @description Bytes */
+      size: number;
+      /** @description SHA-256 of the bytes, hex */
+      sha256: string;
     };
     /** Department (detail) */
     DepartmentDetail: {
@@ -2443,6 +2459,7 @@ export interface components {
         | null;
       /** @description Start delivering after this change feed cursor (to replay history); default `now`: changes from now on */
       after?: string;
+      engagement_id?: number | null;
     };
     /** Palette colour */
     PaletteColour: {
@@ -2609,6 +2626,18 @@ export interface components {
       notes: components['schemas']['VersionNote'][];
       /** @description In the order the look lists them */
       ingredients: components['schemas']['AssetIngredient'][];
+    };
+    /** Review */
+    Review: {
+      /** @enum {string} */
+      decision: 'accepted' | 'changes_requested';
+      note: string;
+      reviewed_by: string | null;
+      /**
+       * Format: date-time
+       * @description UTC ISO-8601
+       */
+      reviewed_at: string;
     };
     /**
      * Scene
@@ -2981,7 +3010,13 @@ export interface components {
      *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
      *         }
      *       ],
-     *       "created_at": "2026-11-23T19:02:11.483Z"
+     *       "created_at": "2026-11-23T19:02:11.483Z",
+     *       "review": {
+     *         "decision": "changes_requested",
+     *         "note": "Edge matte chatters on frames 1012-1020",
+     *         "reviewed_by": "Ada Okafor",
+     *         "reviewed_at": "2026-11-24T10:15:00.000Z"
+     *       }
      *     }
      */
     SubmissionRow: {
@@ -2990,8 +3025,11 @@ export interface components {
       /** @description The turnover (delivery) it was submitted on */
       delivery_id: number;
       engagement_id: number | null;
-      /** @enum {string} */
-      status: 'submitted';
+      /**
+       * @description `submitted`, then the review's decision: `accepted` or `changes_requested`
+       * @enum {string}
+       */
+      status: 'submitted' | 'accepted' | 'changes_requested';
       title: string;
       note: string;
       /** @description One media object per uploaded file, in upload order: GET /media/{id}/content */
@@ -3001,11 +3039,31 @@ export interface components {
        * @description UTC ISO-8601
        */
       created_at: string;
+      review: components['schemas']['Review'] | null;
       /**
        * Format: date-time
        * @description Only in an `updated_since` window: the submission left this key's list then (its delivery was retired)
        */
       retired_at?: string;
+    };
+    /** Own submission on a turnover */
+    TurnoverOwnSubmission: {
+      /** @description Work item id (GET /submissions lists it too, with its note) */
+      id: number;
+      /**
+       * @description `submitted`, then the review's decision: `accepted` or `changes_requested`
+       * @enum {string}
+       */
+      status: 'submitted' | 'accepted' | 'changes_requested';
+      title: string;
+      /**
+       * Format: date-time
+       * @description UTC ISO-8601
+       */
+      created_at: string;
+      /** @description The files this engagement uploaded with it, in upload order: GET /media/{id}/content */
+      media: components['schemas']['SubmissionFile'][];
+      review: components['schemas']['Review'] | null;
     };
     /**
      * Turnover row
@@ -3023,7 +3081,41 @@ export interface components {
      *       ],
      *       "sent_at": "2026-11-17T15:20:00.000Z",
      *       "can_submit": true,
-     *       "updated_at": "2026-11-23T19:02:11.483Z"
+     *       "package": [
+     *         {
+     *           "id": 311,
+     *           "label": "ep101_sh010_plate.exr",
+     *           "kind": "file",
+     *           "content_type": "image/x-exr",
+     *           "size": 48213504,
+     *           "sha256": "5f70bf18a086007016e948b04aed3b82103a36bea41755b6cddfaf10ace3c6ef"
+     *         }
+     *       ],
+     *       "submissions": [
+     *         {
+     *           "id": 42,
+     *           "status": "changes_requested",
+     *           "title": "sh010 comp v1",
+     *           "created_at": "2026-11-23T19:02:11.483Z",
+     *           "media": [
+     *             {
+     *               "id": 318,
+     *               "label": "sh010_comp_v1.mov",
+     *               "kind": "video",
+     *               "content_type": "video/quicktime",
+     *               "size": 91830272,
+     *               "sha256": "9b74c9897bac770ffc029102a200c5de1b1f7e25a4a9b0ca5ea5cb2ff6a5e5b2"
+     *             }
+     *           ],
+     *           "review": {
+     *             "decision": "changes_requested",
+     *             "note": "Edge matte chatters on frames 1012-1020",
+     *             "reviewed_by": "Ada Okafor",
+     *             "reviewed_at": "2026-11-24T10:15:00.000Z"
+     *           }
+     *         }
+     *       ],
+     *       "updated_at": "2026-11-24T10:15:00.000Z"
      *     }
      */
     TurnoverRow: {
@@ -3041,9 +3133,13 @@ export interface components {
       sent_at?: string | null;
       /** @description True only while this key's engagement holds a live submit grant on the delivery */
       can_submit: boolean;
+      /** @description The delivery's current files (the plates, EDL, reference, LUT…), in upload order, each fetched with GET /media/{id}/content and checked against its `sha256`. Shown only while the delivery is `sent` or `accepted`: a draft, ready or blocked delivery (and one recalled from `sent`) answers `[]`, so a package being prepared stays private. A file taken out of the package leaves the list (and its media id then answers 404 to the vendor). */
+      package: components['schemas']['DeliveryFile'][];
+      /** @description This engagement's own submissions on the delivery, oldest first, each with its files and the production's review. Another engagement's submissions are never listed, whatever the grants say. */
+      submissions: components['schemas']['TurnoverOwnSubmission'][];
       /**
        * Format: date-time
-       * @description When the delivery or this engagement's grant on it last changed
+       * @description When the row last changed: the delivery, this engagement's grant on it, its package (while shown) or this engagement's submissions on it (a new one, a review)
        */
       updated_at: string;
       /**
@@ -3220,6 +3316,7 @@ export interface components {
        */
       created_at: string;
       created_by: string;
+      engagement_id: number | null;
     };
     /** Webhook delivery attempt */
     WebhookDelivery: {
@@ -7692,7 +7789,41 @@ export interface operations {
            *         ],
            *         "sent_at": "2026-11-17T15:20:00.000Z",
            *         "can_submit": true,
-           *         "updated_at": "2026-11-23T19:02:11.483Z"
+           *         "package": [
+           *           {
+           *             "id": 311,
+           *             "label": "ep101_sh010_plate.exr",
+           *             "kind": "file",
+           *             "content_type": "image/x-exr",
+           *             "size": 48213504,
+           *             "sha256": "5f70bf18a086007016e948b04aed3b82103a36bea41755b6cddfaf10ace3c6ef"
+           *           }
+           *         ],
+           *         "submissions": [
+           *           {
+           *             "id": 42,
+           *             "status": "changes_requested",
+           *             "title": "sh010 comp v1",
+           *             "created_at": "2026-11-23T19:02:11.483Z",
+           *             "media": [
+           *               {
+           *                 "id": 318,
+           *                 "label": "sh010_comp_v1.mov",
+           *                 "kind": "video",
+           *                 "content_type": "video/quicktime",
+           *                 "size": 91830272,
+           *                 "sha256": "9b74c9897bac770ffc029102a200c5de1b1f7e25a4a9b0ca5ea5cb2ff6a5e5b2"
+           *               }
+           *             ],
+           *             "review": {
+           *               "decision": "changes_requested",
+           *               "note": "Edge matte chatters on frames 1012-1020",
+           *               "reviewed_by": "Ada Okafor",
+           *               "reviewed_at": "2026-11-24T10:15:00.000Z"
+           *             }
+           *           }
+           *         ],
+           *         "updated_at": "2026-11-24T10:15:00.000Z"
            *       }
            *     ]
            */
@@ -7843,7 +7974,13 @@ export interface operations {
            *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
            *           }
            *         ],
-           *         "created_at": "2026-11-23T19:02:11.483Z"
+           *         "created_at": "2026-11-23T19:02:11.483Z",
+           *         "review": {
+           *           "decision": "changes_requested",
+           *           "note": "Edge matte chatters on frames 1012-1020",
+           *           "reviewed_by": "Ada Okafor",
+           *           "reviewed_at": "2026-11-24T10:15:00.000Z"
+           *         }
            *       }
            *     ]
            */
