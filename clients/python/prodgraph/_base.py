@@ -38,8 +38,8 @@ class Base:
     def _api(self, path: str, query: Optional[Mapping[str, Any]] = None) -> str:
         return self._transport.url("/api/v1" + path, query)
 
-    def _get(self, path: str, query: Optional[Mapping[str, Any]] = None, *, timeout: Optional[float] = None) -> Any:
-        _, body = self._transport.json("GET", self._api(path, query), retryable=True, timeout=timeout)
+    def _get(self, path: str, query: Optional[Mapping[str, Any]] = None, *, hold: float = 0.0) -> Any:
+        _, body = self._transport.json("GET", self._api(path, query), retryable=True, hold=hold)
         return body
 
     def _list(self, path: str, query: Optional[Mapping[str, Any]] = None) -> Paged[Any]:

@@ -155,7 +155,8 @@ class ConnectionFailed(ProdgraphError):
 
 
 class Timeout(ConnectionFailed):
-    """No answer within the client's ``timeout``, after the last retry."""
+    """No answer in time: each attempt waited its ``timeout`` and none was left, or the call's
+    ``deadline`` passed."""
 
 
 class ChecksumMismatch(ProdgraphError):

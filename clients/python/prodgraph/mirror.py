@@ -6,11 +6,14 @@ production-wide key the same for the whole production::
 
     DIR/bundles/scene/<node_id>.json       each bundle exactly as the API answers it (its bytes)
     DIR/bundles/character/<node_id>.json
-    DIR/media/<media_id>-<label>.<ext>     every image the bundles show, SHA-256 verified
+    DIR/media/<media_id>-<slug>.<ext>      every image the bundles show, SHA-256 verified
     DIR/turnovers.json                     the turnovers the key reaches
     DIR/submissions.json                   the submissions it may see (a vendor: its own)
-    DIR/submissions/<id>/<media_id>-<name> each submission's files, SHA-256 verified
+    DIR/submissions/<id>/<media_id>-<slug>.<ext>  each submission's files, SHA-256 verified
     DIR/.prodgraph/mirror.json             what the mirror wrote, ETags, the feed cursor
+
+Files are named as ``Client.download_media`` names them in a folder: ``<media id>-<label's
+slug><extension>`` (``12-mara-quinn-v1.jpg``).
 
 A run fetches only what changed: a production-wide key first asks the change feed whether
 anything happened since the last run (nothing: one request and done), bundles are asked with
@@ -24,9 +27,7 @@ since), fetches again one it wrote that was deleted since, is resumable after an
 from __future__ import annotations
 
 import json
-import mimetypes
 import os
-import re
 import sys
 import time
 from email.utils import parsedate_to_datetime
@@ -35,7 +36,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Set
 
 from ._base import segment
-from ._download import download, sha256_of
+from ._download import download, file_name, sha256_of
 from ._interrupt import StickyInterrupt
 from .client import Client
 from .errors import ApiError, EngagementDoor, Forbidden, NotFound, ProdgraphError
@@ -51,8 +52,6 @@ TURNOVER_KINDS = {"delivery", "approval", "grant", "engagement", "organisation",
 SUBMISSION_KINDS = {"submission", "media", "delivery", "grant", "engagement", "production"}
 # How much of the feed is read to decide what to refresh before refreshing everything anyway.
 FEED_PAGES = 10
-EXTENSIONS = {"image/jpeg": ".jpg", "image/png": ".png", "image/webp": ".webp", "image/gif": ".gif",
-              "image/tiff": ".tif", "video/mp4": ".mp4", "video/quicktime": ".mov"}
 SAVE_EVERY = 2.0
 
 
@@ -335,7 +334,7 @@ class Mirror:
             meta = self.client.get_media(media_id)
         except NotFound:
             return
-        rel = kept["file"] if kept else f"media/{media_id}-{_slug(meta.get('label', ''))}{_extension(meta)}"
+        rel = kept["file"] if kept else f"media/{_name(meta)}"
         if not self._may_write(rel, meta.get("sha256")):
             return
         before = (self.root / (rel + ".part")).stat().st_size if (self.root / (rel + ".part")).exists() else 0
@@ -411,7 +410,7 @@ class Mirror:
         kept = self._submitted().get(str(file["id"]))
         if kept and self._intact(kept["file"]):
             return
-        rel = kept["file"] if kept else f"submissions/{submission_id}/{file['id']}-{_file_name(file)}"
+        rel = kept["file"] if kept else f"submissions/{submission_id}/{_name(file)}"
         if not self._may_write(rel, file.get("sha256")):
             return
         part = self.root / (rel + ".part")
@@ -468,22 +467,9 @@ def _media_ids(document: Mapping[str, Any]) -> Set[int]:
     return ids
 
 
-def _slug(label: str) -> str:
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", label).strip("-").lower()
-    return slug[:60] or "media"
-
-
-def _file_name(file: Mapping[str, Any]) -> str:
-    """A safe local name for a submitted file: its uploaded name slugged, its extension kept."""
-    stem, ext = os.path.splitext(str(file.get("label") or ""))
-    if not re.fullmatch(r"\.[A-Za-z0-9]{1,10}", ext):
-        ext = _extension(file)
-    return _slug(stem) + ext.lower()
-
-
-def _extension(meta: Mapping[str, Any]) -> str:
-    kind = str(meta.get("content_type") or "")
-    return EXTENSIONS.get(kind) or mimetypes.guess_extension(kind) or ""
+def _name(media: Mapping[str, Any]) -> str:
+    """A media file's local name: ``download_media``'s rule (``12-mara-quinn-v1.jpg``)."""
+    return file_name(media["id"], str(media.get("label") or ""), str(media.get("content_type") or ""))
 
 
 def _size(n: int) -> str:
