@@ -10,11 +10,12 @@ from ._changes import ChangeMethods
 from ._graph import GraphMethods
 from ._roundtrip import RoundTripMethods
 from ._transport import Transport
+from ._turnover_admin import TurnoverAdminMethods
 
 __all__ = ["Client"]
 
 
-class Client(GraphMethods, RoundTripMethods, ChangeMethods, AdminMethods):
+class Client(GraphMethods, RoundTripMethods, ChangeMethods, AdminMethods, TurnoverAdminMethods):
     """A prodgraph server, reached with one key.
 
     ``Client()`` reads ``PRODGRAPH_URL`` (the server, e.g. ``http://127.0.0.1:8080``) and

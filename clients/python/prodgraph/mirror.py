@@ -38,6 +38,8 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Set
 from ._base import segment
 from ._download import download, file_name, sha256_of
 from ._interrupt import StickyInterrupt
+from ._mirror_packages import Packages
+from ._transport import next_link
 from .client import Client
 from .errors import ApiError, EngagementDoor, Forbidden, NotFound, ProdgraphError
 
@@ -53,6 +55,8 @@ SUBMISSION_KINDS = {"submission", "media", "delivery", "grant", "engagement", "p
 # How much of the feed is read to decide what to refresh before refreshing everything anyway.
 FEED_PAGES = 10
 SAVE_EVERY = 2.0
+# Turnover rows a page when the mirror reads them whole (the server's largest page).
+TURNOVER_PAGE = 1000
 
 
 class Progress:
@@ -87,6 +91,11 @@ class Progress:
         self.stream.write(f"prodgraph mirror: {text}\n")
         self.stream.flush()
 
+    def say(self, text: str) -> None:
+        """A line of news (a review), kept in the log; not with --quiet."""
+        if not self.quiet:
+            self.warn(text)
+
 
 class Mirror:
     """One folder, one key. ``run()`` brings the folder up to date once."""
@@ -99,6 +108,8 @@ class Mirror:
         self.state: Dict[str, Any] = self._load()
         self.counts: Dict[str, int] = {}
         self.fetched_bytes = 0
+        # the reviews of the key's own submissions this run saw first (see Packages.reviews)
+        self.new_reviews: List[Dict[str, Any]] = []
         self._saved_at = time.monotonic()
 
     # -- state ---------------------------------------------------------------------------------
@@ -188,7 +199,13 @@ class Mirror:
     # -- a run ---------------------------------------------------------------------------------
 
     def run(self) -> Dict[str, int]:
-        """Brings the folder up to date; returns the counts the progress line shows."""
+        """Brings the folder up to date; returns the counts the progress line shows.
+
+        Among them: ``images_fetched``, ``bundles_changed``, ``submitted_fetched``; for a vendor's
+        turnovers ``packages`` (turnovers showing a package), ``package_files``,
+        ``package_fetched``, ``reviews`` (its submissions reviewed) and ``reviews_new`` (reviews
+        this run saw first, detailed in ``self.new_reviews``); ``removed`` and ``left_alone``.
+        """
         started = time.monotonic()
         self.root.mkdir(parents=True, exist_ok=True)
         head, changed_kinds, server_now = self._feed()
@@ -226,7 +243,8 @@ class Mirror:
         bundles = {b["file"] for b in self.state["bundles"].values()}
         bundles |= {m["file"] for m in self.state["media"].values()}
         submissions = {"submissions.json"} | {f["file"] for f in self._submitted().values()}
-        parts = {"bundles": bundles, "turnovers": {"turnovers.json"}, "submissions": submissions}
+        turnovers = {"turnovers.json"} | {f["file"] for f in self.state.get("package", {}).values()}
+        parts = {"bundles": bundles, "turnovers": turnovers, "submissions": submissions}
         return {part for part, rels in parts.items() if gone & rels}
 
     def _has_submissions(self) -> bool:
@@ -360,13 +378,42 @@ class Mirror:
                     rows[row["id"]] = row
             turnovers = [rows[k] for k in sorted(rows)]
         else:
-            # a vendor's view shrinks silently when a grant is revoked: read it whole
-            turnovers = sorted(self.client.list_turnovers(), key=lambda t: t["id"])
+            # a vendor's view shrinks silently when a grant is revoked: read it whole (a 304
+            # to the last answer's ETag when nothing changed)
+            fresh = self._read_turnovers()
+            if fresh is None:
+                turnovers = json.loads((self.root / rel).read_text(encoding="utf-8"))
+            else:
+                turnovers = sorted(fresh, key=lambda t: t["id"])
         data = (json.dumps(turnovers, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
         current = self.root / rel
         if not (current.exists() and current.read_bytes() == data):
             self._write(rel, data)
+        elif rel not in self.state["files"]:
+            self._record(rel)  # the same bytes, from a run whose record was lost: the mirror's again
         self._count("turnovers", len(turnovers))
+        packages = Packages(self)
+        packages.sync(turnovers)
+        packages.reviews(turnovers)
+
+    def _read_turnovers(self) -> Optional[List[Dict[str, Any]]]:
+        """Every turnover row the key reaches; None when the list is as the last run read it
+        (a 304 to its ETag, asked only when that answer was one page and its file is intact)."""
+        etag = self.state.get("turnovers_etag") if self._intact("turnovers.json") else None
+        transport = self.client._transport
+        headers = {"If-None-Match": etag} if etag else None
+        url = self.client._api("/turnovers", {"limit": TURNOVER_PAGE})
+        response, raw = transport.request("GET", url, headers=headers, retryable=True)
+        if response.status == 304:
+            return None
+        rows: List[Dict[str, Any]] = json.loads(raw.decode("utf-8"))
+        link = next_link(response.headers.get("Link"))
+        self.state["turnovers_etag"] = None if link else response.headers.get("ETag")
+        while link:
+            more, after = self.client._fetch_page(transport.resolve(link))
+            rows += more
+            link = after
+        return rows
 
     # -- submissions and their files ----------------------------------------------------------
 
@@ -390,6 +437,8 @@ class Mirror:
         current = self.root / rel
         if not (current.exists() and current.read_bytes() == data):
             self._write(rel, data)
+        elif rel not in self.state["files"]:
+            self._record(rel)  # the same bytes, from a run whose record was lost: the mirror's again
         wanted = {str(f["id"]): (s["id"], f) for s in submissions for f in s.get("media", [])}
         for n, (key, (submission_id, file)) in enumerate(sorted(wanted.items()), 1):
             self.progress.show(f"prodgraph mirror: submitted files {n}/{len(wanted)} · {self._media_line()}")
@@ -444,6 +493,15 @@ class Mirror:
             f"{c.get('bundles', 0)} bundles ({c.get('bundles_changed', 0)} changed)",
             f"{c.get('images', len(self.state['media']))} images ({c.get('images_fetched', 0)} fetched, {_size(self.fetched_bytes)})",
             f"{c.get('turnovers', 0)} turnovers" if "turnovers" in c else "turnovers unchanged",
+        ]
+        if c.get("packages") or c.get("package_fetched"):
+            parts.append(
+                f"{c.get('package_files', 0)} package files in {c.get('packages', 0)} turnovers"
+                f" ({c.get('package_fetched', 0)} fetched)"
+            )
+        if c.get("reviews"):
+            parts.append(f"{c['reviews']} review{'s' if c['reviews'] != 1 else ''} ({c.get('reviews_new', 0)} new)")
+        parts += [
             (
                 f"{c['submissions']} submissions ({c.get('submitted_fetched', 0)} files fetched)"
                 if "submissions" in c
@@ -517,7 +575,7 @@ def _run(mirror: Mirror, args: Any, progress: Progress, interrupts: StickyInterr
         mirror.run()
         while args.follow:
             _wait_for_change(mirror, args.interval)
-            mirror.counts, mirror.fetched_bytes = {}, 0
+            mirror.counts, mirror.fetched_bytes, mirror.new_reviews = {}, 0, []
             mirror.run()
     except KeyboardInterrupt:
         interrupts.stopped()
