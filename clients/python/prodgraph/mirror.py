@@ -1,13 +1,15 @@
 """``python -m prodgraph mirror DIR``: a local folder that stays current with what a key may see.
 
 The folder holds, for a vendor key, its granted scene and character bundles as JSON, every
-image those bundles show, its turnovers and its own submissions with their files; for a
+image those bundles show, its turnovers with the package of each sent one, and its own
+submissions with their files (and reports the production's reviews of them); for a
 production-wide key the same for the whole production::
 
     DIR/bundles/scene/<node_id>.json       each bundle exactly as the API answers it (its bytes)
     DIR/bundles/character/<node_id>.json
     DIR/media/<media_id>-<slug>.<ext>      every image the bundles show, SHA-256 verified
     DIR/turnovers.json                     the turnovers the key reaches
+    DIR/turnovers/<id>-<slug>/<media_id>-<slug>.<ext>  each sent package's files (_mirror_packages)
     DIR/submissions.json                   the submissions it may see (a vendor: its own)
     DIR/submissions/<id>/<media_id>-<slug>.<ext>  each submission's files, SHA-256 verified
     DIR/.prodgraph/mirror.json             what the mirror wrote, ETags, the feed cursor
@@ -17,11 +19,12 @@ slug><extension>`` (``12-mara-quinn-v1.jpg``).
 
 A run fetches only what changed: a production-wide key first asks the change feed whether
 anything happened since the last run (nothing: one request and done), bundles are asked with
-their ETag (unchanged: 304), an image or a submitted file already on disk is never fetched
-again, and turnovers and submissions are asked ``updated_since`` the last run where the key's
+their ETag (unchanged: 304), an image, a package file or a submitted file already on disk is
+never fetched again, and turnovers and submissions are asked ``updated_since`` the last run where the key's
 view cannot shrink. It never deletes or overwrites a file it did not write (nor one edited
 since), fetches again one it wrote that was deleted since, is resumable after an interruption
-(a cut download resumes with ``Range``), and reports on one line.
+(a cut download resumes with ``Range``), and reports on one line (a review of the key's own
+submissions not seen before gets a line of its own).
 """
 
 from __future__ import annotations
@@ -544,7 +547,8 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     parser = argparse.ArgumentParser(
         prog="python -m prodgraph mirror",
-        description="Keep DIR current with the bundles, images, turnovers and submissions this key may see.",
+        description="Keep DIR current with the bundles, images, turnovers (and their packages) and"
+        " submissions this key may see; report the reviews of its submissions.",
     )
     parser.add_argument("dir", help="the folder to keep (created if absent)")
     parser.add_argument("--url", help="the server (default: $PRODGRAPH_URL)")
