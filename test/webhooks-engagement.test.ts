@@ -150,15 +150,18 @@ for (const dialect of DIALECTS) {
       const plates = refs['dl-plates']!;
       const other = refs['dl-other']!;
       const want: Record<'pix' | 'hal', string[]> = { pix: [], hal: [] };
-      // a file added to a package still being prepared: nobody's business yet
+      const P = `delivery:${plates}:updated`;
+      const O = `delivery:${other}:updated`;
+      // a file added to a package still being prepared: its turnover moved, the file is private
       const p1 = await addPackageFile(env, plates, 'plate1.png', await png('#111', 8));
+      want.pix.push(P);
       await settled();
       // sent: pix (submit grant) hears of it; hal holds no grant on it
       await setDeliveryStatus(env, plates, 'sent');
-      want.pix.push(`delivery:${plates}:updated`);
+      want.pix.push(P);
       await settled();
       const p2 = await addPackageFile(env, plates, 'plate2.png', await png('#222', 8));
-      want.pix.push(`media:${p2.id}:created`);
+      want.pix.push(`media:${p2.id}:created`, P);
       await settled();
       // each vendor's own work, and its own files
       const s = await submit(env, pix, plates, [
@@ -182,16 +185,18 @@ for (const dialect of DIALECTS) {
       await settled();
       // a file taken out of the sent package
       await removePackageFile(env, p2.id);
-      want.pix.push(`media:${p2.id}:updated`);
-      // a file added to hal's delivery while it is a draft: nobody hears
+      want.pix.push(`media:${p2.id}:updated`, P);
+      // a file added to hal's delivery while it is a draft: hal's turnover moved, the file is private
       await addPackageFile(env, other, 'draft.png', await png('#555', 8));
+      want.hal.push(O);
       await settled();
       // recalled: a status move of a turnover pix holds
       await setDeliveryStatus(env, plates, 'ready');
-      want.pix.push(`delivery:${plates}:updated`);
+      want.pix.push(P);
       await settled();
-      // taken out while recalled: never shown, so never told
+      // taken out while recalled: never shown, so the file is never named
       await removePackageFile(env, p1.id);
+      want.pix.push(P);
       await settled();
       // a grant of pix's own on hal's delivery: pix hears of the grant and, now, of that turnover
       const g = await call(env.app, 'POST', '/api/v1/admin/grants', {
@@ -201,9 +206,10 @@ for (const dialect of DIALECTS) {
       assert.equal(g.status, 201, g.text);
       want.pix.push(`grant:${g.body.id}:created`);
       await settled();
+      await setDeliveryStatus(env, other, 'ready');
       await setDeliveryStatus(env, other, 'sent');
-      want.pix.push(`delivery:${other}:updated`);
-      want.hal.push(`delivery:${other}:updated`);
+      want.pix.push(O, O);
+      want.hal.push(O, O);
       await settled();
       const revoked = await call(env.app, 'POST', `/api/v1/admin/grants/${g.body.id}/revoke`, {
         token: admin,
@@ -213,7 +219,7 @@ for (const dialect of DIALECTS) {
       await settled();
       // with the grant gone, hal's delivery moves unseen by pix
       await setDeliveryStatus(env, other, 'accepted');
-      want.hal.push(`delivery:${other}:updated`);
+      want.hal.push(O);
       await settled();
       await until(
         'every event in',
@@ -329,7 +335,8 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(r.status, 200, r.text);
       const seen = rx.hal!.got.length;
-      await setDeliveryStatus(env, refs['dl-other']!, 'sent');
+      // a file added to the package of hal's accepted turnover: hal would hear of it, were it not archived
+      await addPackageFile(env, refs['dl-other']!, 'late.png', await png('#666', 8));
       await settled();
       assert.equal(rx.hal!.got.length, seen);
     });
