@@ -816,6 +816,7 @@ class Webhook(TypedDict):
     last_delivered_at: Optional[str]
     created_at: str
     created_by: str
+    engagement_id: Optional[int]
 
 
 class CreatedWebhook(TypedDict):
@@ -830,6 +831,7 @@ class CreatedWebhook(TypedDict):
     last_delivered_at: Optional[str]
     created_at: str
     created_by: str
+    engagement_id: Optional[int]
     secret: Optional[str]
 
 
