@@ -15,7 +15,7 @@ export type MediaOwner =
   | { nodeId: number }
   /** A vendor submitted it on a turnover: the submission, and the engagement that uploaded it. */
   | { deliveryId: number; workItemId: number; uploaderEngagementId: number | null }
-  /** A file of a delivery's package: what the production sends the engagements granted on it. */
+  /** The production put it in a delivery's package (what the delivery sends): no work item. */
   | { packageOf: number }
   /** Nothing but the row that points at it (a library file's proxy image). */
   | null;
@@ -86,6 +86,42 @@ export async function deleteMedia(db: Db, productionId: number, ids: readonly nu
   for (const part of chunks(ids)) {
     await db.deleteFrom('media').where('production_id', '=', productionId).where('id', 'in', part).execute();
   }
+}
+
+/**
+ * Takes a file out of its delivery's package: the row stays (for history and production-wide
+ * keys), marked with when. Only a package file (no work item) not yet taken out; answers
+ * whether it moved.
+ */
+export async function removeFromPackage(
+  db: Db,
+  productionId: number,
+  deliveryId: number,
+  mediaId: number,
+  at: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('media')
+    .set({ removed_at: at })
+    .where('production_id', '=', productionId)
+    .where('id', '=', mediaId)
+    .where('delivery_id', '=', deliveryId)
+    .where('work_item_id', 'is', null)
+    .where('removed_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** A file of this delivery's package (taken out or not), or nothing. */
+export function findPackageFile(db: Db, productionId: number, deliveryId: number, mediaId: number) {
+  return db
+    .selectFrom('media')
+    .where('production_id', '=', productionId)
+    .where('id', '=', mediaId)
+    .where('delivery_id', '=', deliveryId)
+    .where('work_item_id', 'is', null)
+    .select(['id', 'label', 'removed_at'])
+    .executeTakeFirst();
 }
 
 const COLUMNS = [
