@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 import fp from 'fastify-plugin';
 import { errors, type AppError } from '../errors.js';
 import { closeGently } from './lingering-close.js';
+import { errorResponse } from './schemas.js';
 
 /*
  * What is read of a request's body, and what happens to the part that is not.
@@ -124,6 +125,11 @@ async function requestBodyPlugin(app: FastifyInstance) {
     if (!Number.isSafeInteger(rule.maxBytes) || rule.maxBytes < 1)
       throw new Error(`${route.method} ${route.url}: config.upload.maxBytes must be a positive whole number`);
     route.bodyLimit = Math.min(route.bodyLimit ?? rule.maxBytes, rule.maxBytes);
+    // every upload route answers 413, documented or not by the route itself
+    const schema = (route.schema ?? {}) as Record<string, unknown>;
+    const responses = { ...((schema.response as Record<string, unknown>) ?? {}) };
+    responses[413] ??= errorResponse;
+    route.schema = { ...schema, response: responses };
   });
   // after the request rules (415 for the wrong type comes first), before anything reads the body
   app.addHook('preParsing', async (request) => {
