@@ -2610,6 +2610,18 @@ export interface components {
       /** @description In the order the look lists them */
       ingredients: components['schemas']['AssetIngredient'][];
     };
+    /** Review */
+    Review: {
+      /** @enum {string} */
+      decision: 'accepted' | 'changes_requested';
+      note: string;
+      reviewed_by: string | null;
+      /**
+       * Format: date-time
+       * @description UTC ISO-8601
+       */
+      reviewed_at: string;
+    };
     /**
      * Scene
      * @example {
@@ -2981,7 +2993,13 @@ export interface components {
      *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
      *         }
      *       ],
-     *       "created_at": "2026-11-23T19:02:11.483Z"
+     *       "created_at": "2026-11-23T19:02:11.483Z",
+     *       "review": {
+     *         "decision": "changes_requested",
+     *         "note": "Edge matte chatters on frames 1012-1020",
+     *         "reviewed_by": "Ada Okafor",
+     *         "reviewed_at": "2026-11-24T10:15:00.000Z"
+     *       }
      *     }
      */
     SubmissionRow: {
@@ -2990,8 +3008,11 @@ export interface components {
       /** @description The turnover (delivery) it was submitted on */
       delivery_id: number;
       engagement_id: number | null;
-      /** @enum {string} */
-      status: 'submitted';
+      /**
+       * @description `submitted`, then the review's decision: `accepted` or `changes_requested`
+       * @enum {string}
+       */
+      status: 'submitted' | 'accepted' | 'changes_requested';
       title: string;
       note: string;
       /** @description One media object per uploaded file, in upload order: GET /media/{id}/content */
@@ -3001,6 +3022,7 @@ export interface components {
        * @description UTC ISO-8601
        */
       created_at: string;
+      review: components['schemas']['Review'] | null;
       /**
        * Format: date-time
        * @description Only in an `updated_since` window: the submission left this key's list then (its delivery was retired)
@@ -3061,15 +3083,8 @@ export interface components {
       status: 'submitted';
       title: string;
       note: string;
-      /** @description One media object per uploaded file, in upload order */
-      media: {
-        /** @description Media id: GET /media/{id} and /media/{id}/content */
-        id: number;
-        /** @description The file name as uploaded */
-        label: string;
-        /** @description image, video, audio, document or file, from the bytes */
-        kind: string;
-      }[];
+      /** @description One media object per uploaded file, in upload order, as GET /submissions lists it: check the upload against `size` and `sha256` */
+      media: components['schemas']['SubmissionFile'][];
       created_at: string | null;
     };
     /** What a vendor sees */
@@ -7843,7 +7858,13 @@ export interface operations {
            *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
            *           }
            *         ],
-           *         "created_at": "2026-11-23T19:02:11.483Z"
+           *         "created_at": "2026-11-23T19:02:11.483Z",
+           *         "review": {
+           *           "decision": "changes_requested",
+           *           "note": "Edge matte chatters on frames 1012-1020",
+           *           "reviewed_by": "Ada Okafor",
+           *           "reviewed_at": "2026-11-24T10:15:00.000Z"
+           *         }
            *       }
            *     ]
            */

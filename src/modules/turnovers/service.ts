@@ -13,6 +13,7 @@ import { insertMedia } from '../media/repository.js';
 import { zip } from '../../util/zip.js';
 import * as repo from './repository.js';
 import type { TurnoverRow, TurnoverSubmission } from './schemas.js';
+import { toDeliveryFile } from './submission-list.js';
 
 /** Turnovers and submissions are reached through delivery grants alone. */
 const DELIVERY_DOOR = { kinds: ['delivery'], departments: false } as const;
@@ -220,11 +221,16 @@ function writeSubmission(
       status: 'submitted' as const,
       title,
       note,
-      media: zip(staged, mediaIds).map(([{ label, object }, id]) => ({
-        id,
-        label,
-        kind: mediaKindOf(object.contentType),
-      })),
+      media: zip(staged, mediaIds).map(([{ label, object }, id]) =>
+        toDeliveryFile({
+          id,
+          label,
+          kind: mediaKindOf(object.contentType),
+          content_type: object.contentType,
+          size: object.size,
+          sha256: object.sha256,
+        }),
+      ),
       created_at: now,
     };
   });
