@@ -70,8 +70,11 @@ async function mcpRoutes(app: FastifyInstance, opts: { catalogue: () => Catalogu
   app.post(
     '/mcp',
     {
-      config: { auth: { scopes: [], surface: 'round-trip' } },
-      bodyLimit: app.ctx.config.limits.mcpBodyBytes,
+      // submit_turnover carries its files in base64: the message is bounded like an upload
+      config: {
+        auth: { scopes: [], surface: 'round-trip' },
+        upload: { maxBytes: app.ctx.config.limits.mcpBodyBytes },
+      },
       // the envelope is checked by the JSON-RPC layer, whose refusals are JSON-RPC errors
       validatorCompiler: () => () => true,
       schema: {

@@ -3313,15 +3313,8 @@ export interface components {
       status: 'submitted';
       title: string;
       note: string;
-      /** @description One media object per uploaded file, in upload order */
-      media: {
-        /** @description Media id: GET /media/{id} and /media/{id}/content */
-        id: number;
-        /** @description The file name as uploaded */
-        label: string;
-        /** @description image, video, audio, document or file, from the bytes */
-        kind: string;
-      }[];
+      /** @description One media object per uploaded file, in upload order, as GET /submissions lists it: check the upload against `size` and `sha256` */
+      media: components['schemas']['SubmissionFile'][];
       created_at: string | null;
     };
     /** What a vendor sees */

@@ -62,8 +62,12 @@ export async function mediaProxyRoutes(fastify: FastifyInstance): Promise<void> 
   app.post(
     '/storage/media-proxy',
     {
-      config: { auth: { scopes: ['write'], surface: 'production' }, idempotent: true },
-      bodyLimit: JSON_BODY_LIMIT,
+      // the JSON form (the image in base64) is the larger of the two
+      config: {
+        auth: { scopes: ['write'], surface: 'production' },
+        idempotent: true,
+        upload: { maxBytes: JSON_BODY_LIMIT },
+      },
       schema: {
         operationId: 'uploadMediaProxy',
         summary: "Replace a library file's stand-in image with a bounded JPEG",

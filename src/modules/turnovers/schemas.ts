@@ -11,21 +11,6 @@ export const SubmissionMedia = Type.Object({
   kind: Type.String({ description: 'image, video, audio, document or file, from the bytes' }),
 });
 
-export const TurnoverSubmission = Type.Object(
-  {
-    id: Type.Integer({ description: 'Work item id' }),
-    delivery_id: Type.Integer(),
-    status: Type.Literal('submitted'),
-    title: Type.String(),
-    note: Type.String(),
-    media: Type.Array(SubmissionMedia, {
-      description: 'One media object per uploaded file, in upload order',
-    }),
-    created_at: Nullable(Timestamp),
-  },
-  { $id: 'TurnoverSubmission', title: 'Turnover submission' },
-);
-
 /** A submitted file as the submission list shows it: enough to fetch it and check the bytes. */
 export const SubmissionFile = Type.Object(
   {
@@ -35,6 +20,23 @@ export const SubmissionFile = Type.Object(
     sha256: Type.String({ description: 'SHA-256 of the bytes, hex' }),
   },
   { $id: 'SubmissionFile', title: 'Submitted file' },
+);
+
+/** What a submission answers: each file as the submission list shows it (its type, size and SHA-256). */
+export const TurnoverSubmission = Type.Object(
+  {
+    id: Type.Integer({ description: 'Work item id' }),
+    delivery_id: Type.Integer(),
+    status: Type.Literal('submitted'),
+    title: Type.String(),
+    note: Type.String(),
+    media: Type.Array(SubmissionFile, {
+      description:
+        'One media object per uploaded file, in upload order, as GET /submissions lists it: check the upload against `size` and `sha256`',
+    }),
+    created_at: Nullable(Timestamp),
+  },
+  { $id: 'TurnoverSubmission', title: 'Turnover submission' },
 );
 
 /** A file of a delivery's package (what the production sends): the same shape as a submitted file. */
