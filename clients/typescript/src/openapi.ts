@@ -2168,7 +2168,7 @@ export interface components {
     };
     /**
      * JSON-RPC 2.0 request
-     * @description Exactly one message per request: a JSON array (batch) is refused with -32600.
+     * @description Exactly one message per request: a JSON array (batch) is refused with -32600. Members other than these four are ignored (JSON-RPC 2.0 does not forbid them).
      */
     JsonRpcRequest: {
       /** @enum {string} */
@@ -2610,6 +2610,18 @@ export interface components {
       /** @description In the order the look lists them */
       ingredients: components['schemas']['AssetIngredient'][];
     };
+    /** Review */
+    Review: {
+      /** @enum {string} */
+      decision: 'accepted' | 'changes_requested';
+      note: string;
+      reviewed_by: string | null;
+      /**
+       * Format: date-time
+       * @description UTC ISO-8601
+       */
+      reviewed_at: string;
+    };
     /**
      * Scene
      * @example {
@@ -2887,12 +2899,47 @@ export interface components {
       /** @description Only when episode_id is given on an episodic production: at least one strip of the day is marked. Absent otherwise. */
       marked?: boolean;
     };
+    /**
+     * Storage event
+     * @example {
+     *       "event_type": "create",
+     *       "path": "plates/sh010/sh010_v001.exr",
+     *       "source": "audit_tail",
+     *       "dedupe_key": "audit-7f3a-000128",
+     *       "detected_at": "2026-03-01T11:00:00Z",
+     *       "size": 48213
+     *     }
+     */
+    StorageEvent: {
+      /**
+       * @description What happened to the file; a `move` also carries `to_path`
+       * @enum {string}
+       */
+      event_type: 'create' | 'modify' | 'delete' | 'move';
+      /** @description Relative to the filespace root: forward or back slashes; no leading `/`, no drive letter, no `..`, no control character; stored normalised (at most 4,096 characters) */
+      path: string;
+      /** @description Where a `move` went (required on a move, refused on any other type); the same rules as `path` */
+      to_path?: string;
+      /**
+       * @description How the agent saw it
+       * @enum {string}
+       */
+      source: 'audit_tail' | 'scan' | 'manual';
+      /** @description The agent’s own key for this event, unique per production: a replay counts under `duplicates` and changes nothing */
+      dedupe_key: string;
+      /**
+       * Format: date-time
+       * @description When the agent saw it: ISO-8601 with a zone (stored in UTC)
+       */
+      detected_at: string;
+      size?: number | null;
+    };
     /** Storage event batch */
     StorageEventsRequest: {
       /** @description Name of the filespace install the agent runs against; must be the production's active install (403 otherwise) */
       filespace: string;
-      /** @description Applied in order, in one transaction. More events than the configured batch limit (PRODGRAPH_MAX_EVENT_BATCH, default 10,000) answers 413 and applies nothing. */
-      events: unknown[];
+      /** @description Applied in order, in one transaction. Each event is checked on its own: one that breaks the event schema is listed in `refused` (naming the field) and never sinks the rest. More events than the configured batch limit (PRODGRAPH_MAX_EVENT_BATCH, default 10,000) answers 413 and applies nothing. */
+      events: components['schemas']['StorageEvent'][];
     };
     /** Storage event batch result */
     StorageEventsResult: {
@@ -2981,7 +3028,13 @@ export interface components {
      *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
      *         }
      *       ],
-     *       "created_at": "2026-11-23T19:02:11.483Z"
+     *       "created_at": "2026-11-23T19:02:11.483Z",
+     *       "review": {
+     *         "decision": "changes_requested",
+     *         "note": "Edge matte chatters on frames 1012-1020",
+     *         "reviewed_by": "Ada Okafor",
+     *         "reviewed_at": "2026-11-24T10:15:00.000Z"
+     *       }
      *     }
      */
     SubmissionRow: {
@@ -2990,8 +3043,11 @@ export interface components {
       /** @description The turnover (delivery) it was submitted on */
       delivery_id: number;
       engagement_id: number | null;
-      /** @enum {string} */
-      status: 'submitted';
+      /**
+       * @description `submitted`, then the review's decision: `accepted` or `changes_requested`
+       * @enum {string}
+       */
+      status: 'submitted' | 'accepted' | 'changes_requested';
       title: string;
       note: string;
       /** @description One media object per uploaded file, in upload order: GET /media/{id}/content */
@@ -3001,6 +3057,7 @@ export interface components {
        * @description UTC ISO-8601
        */
       created_at: string;
+      review: components['schemas']['Review'] | null;
       /**
        * Format: date-time
        * @description Only in an `updated_since` window: the submission left this key's list then (its delivery was retired)
@@ -3142,8 +3199,11 @@ export interface components {
       variant: string;
       /** @description Open set: wip, review, approved, rejected, … */
       status: string;
-      /** @description Always true in a bundle */
-      released: boolean;
+      /**
+       * @description Always true: only released versions are summarised
+       * @enum {boolean}
+       */
+      released: true;
       note?: string | null;
       media_path?: string | null;
       /** @description null when there is no file */
@@ -3389,7 +3449,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/octet-stream': Blob;
+          '*/*': Blob;
         };
       };
       /** @description Partial content: The requested byte range */
@@ -3409,7 +3469,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/octet-stream': Blob;
+          '*/*': Blob;
         };
       };
       /** @description Not modified: the copy you hold (If-None-Match) is current; no body: Not modified: If-None-Match matched the ETag; no body */
@@ -3622,7 +3682,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    /** @description Exactly one message per request: a JSON array (batch) is refused with -32600. */
+    /** @description Exactly one message per request: a JSON array (batch) is refused with -32600. Members other than these four are ignored (JSON-RPC 2.0 does not forbid them). */
     requestBody: {
       content: {
         'application/json': components['schemas']['JsonRpcRequest'];
@@ -3653,7 +3713,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
+      /** @description Bad request: a JSON-RPC 2.0 error response (`id` null, `error.code` -32000) for an `MCP-Protocol-Version` header the server does not support, or `{detail, code}` for a body nested too deep to read */
       400: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
@@ -3664,7 +3724,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorBody'];
+          'application/json': components['schemas']['JsonRpcResponse'] | components['schemas']['ErrorBody'];
         };
       };
       /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
@@ -4627,6 +4687,20 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Content-Encoding': components['headers']['Content-Encoding'];
           Vary: components['headers']['Vary'];
           [name: string]: unknown;
@@ -6033,6 +6107,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -6125,9 +6213,9 @@ export interface operations {
         'multipart/form-data': {
           /**
            * Format: binary
-           * @description Required, exactly one. Streamed to the media store; its content type is sniffed from the bytes, never taken from the request, and must be an image or a video (415 otherwise; an empty file is 422). Larger than the configured upload limit (PRODGRAPH_MAX_UPLOAD_BYTES): 413.
+           * @description Exactly one. Streamed to the media store; its content type is sniffed from the bytes, never taken from the request, and must be an image or a video (415 otherwise; an empty file is 422). Larger than the configured upload limit (PRODGRAPH_MAX_UPLOAD_BYTES): 413.
            */
-          file?: Blob;
+          file: Blob;
           /** @description Optional version note */
           note?: string;
           /** @description Optional; default `On-Set` */
@@ -6150,6 +6238,20 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['CreatedVersion'];
+        };
+      };
+      /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
         };
       };
       /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
@@ -6434,6 +6536,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -6590,6 +6706,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -6677,6 +6807,17 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['MediaProxyJson'];
+        'multipart/form-data': {
+          /** @description Name of the filespace install the agent runs against; must be the production's active install (403 otherwise) */
+          filespace: string;
+          /** @description Library path of the file the image stands in for (a live library row) */
+          path: string;
+          /**
+           * Format: binary
+           * @description The JPEG itself, at most 8 MiB (read up to the limit and no further)
+           */
+          file: Blob;
+        };
       };
     };
     responses: {
@@ -7024,6 +7165,20 @@ export interface operations {
       };
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
@@ -7843,7 +7998,13 @@ export interface operations {
            *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
            *           }
            *         ],
-           *         "created_at": "2026-11-23T19:02:11.483Z"
+           *         "created_at": "2026-11-23T19:02:11.483Z",
+           *         "review": {
+           *           "decision": "changes_requested",
+           *           "note": "Edge matte chatters on frames 1012-1020",
+           *           "reviewed_by": "Ada Okafor",
+           *           "reviewed_at": "2026-11-24T10:15:00.000Z"
+           *         }
            *       }
            *     ]
            */
@@ -7949,8 +8110,8 @@ export interface operations {
     requestBody: {
       content: {
         'multipart/form-data': {
-          /** @description One or more files; each becomes its own media object */
-          files?: Blob[];
+          /** @description One or more file parts, each sent under the name `files`; each becomes its own media object. An empty file is 422. */
+          files: Blob[];
           /** @description Defaults to the delivery's title */
           title?: string;
           note?: string;
@@ -8026,6 +8187,20 @@ export interface operations {
       };
       /** @description Too large: a body, file, batch or part count over its limit */
       413: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
@@ -8270,7 +8445,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK: The raw bytes */
+      /** @description OK: The file's bytes, typed by Content-Type */
       200: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
@@ -8286,7 +8461,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/octet-stream': Blob;
+          '*/*': Blob;
         };
       };
       /** @description Partial content: The requested byte range */
@@ -8306,7 +8481,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/octet-stream': Blob;
+          '*/*': Blob;
         };
       };
       /** @description Not modified: the copy you hold (If-None-Match) is current; no body: Not modified: If-None-Match matched the ETag; no body */
@@ -8564,7 +8739,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           /**
@@ -8620,6 +8795,20 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Content-Encoding': components['headers']['Content-Encoding'];
           Vary: components['headers']['Vary'];
           [name: string]: unknown;
@@ -9032,6 +9221,20 @@ export interface operations {
       };
       /** @description Conflict: already settled, a stale step, a duplicate */
       409: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
@@ -9575,6 +9778,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -9968,6 +10185,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -10349,6 +10580,20 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Content-Encoding': components['headers']['Content-Encoding'];
           Vary: components['headers']['Vary'];
           [name: string]: unknown;
@@ -11721,7 +11966,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK: The raw bytes */
+      /** @description OK: The file's bytes, typed by Content-Type */
       200: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
@@ -11737,7 +11982,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/octet-stream': Blob;
+          '*/*': Blob;
         };
       };
       /** @description Partial content: The requested byte range */
@@ -11757,7 +12002,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/octet-stream': Blob;
+          '*/*': Blob;
         };
       };
       /** @description Not modified: the copy you hold (If-None-Match) is current; no body: Not modified: If-None-Match matched the ETag; no body */
