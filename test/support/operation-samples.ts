@@ -169,7 +169,7 @@ function readSamples({ refs, keys, made, send, keep }: Kit): Sample[] {
 
 /** Every write, the storage agent's, vision's and MCP's (and the two /mcp methods it refuses). */
 async function writeSamples(
-  { refs, keys, db, productionId, send }: Kit,
+  { refs, keys, db, productionId, send, keep, made }: Kit,
   transport: SampleTransport,
 ): Promise<Sample[]> {
   const jpeg = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#888' } })
@@ -181,6 +181,8 @@ async function writeSamples(
     contentType: 'image/png',
   };
   const version = transport.still ?? { content: jpeg, filename: 'still.jpg', contentType: 'image/jpeg' };
+  // the package sample (adminSamples) uploads the same file
+  made.still = plate;
   const post = (operationId: string, path: string, status: number, url: string, json?: unknown) =>
     sample(operationId, 'POST', path, status, () => send('POST', url, json === undefined ? {} : { json }));
   return [
@@ -191,7 +193,7 @@ async function writeSamples(
           { name: 'title', value: 'Plates v1' },
           { name: 'files', ...plate },
         ]),
-      }),
+      }).then(keep('submission', (b) => b.id)),
     ),
     post('createAsset', `${A}/assets`, 201, `${A}/assets`, { label: 'Sampled prop' }),
     post('addAssetNote', `${A}/assets/{node_id}/notes`, 201, `${A}/assets/${refs['co-coat']}/notes`, {
@@ -255,6 +257,7 @@ async function writeSamples(
 /** Administration, each write's record used by the next (archive what was engaged, …). */
 function adminSamples({ refs, keys, made, send, keep }: Kit): Sample[] {
   const E = `${A}/admin/engagements`;
+  const D = `${A}/admin/deliveries`;
   const as = (method: Sample['method'], url: string, body?: unknown) =>
     send(method, url, { token: keys.admin, ...(body === undefined ? {} : { json: body }) });
   const get = (operationId: string, path: string, url = path) =>
@@ -262,6 +265,30 @@ function adminSamples({ refs, keys, made, send, keep }: Kit): Sample[] {
   const view = `${E}/${refs['eng-pix']}/view`;
   return [
     get('listOrganisations', `${A}/admin/organisations`),
+    sample('createOrganisation', 'POST', `${A}/admin/organisations`, 201, () =>
+      as('POST', `${A}/admin/organisations`, { name: 'Sampled Pictures' }),
+    ),
+    sample('addDeliveryFiles', 'POST', `${D}/{id}/files`, 201, () =>
+      send('POST', `${D}/${refs['dl-plates']}/files`, {
+        token: keys.admin,
+        form: multipart([
+          { name: 'label', value: 'plate-a.png' },
+          { name: 'files', ...(made.still as { content: Buffer; filename: string; contentType: string }) },
+        ]),
+      }).then(keep('packageFile', (b) => b.files[0].id)),
+    ),
+    sample('removeDeliveryFile', 'POST', `${D}/{id}/files/{media_id}/remove`, 200, () =>
+      as('POST', `${D}/${refs['dl-plates']}/files/${made.packageFile}/remove`),
+    ),
+    sample('setDeliveryStatus', 'POST', `${D}/{id}/status`, 200, () =>
+      as('POST', `${D}/${refs['dl-plates']}/status`, { status: 'sent', note: 'sampled' }),
+    ),
+    sample('reviewSubmission', 'POST', `${A}/admin/submissions/{id}/review`, 200, () =>
+      as('POST', `${A}/admin/submissions/${made.submission}/review`, {
+        decision: 'changes_requested',
+        note: 'Edge matte chatters',
+      }),
+    ),
     get('searchGrantTargets', `${A}/admin/grant-targets`, `${A}/admin/grant-targets?kind=scene`),
     get('listEngagements', E),
     sample('createEngagement', 'POST', E, 201, () =>

@@ -17,8 +17,11 @@ const KIND: Partial<Record<PlanKind, ChangeKind>> = {
   approvals: 'approval',
   department_notes: 'department_note',
   deliveries: 'delivery',
+  // a package file is a media object; taken out of its package, it is gone from every package answer
+  package_files: 'media',
   engagements: 'engagement',
   grants: 'grant',
+  submissions: 'submission',
   purchase_orders: 'purchase_order',
   cost_reports: 'cost_report',
   script_changes: 'script_change',
