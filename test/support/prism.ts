@@ -23,12 +23,13 @@ export interface PrismProxy {
 }
 
 /**
- * Starts `prism proxy <document> <upstream> --errors` on a free loopback port. With
+ * Starts `prism proxy <document> <upstream> --errors` on a free loopback port (the document a
+ * file: Prism gives up fetching one over HTTP after 5 s). With
  * `validateRequest: false` a request the document does not describe is still forwarded (to see
  * how the server refuses it), and only the answer is checked.
  */
 export async function startPrism(
-  documentUrl: string,
+  document: string,
   upstream: string,
   options: { validateRequest: boolean },
 ): Promise<PrismProxy> {
@@ -37,7 +38,7 @@ export async function startPrism(
     [
       PRISM_CLI,
       'proxy',
-      documentUrl,
+      document,
       upstream,
       '--errors',
       `--validate-request=${options.validateRequest}`,
