@@ -1,7 +1,15 @@
 import { Type, type Static } from 'typebox';
 import { DELIVERY_STATUSES, REVIEW_DECISIONS, WORK_ITEM_STATUSES } from '../../domain/vocabulary.js';
 import { pageQuery } from '../../http/paging.js';
-import { CalendarDate, Id, Nullable, RetiredAt, StringEnum, Timestamp } from '../../http/schemas.js';
+import {
+  CalendarDate,
+  checkedWhereRead,
+  Id,
+  Nullable,
+  RetiredAt,
+  StringEnum,
+  Timestamp,
+} from '../../http/schemas.js';
 
 export const TurnoverListQuery = Type.Object(pageQuery('turnovers'));
 
@@ -233,28 +241,29 @@ export type Review = Static<typeof Review>;
 export type SubmissionListQuery = Static<typeof SubmissionListQuery>;
 
 /**
- * The multipart form, for the OpenAPI document. The parts are streamed and checked by the
- * service (so files are never buffered); the route validates an empty stand-in body against
- * it, so it names no `required` parts and states that rule in words instead.
+ * The multipart form, as the document states it (`files` required). The parts are streamed and
+ * checked by the service as it reads them (so files are never buffered); the route validates an
+ * empty stand-in body, so the schema is checked where it is read, not by the validator.
  */
 export const SubmissionForm = {
   content: {
     'multipart/form-data': {
-      schema: {
+      schema: checkedWhereRead({
         type: 'object',
-        description:
-          '`files` is required: one or more file parts. `title` and `note` are optional text parts.',
+        required: ['files'],
+        additionalProperties: false,
         properties: {
           files: {
             type: 'array',
             minItems: 1,
             items: { type: 'string', format: 'binary' },
-            description: 'One or more files; each becomes its own media object',
+            description:
+              'One or more file parts, each sent under the name `files`; each becomes its own media object. An empty file is 422.',
           },
           title: { type: 'string', maxLength: 500, description: "Defaults to the delivery's title" },
           note: { type: 'string', maxLength: 20000 },
         },
-      },
+      }),
     },
   },
 } as const;
