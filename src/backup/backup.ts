@@ -179,6 +179,7 @@ export async function takeBackup(
     await flush(join(staging, MANIFEST));
     await flush(staging);
     await moveIntoPlace(staging, out);
+    undo.keep();
     await flush(dirname(out));
     return { ...manifest, cleared };
   } catch (err) {

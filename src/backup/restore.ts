@@ -147,6 +147,7 @@ export async function restoreBackup(
     await placeMedia(staging, mediaDir, undo);
     await options.onStep?.('media-placed');
     await db.commit();
+    undo.keep();
     await options.onStep?.('committed');
     // from here the restore stands whatever happens: a note left behind is settled by the next command
     await removePending(mediaDir).catch(() => undefined);

@@ -26,7 +26,7 @@ export function isStaging(path: string): boolean {
   return /^\..+\.prodgraph-(backup|restore)\.[A-Za-z0-9-]+\.\d+$/.test(basename(path));
 }
 
-/** Who a process tag (`<host>.<pid>`) names, and whether that process is known to be gone. */
+/** Whether the process a staging name or a note names (`<host>.<pid>`) is known to be gone: on this host, and not running. */
 export function ownerGone(host: string, pid: number): boolean {
   if (host !== HOST) return false;
   if (pid === process.pid) return true;

@@ -28,6 +28,11 @@ export class Undo {
     return left;
   }
 
+  /** What was made now stands (the command reached its commit): nothing of it is undone any more. */
+  keep(): void {
+    this.steps.length = 0;
+  }
+
   /** Undoes, then answers the error to throw: `err` itself, or one that also names what is left over. */
   async failed(err: unknown): Promise<unknown> {
     const left = await this.run();
