@@ -172,6 +172,13 @@ for (const dialect of DIALECTS) {
 
     const CHECKS: Record<string, (r: Awaited<ReturnType<typeof run>>) => Promise<void> | void> = {
       'The calls': ({ printed }) => assert.deepEqual(printed, ['INT. WARD - NIGHT 2 assets']),
+      'Time limits': async ({ printed }) => {
+        const production = await env.app.inject({
+          url: '/api/v1/production',
+          headers: { authorization: `Bearer ${writer}` },
+        });
+        assert.deepEqual(printed, [production.json().title]);
+      },
       'Page through the assets': async ({ printed }) => {
         const all = await env.app.inject({
           url: '/api/v1/assets',

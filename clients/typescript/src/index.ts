@@ -3,7 +3,7 @@
  * See README.md for the first hour's tasks.
  */
 export { createClient, serializeBody, type ClientOptions, type ProdgraphClient } from './client.js';
-export { retryAfterMs, retryingFetch, type RetryOptions } from './retry.js';
+export { DEFAULT_TIMEOUT_MS, retryAfterMs, retryingFetch, TimeoutError, type RetryOptions } from './retry.js';
 export { ApiError, type ErrorBody } from './errors.js';
 export { paginate, pages, nextCursor } from './paginate.js';
 export { conditionalGet, type Conditional, type ConditionalCache, type Kept } from './conditional.js';
