@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -114,6 +115,7 @@ for (const dialect of DIALECTS) {
       writer = await env.mint({ production: 'film', scopes: ['read', 'write'] });
       process.env.PRODGRAPH_URL = `http://127.0.0.1:${(env.app.server.address() as { port: number }).port}`;
       process.env.PRODGRAPH_KEY = writer;
+      process.env.PRODGRAPH_ADMIN_KEY = await env.mint({ production: 'film', scopes: ['read', 'admin'] });
       process.env.PRODGRAPH_VENDOR_KEY = await env.mint({
         production: 'film',
         scopes: ALL_SCOPES,
@@ -122,6 +124,7 @@ for (const dialect of DIALECTS) {
       dir = await mkdtemp(join(tmpdir(), 'prodgraph-readme-'));
       await writeFile(join(dir, 'coat-v2.png'), await png('#246'));
       await writeFile(join(dir, 'comp-v1.png'), await png('#642'));
+      await writeFile(join(dir, 'plate_sh010.exr'), Buffer.alloc(300_000, 7));
       worker = await buildApp({
         config: env.config,
         database: env.handle,
@@ -196,6 +199,18 @@ for (const dialect of DIALECTS) {
           `scene ${refs.sc1} 2099-01-01T00:00:00.000Z`,
           `character ${refs['ch-mara']} no expiry`,
           'submitted 1 file(s) on "Plates, reel 1"',
+        ]),
+      'The turnover, production side: a package out, a review back': ({ printed }) => {
+        assert.equal(printed.length, 4, printed.join('\n'));
+        assert.match(printed[0]!, /^organisation \S+$/);
+        assert.equal(printed[1], 'package: sh010 plate (300000 bytes); 300000 bytes sent');
+        assert.equal(printed[2], 'delivery sent');
+        assert.equal(printed[3], '"Plates, reel 1": changes_requested');
+      },
+      'As a vendor: the package, and the reviews of your work': ({ printed }) =>
+        assert.deepEqual(printed, [
+          `Plates, reel 1: sh010 plate, 300000 bytes, ${createHash('sha256').update(Buffer.alloc(300_000, 7)).digest('hex')}`,
+          'Plates, reel 1: "Plates, reel 1" changes_requested: Edge matte chatters on frames 1012-1020',
         ]),
       'Download media, checked against its SHA-256': ({ printed }) => {
         const m = /^(.+): (\d+) bytes, verified$/.exec(printed[0]!);

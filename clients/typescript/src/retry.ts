@@ -170,10 +170,19 @@ function abortion(signal: AbortSignal): Promise<never> {
  * Runtimes whose fetch streams a request body over HTTP/1.1 (`duplex: 'half'`): Node, Deno and
  * Bun. Browsers stream one only over HTTP/2, so there fetch sends an upload by itself.
  */
-const STREAMS_UPLOADS = (() => {
+export const STREAMS_UPLOADS = (() => {
   const g = globalThis as { process?: { versions?: { node?: string } }; Deno?: unknown; Bun?: unknown };
   return Boolean(g.process?.versions?.node ?? g.Deno ?? g.Bun);
 })();
+
+/** Request bodies that can be read only once (a stream made as it is sent): never cloned, never sent again. */
+const ONE_SHOT = new WeakSet<ReadableStream<Uint8Array>>();
+
+/** Marks a stream as a body sent once: retrying it would mean holding all of it in memory. */
+export function sendOnce(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  ONE_SHOT.add(body);
+  return body;
+}
 
 /** An upload: a body that is not JSON (a form with files, bytes), whose sending may take long. */
 const isUpload = (request: Request) =>
@@ -260,6 +269,7 @@ export function retryingFetch(inner: Fetch, options: RetryOptions = {}): Fetch {
   const { deadlineMs } = options;
   return async (request) => {
     const safe = replaySafe(request);
+    const retries = request.body && ONE_SHOT.has(request.body) ? 0 : o.retries;
     const timeoutMs = o.timeoutMs > 0 ? o.timeoutMs + longPollMs(request) : 0;
     const call = new AbortController();
     const deadlineAt = deadlineMs === undefined ? Infinity : Date.now() + deadlineMs;
@@ -268,7 +278,7 @@ export function retryingFetch(inner: Fetch, options: RetryOptions = {}): Fetch {
     // a wait (backoff, Retry-After) ends early on the caller's signal or the deadline
     const waits = anyOf([request.signal, call.signal]);
     for (let attemptNo = 0; ; attemptNo++) {
-      const last = attemptNo >= o.retries;
+      const last = attemptNo >= retries;
       // the original stays unsent until the last attempt, so each retry has its body to send
       const sent = last ? request : request.clone();
       let response: Response;
