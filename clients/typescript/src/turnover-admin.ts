@@ -212,7 +212,7 @@ async function formOf(parts: Part[]): Promise<FormData> {
 /**
  * `POST /admin/deliveries/{id}/files`: files into a delivery's package, each its own media
  * object. Where the runtime streams an upload (Node, Deno, Bun) the body is made as the
- * connection takes it, so a file of any size is never held in memory, and `onProgress` follows
+ * connection takes it (the client never assembles it whole), and `onProgress` follows
  * each chunk; it is then sent once (a one-way stream cannot be sent again: call again with the
  * same `idempotencyKey` to retry). In a browser the files go as a FormData and progress is told
  * at the end.
