@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 
-__all__ = ['ActivityEntry', 'ActivityEntryNode', 'Approval', 'ApprovalStep', 'ApprovalSubject', 'Asset', 'AssetRow', 'AssetScene', 'BundleEntry', 'Change', 'ChangesPage', 'CharacterBundle', 'CharacterBundleCharacter', 'CharacterBundleCostume', 'CharacterBundleCostumeIngredient', 'CharacterBundleEntry', 'CostReportLine', 'CreatedAsset', 'CreatedKey', 'CreatedWebhook', 'CurrentKey', 'CurrentKeyEngagement', 'CurrentKeyProduction', 'Delivery', 'DeliveryGatingApproval', 'Department', 'DepartmentDetail', 'DepartmentMember', 'Engagement', 'EngagementOrganisation', 'EngagementView', 'EngagementViewSubmission', 'EngagementViewSubmissionMedia', 'ErrorBody', 'Grant', 'GrantTarget', 'Health', 'Ingredient', 'Job', 'Key', 'LandedVersion', 'LockedVersion', 'LookBrief', 'LookBriefColour', 'LookBriefExposure', 'LookBriefImage', 'LookBriefPalette', 'McpResponse', 'McpResponseError', 'Media', 'MediaProxyResult', 'MediaTicket', 'Note', 'Organisation', 'Person', 'Production', 'ProductionStats', 'PurchaseOrder', 'PurchaseOrders', 'ReleasedVersion', 'Scene', 'SceneBundle', 'SceneBundleApproval', 'SceneBundleAsset', 'SceneBundleDepartmentNote', 'SceneBundleEntry', 'SceneBundleScene', 'SceneBundleShootDay', 'ScriptChange', 'ShootDay', 'ShootDayScene', 'StorageEventsResult', 'StorageEventsResultRefused', 'StorageTask', 'StorageTaskAck', 'Submission', 'SubmissionFile', 'SubmissionMedia', 'SubmissionRow', 'Turnover', 'VersionNote', 'VersionSummary', 'VisionSessionToken', 'Webhook', 'WebhookDelivery', 'WebhookDeliveryChange']
+__all__ = ['ActivityEntry', 'ActivityEntryNode', 'Approval', 'ApprovalStep', 'ApprovalSubject', 'Asset', 'AssetRow', 'AssetScene', 'BundleEntry', 'Change', 'ChangesPage', 'CharacterBundle', 'CharacterBundleCharacter', 'CharacterBundleCostume', 'CharacterBundleCostumeIngredient', 'CharacterBundleEntry', 'CostReportLine', 'CreatedAsset', 'CreatedKey', 'CreatedWebhook', 'CurrentKey', 'CurrentKeyEngagement', 'CurrentKeyProduction', 'Delivery', 'DeliveryGatingApproval', 'Department', 'DepartmentDetail', 'DepartmentMember', 'Engagement', 'EngagementOrganisation', 'EngagementView', 'EngagementViewSubmission', 'EngagementViewSubmissionMedia', 'ErrorBody', 'Grant', 'GrantTarget', 'Health', 'Ingredient', 'Job', 'Key', 'LandedVersion', 'LockedVersion', 'LookBrief', 'LookBriefColour', 'LookBriefExposure', 'LookBriefImage', 'LookBriefPalette', 'McpResponse', 'McpResponseError', 'Media', 'MediaProxyResult', 'MediaTicket', 'Note', 'Organisation', 'Person', 'Production', 'ProductionStats', 'PurchaseOrder', 'PurchaseOrders', 'ReleasedVersion', 'Scene', 'SceneBundle', 'SceneBundleApproval', 'SceneBundleAsset', 'SceneBundleDepartmentNote', 'SceneBundleEntry', 'SceneBundleScene', 'SceneBundleShootDay', 'ScriptChange', 'ShootDay', 'ShootDayScene', 'StorageEventsResult', 'StorageEventsResultRefused', 'StorageTask', 'StorageTaskAck', 'Submission', 'SubmissionFile', 'SubmissionMedia', 'SubmissionRow', 'SubmissionRowReview', 'Turnover', 'VersionNote', 'VersionSummary', 'VisionSessionToken', 'Webhook', 'WebhookDelivery', 'WebhookDeliveryChange']
 
 
 class Health(TypedDict):
@@ -606,15 +606,23 @@ class SubmissionFile(TypedDict):
     sha256: str
 
 
+class SubmissionRowReview(TypedDict):
+    decision: Literal['accepted', 'changes_requested']
+    note: str
+    reviewed_by: Optional[str]
+    reviewed_at: str
+
+
 class _SubmissionRowRequired(TypedDict):
     id: int
     delivery_id: int
     engagement_id: Optional[int]
-    status: Literal['submitted']
+    status: Literal['submitted', 'accepted', 'changes_requested']
     title: str
     note: str
     media: List[SubmissionFile]
     created_at: str
+    review: Optional[SubmissionRowReview]
 
 
 class SubmissionRow(_SubmissionRowRequired, total=False):
@@ -743,6 +751,7 @@ class Grant(TypedDict):
     kind: Literal['scene', 'character', 'delivery', 'own_po']
     node_id: Optional[int]
     node_label: Optional[str]
+    episode_code: Optional[str]
     delivery_id: Optional[int]
     delivery_title: Optional[str]
     access: Optional[Literal['read', 'submit']]

@@ -1175,7 +1175,7 @@ export interface paths {
     };
     /**
      * Find what a grant can name: a scene by number or slugline, a character, a delivery
-     * @description Live scenes, characters or deliveries matching `q`, in the production’s order (script order for scenes), at most `limit`. The `id` goes into `POST /admin/grants` as `node_id` (scene, character) or `delivery_id`.
+     * @description Live scenes, characters or external deliveries (an internal one is never granted to a vendor) matching `q`, in the production’s order (script order for scenes), at most `limit`. The `id` goes into `POST /admin/grants` as `node_id` (scene, character) or `delivery_id`.
      *
      *     Scope `admin`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
      */
@@ -1370,6 +1370,7 @@ export interface components {
       kind: 'scene' | 'character' | 'delivery' | 'own_po';
       node_id: number | null;
       node_label: string | null;
+      episode_code: string | null;
       delivery_id: number | null;
       delivery_title: string | null;
       access: ('read' | 'submit') | null;
@@ -2610,6 +2611,18 @@ export interface components {
       /** @description In the order the look lists them */
       ingredients: components['schemas']['AssetIngredient'][];
     };
+    /** Review */
+    Review: {
+      /** @enum {string} */
+      decision: 'accepted' | 'changes_requested';
+      note: string;
+      reviewed_by: string | null;
+      /**
+       * Format: date-time
+       * @description UTC ISO-8601
+       */
+      reviewed_at: string;
+    };
     /**
      * Scene
      * @example {
@@ -2981,7 +2994,13 @@ export interface components {
      *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
      *         }
      *       ],
-     *       "created_at": "2026-11-23T19:02:11.483Z"
+     *       "created_at": "2026-11-23T19:02:11.483Z",
+     *       "review": {
+     *         "decision": "changes_requested",
+     *         "note": "Edge matte chatters on frames 1012-1020",
+     *         "reviewed_by": "Ada Okafor",
+     *         "reviewed_at": "2026-11-24T10:15:00.000Z"
+     *       }
      *     }
      */
     SubmissionRow: {
@@ -2990,8 +3009,11 @@ export interface components {
       /** @description The turnover (delivery) it was submitted on */
       delivery_id: number;
       engagement_id: number | null;
-      /** @enum {string} */
-      status: 'submitted';
+      /**
+       * @description `submitted`, then the review's decision: `accepted` or `changes_requested`
+       * @enum {string}
+       */
+      status: 'submitted' | 'accepted' | 'changes_requested';
       title: string;
       note: string;
       /** @description One media object per uploaded file, in upload order: GET /media/{id}/content */
@@ -3001,6 +3023,7 @@ export interface components {
        * @description UTC ISO-8601
        */
       created_at: string;
+      review: components['schemas']['Review'] | null;
       /**
        * Format: date-time
        * @description Only in an `updated_since` window: the submission left this key's list then (its delivery was retired)
@@ -7843,7 +7866,13 @@ export interface operations {
            *             "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
            *           }
            *         ],
-           *         "created_at": "2026-11-23T19:02:11.483Z"
+           *         "created_at": "2026-11-23T19:02:11.483Z",
+           *         "review": {
+           *           "decision": "changes_requested",
+           *           "note": "Edge matte chatters on frames 1012-1020",
+           *           "reviewed_by": "Ada Okafor",
+           *           "reviewed_at": "2026-11-24T10:15:00.000Z"
+           *         }
            *       }
            *     ]
            */

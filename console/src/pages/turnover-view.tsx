@@ -1,0 +1,132 @@
+import { useState } from 'preact/hooks';
+import type { PackageFile, Review, Submission } from '../api/production-side';
+import type { Turnover } from '../api/types';
+import { useSession } from '../session';
+import { when } from '../ui/controls';
+import { FileTable } from '../ui/files';
+import { Empty } from '../ui/notes';
+import type { MediaLoader } from '../ui/thumb';
+import { UploadForm, type Send } from '../ui/upload';
+import { ReviewShown, SubmissionStatus } from './submissions';
+
+/** This engagement's own submission on a turnover, as `GET /turnovers` carries it. */
+type OwnSubmission = Pick<Submission, 'id' | 'status' | 'title' | 'created_at' | 'media'> & {
+  review: Review | null;
+};
+
+/** A turnover row with what the vendor may fetch: the package once sent, its own submissions. */
+export type TurnoverWithWork = Turnover & { package?: PackageFile[]; submissions?: OwnSubmission[] };
+
+function SubmitForm({ turnover, onSubmitted }: { turnover: Turnover; onSubmitted: () => void }) {
+  const { upload } = useSession();
+  const [title, setTitle] = useState('');
+  const [note, setNote] = useState('');
+  const id = `submit-${turnover.id}`;
+  const send: Send = (chosen, onProgress, signal) => {
+    const form = new FormData();
+    if (title.trim()) form.append('title', title.trim());
+    if (note.trim()) form.append('note', note.trim());
+    for (const c of chosen) form.append('files', c.file, c.file.name);
+    return upload(`/api/v1/turnovers/${turnover.id}/submissions`, form, { onProgress, signal });
+  };
+  return (
+    <UploadForm
+      id={id}
+      title="Submit work on it"
+      sendLabel="Submit"
+      send={send}
+      onSent={() => {
+        setTitle('');
+        setNote('');
+        onSubmitted();
+      }}
+    >
+      <div class="field">
+        <label for={`${id}-title`}>Title</label>
+        <input
+          id={`${id}-title`}
+          maxLength={500}
+          placeholder={turnover.title}
+          aria-describedby={`${id}-title-hint`}
+          value={title}
+          onInput={(e) => setTitle(e.currentTarget.value)}
+        />
+        <small id={`${id}-title-hint`} class="hint">
+          Empty: the turnover’s title
+        </small>
+      </div>
+      <div class="field">
+        <label for={`${id}-note`}>Note (optional)</label>
+        <textarea
+          id={`${id}-note`}
+          rows={2}
+          maxLength={20000}
+          value={note}
+          onInput={(e) => setNote(e.currentTarget.value)}
+        />
+      </div>
+    </UploadForm>
+  );
+}
+
+/**
+ * One turnover as its vendor sees it: the spec, the package to download once the production
+ * has sent it, what the vendor submitted with the production's review, and (for the vendor's
+ * own key, with a submit grant) the form that submits more.
+ */
+export function TurnoverDetail({
+  turnover: t,
+  media,
+  own,
+  onSubmitted,
+}: {
+  turnover: TurnoverWithWork;
+  media: MediaLoader;
+  own: boolean;
+  onSubmitted: () => void;
+}) {
+  const files = t.package ?? [];
+  const sent = t.status === 'sent' || t.status === 'accepted';
+  const submissions = [...(t.submissions ?? [])].reverse();
+  return (
+    <details class="reach-item turnover" open={sent}>
+      <summary>
+        {t.title} · {t.status}
+        {t.due ? ` · due ${t.due}` : ''}
+      </summary>
+      {t.spec.length > 0 && (
+        <ul class="spec" aria-label={`Spec of ${t.title}`}>
+          {t.spec.map((entry, i) => (
+            <li key={i}>
+              {Object.entries(entry)
+                .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : String(v)}`)
+                .join(' · ')}
+            </li>
+          ))}
+        </ul>
+      )}
+      <h3>Package ({files.length})</h3>
+      {!sent ? (
+        <Empty>Not sent yet: its files show here once the production sends it.</Empty>
+      ) : files.length === 0 ? (
+        <Empty>The production has put no file in it.</Empty>
+      ) : (
+        <FileTable files={files} load={media} caption={`Package of “${t.title}”`} />
+      )}
+      <h3>Submitted ({submissions.length})</h3>
+      {submissions.length === 0 && <Empty>Nothing submitted on it yet.</Empty>}
+      {submissions.map((s) => (
+        <article key={s.id} class="submission" aria-labelledby={`own-sub-${s.id}`}>
+          <h4 id={`own-sub-${s.id}`}>{s.title}</h4>
+          <p class="muted">
+            Submitted {when(s.created_at)} · <SubmissionStatus status={s.status} />
+          </p>
+          <FileTable files={s.media} load={media} caption={`Files of “${s.title}”`} />
+          {s.review && <ReviewShown review={s.review} />}
+        </article>
+      ))}
+      {own && t.can_submit && <SubmitForm turnover={t} onSubmitted={onSubmitted} />}
+      {own && !t.can_submit && <p class="muted">This engagement may read this turnover, not submit on it.</p>}
+    </details>
+  );
+}
