@@ -12,7 +12,8 @@ import type { Principal } from './principal.js';
  * The rules, each a door below: a scene or character is reached through a live grant on it
  * (otherwise 404, as for a wrong id); the turnover list is the deliveries an engagement holds a
  * read or submit grant on; a submission needs a live submit grant on its delivery; money needs
- * the engagement's live own_po grant; media, see seesMedia and grantsReachMedia.
+ * the engagement's live own_po grant; media, see seesMedia and reachesMedia (a delivery's
+ * package is shown to the engagements granted on it once it is sent: packageShown).
  *
  * A production-wide key reaches every object of its production (existence is the caller's
  * query, always scoped by production id). An engagement-bound key reaches only what its live
@@ -53,6 +54,16 @@ export function isLive(grant: { revoked_at: string | null; expires_at: string | 
   // an unreadable expiry must fail closed
   return Number.isFinite(expires) && expires > now.getTime();
 }
+
+/**
+ * The delivery statuses at which a delivery's package (its own files: media with its
+ * `delivery_id` and no work item) is shown to the engagements granted on it. Before (draft,
+ * ready, blocked, or recalled from sent) the package being prepared stays private.
+ */
+export const PACKAGE_SHOWN = ['sent', 'accepted'] as const;
+
+export const packageShown = (status: string): boolean =>
+  (PACKAGE_SHOWN as readonly string[]).includes(status);
 
 export class Clamp {
   private constructor(
@@ -383,10 +394,46 @@ export function grantsReachMedia(eb: ExpressionBuilder<Database, never>, clamp: 
 }
 
 /**
+ * Whether media `mediaId` is a file of a package this engagement is shown: a delivery's own
+ * file (no work item), not taken out of the package, of a live delivery it holds a live read or
+ * submit grant on, while that delivery is sent or accepted. An EXISTS built, like
+ * grantsReachMedia, to do the same work whether or not the media exists.
+ */
+export function packageReachesMedia(eb: ExpressionBuilder<Database, never>, clamp: Clamp, mediaId: number) {
+  const deliveries = [...clamp.grantedDeliveries().keys()];
+  return eb.exists(
+    eb
+      .selectFrom('media as pm')
+      .innerJoin('deliveries as pd', 'pd.id', 'pm.delivery_id')
+      .where('pm.id', '=', mediaId)
+      .where('pm.production_id', '=', clamp.productionId)
+      .where('pm.work_item_id', 'is', null)
+      .where('pm.uploader_engagement_id', 'is', null)
+      .where('pm.removed_at', 'is', null)
+      .where('pd.id', 'in', deliveries.length ? deliveries : [-1])
+      .where('pd.status', 'in', [...PACKAGE_SHOWN])
+      .where('pd.retired_at', 'is', null)
+      .select('pm.id'),
+  );
+}
+
+/**
+ * Everything that may reach media `mediaId` for an engagement besides its own uploads: its
+ * live bundles (grantsReachMedia) and the packages it is shown (packageReachesMedia). One
+ * expression, evaluated whether or not the media exists.
+ */
+export const reachesMedia = (eb: ExpressionBuilder<Database, never>, clamp: Clamp, mediaId: number) =>
+  eb.or([grantsReachMedia(eb, clamp, mediaId), packageReachesMedia(eb, clamp, mediaId)]);
+
+/** What a media door needs of the grants: scenes and characters (bundles) and deliveries (packages). */
+export const MEDIA_NEED: ClampNeed = { kinds: ['scene', 'character', 'delivery'], departments: false };
+
+/**
  * Media visibility: a production-wide key sees all of its production's media. An
- * engagement sees what it uploaded itself, and exactly the media its live bundles show
- * (`reachedByGrants`, from grantsReachMedia). Work submitted on a turnover by anyone else is
- * never visible, whatever the delivery grants say.
+ * engagement sees what it uploaded itself, exactly the media its live bundles show, and the
+ * files of the packages it is shown (`reachedByGrants`, from reachesMedia: a delivery it holds a
+ * live read or submit grant on, sent or accepted, the file not taken out). Work submitted on a
+ * turnover by anyone else is never visible, whatever the delivery grants say.
  */
 export function seesMedia(clamp: Clamp, media: MediaFacts, reachedByGrants: boolean): boolean {
   if (media.production_id !== clamp.productionId) return false;

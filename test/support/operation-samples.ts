@@ -148,11 +148,12 @@ function readSamples({ refs, keys, made, send, keep }: Kit): Sample[] {
 }
 
 /** Every write, the storage agent's, vision's and MCP's (and the two /mcp methods it refuses). */
-async function writeSamples({ refs, keys, db, productionId, send }: Kit): Promise<Sample[]> {
+async function writeSamples({ refs, keys, db, productionId, send, keep, made }: Kit): Promise<Sample[]> {
   const jpeg = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#888' } })
     .jpeg()
     .toBuffer();
   const still = await png('#246');
+  made.still = still;
   const post = (operationId: string, path: string, status: number, url: string, json?: unknown) =>
     sample(operationId, 'POST', path, status, () => send('POST', url, json === undefined ? {} : { json }));
   return [
@@ -163,7 +164,7 @@ async function writeSamples({ refs, keys, db, productionId, send }: Kit): Promis
           { name: 'title', value: 'Plates v1' },
           { name: 'files', filename: 'plate.png', content: still, contentType: 'image/png' },
         ]),
-      }),
+      }).then(keep('submission', (b) => b.id)),
     ),
     post('createAsset', `${A}/assets`, 201, `${A}/assets`, { label: 'Sampled prop' }),
     post('addAssetNote', `${A}/assets/{node_id}/notes`, 201, `${A}/assets/${refs['co-coat']}/notes`, {
@@ -227,6 +228,7 @@ async function writeSamples({ refs, keys, db, productionId, send }: Kit): Promis
 /** Administration, each write's record used by the next (archive what was engaged, …). */
 function adminSamples({ refs, keys, made, send, keep }: Kit): Sample[] {
   const E = `${A}/admin/engagements`;
+  const D = `${A}/admin/deliveries`;
   const as = (method: Sample['method'], url: string, body?: unknown) =>
     send(method, url, { token: keys.admin, ...(body === undefined ? {} : { json: body }) });
   const get = (operationId: string, path: string, url = path) =>
@@ -234,6 +236,30 @@ function adminSamples({ refs, keys, made, send, keep }: Kit): Sample[] {
   const view = `${E}/${refs['eng-pix']}/view`;
   return [
     get('listOrganisations', `${A}/admin/organisations`),
+    sample('createOrganisation', 'POST', `${A}/admin/organisations`, 201, () =>
+      as('POST', `${A}/admin/organisations`, { name: 'Sampled Pictures' }),
+    ),
+    sample('addDeliveryFiles', 'POST', `${D}/{id}/files`, 201, () =>
+      send('POST', `${D}/${refs['dl-plates']}/files`, {
+        token: keys.admin,
+        form: multipart([
+          { name: 'label', value: 'plate-a.png' },
+          { name: 'files', filename: 'a.png', content: Buffer.from(made.still), contentType: 'image/png' },
+        ]),
+      }).then(keep('packageFile', (b) => b.files[0].id)),
+    ),
+    sample('removeDeliveryFile', 'POST', `${D}/{id}/files/{media_id}/remove`, 200, () =>
+      as('POST', `${D}/${refs['dl-plates']}/files/${made.packageFile}/remove`),
+    ),
+    sample('setDeliveryStatus', 'POST', `${D}/{id}/status`, 200, () =>
+      as('POST', `${D}/${refs['dl-plates']}/status`, { status: 'sent', note: 'sampled' }),
+    ),
+    sample('reviewSubmission', 'POST', `${A}/admin/submissions/{id}/review`, 200, () =>
+      as('POST', `${A}/admin/submissions/${made.submission}/review`, {
+        decision: 'changes_requested',
+        note: 'Edge matte chatters',
+      }),
+    ),
     get('searchGrantTargets', `${A}/admin/grant-targets`, `${A}/admin/grant-targets?kind=scene`),
     get('listEngagements', E),
     sample('createEngagement', 'POST', E, 201, () =>

@@ -57,11 +57,11 @@ export function findCharacters(db: Db, productionId: number, q: string, limit: n
   return query.select(['id', 'label', 'status']).orderBy('position').orderBy('id').limit(limit).execute();
 }
 
-/** Only external deliveries: an internal one (department to department) is never granted to a vendor. */
 export function findDeliveries(db: Db, productionId: number, q: string, limit: number) {
   let query = db
     .selectFrom('deliveries')
     .where('production_id', '=', productionId)
+    // only an external delivery can be granted to a vendor
     .where('kind', '=', 'external')
     .where('retired_at', 'is', null);
   if (q !== '') query = query.where(like('title', `%${literal(q)}%`));
