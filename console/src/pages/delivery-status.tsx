@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { DELIVERY_TRANSITIONS } from '../../../src/domain/delivery-status.js';
 import { setDeliveryStatus, type DeliveryStatus } from '../api/production-side';
 import type { Delivery } from '../api/types';
 import { useSession } from '../session';
@@ -6,19 +7,14 @@ import { useAction } from '../ui/action';
 import { ErrorNote } from '../ui/notes';
 import { Field, when } from '../ui/controls';
 
-/**
- * Where a delivery may go from each status, as the server rules it (`POST
- * /admin/deliveries/{id}/status` refuses any other move with 409 `invalid_transition`, naming the
- * allowed ones): draft → ready → sent → accepted; sent → ready recalls it; any status but
- * accepted may be blocked, and a blocked one goes back to draft, ready or sent.
- */
-const NEXT: Record<DeliveryStatus, DeliveryStatus[]> = {
-  draft: ['ready', 'blocked'],
-  ready: ['sent', 'blocked'],
-  sent: ['accepted', 'ready', 'blocked'],
-  blocked: ['draft', 'ready', 'sent'],
-  accepted: [],
-};
+/** Where a delivery may go from each status: the server's own table (it refuses any other move). */
+const NEXT = DELIVERY_TRANSITIONS;
+
+/** A step along draft → ready → sent → accepted (the others go back, or aside). */
+const forward = (from: DeliveryStatus, to: DeliveryStatus) =>
+  from !== 'blocked' &&
+  (to === 'ready' || to === 'sent' || to === 'accepted') &&
+  !(from === 'sent' && to === 'ready');
 
 /** What the button for each move says. */
 function moveLabel(from: DeliveryStatus, to: DeliveryStatus, external: boolean): string {
@@ -83,7 +79,7 @@ export function StatusPanel({
               <button
                 key={to}
                 type="button"
-                class={to === 'blocked' ? 'danger' : 'primary'}
+                class={to === 'blocked' ? 'danger' : forward(delivery.status, to) ? 'primary' : undefined}
                 disabled={action.busy}
                 onClick={() => move(to)}
               >

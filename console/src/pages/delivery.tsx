@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'preact/hooks';
-import { must } from '../api/client';
-import { findDelivery, removeDeliveryFile, type DeliveryWithWork } from '../api/production-side';
+import { must, page, type Api } from '../api/client';
+import { findDelivery, removeDeliveryFile, type Submission } from '../api/production-side';
 import type { Delivery, Engagement, Grant } from '../api/types';
 import { abilities, useSession } from '../session';
 import { href } from '../router';
@@ -10,6 +10,7 @@ import { FileTable } from '../ui/files';
 import { useLoad } from '../ui/load';
 import { Busy, Empty, ErrorNote } from '../ui/notes';
 import { Page } from '../ui/page';
+import { Pager, usePaged } from '../ui/paged';
 import { UploadForm, type Send } from '../ui/upload';
 import { StatusPanel } from './delivery-status';
 import { useOwnMedia } from './scenes';
@@ -67,14 +68,14 @@ function Package({
   manage,
   onChange,
 }: {
-  delivery: DeliveryWithWork;
+  delivery: Delivery;
   manage: boolean;
   onChange: () => void;
 }) {
   const { api, upload } = useSession();
   const media = useOwnMedia();
   const removing = useAction();
-  const files = delivery.package ?? [];
+  const files = delivery.package;
   const send: Send = (chosen, onProgress, signal) => {
     const form = new FormData();
     for (const c of chosen) {
@@ -163,6 +164,78 @@ function GrantedTo({ grants, engagements }: { grants: Grant[]; engagements: Map<
   );
 }
 
+/** Submissions older than the newest the row carries: paged from `GET /submissions?delivery_id=`, oldest first. */
+function OlderSubmissions({
+  delivery,
+  shown,
+  from,
+  onReviewed,
+}: {
+  delivery: Delivery;
+  shown: number;
+  from: (engagementId: number | null) => string;
+  onReviewed: () => void;
+}) {
+  const { api, me } = useSession();
+  const media = useOwnMedia();
+  const [open, setOpen] = useState(false);
+  return (
+    <details class="older" onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary>
+        The newest {shown} of {delivery.submissions_total} are below; every one, oldest first
+      </summary>
+      {open && (
+        <AllSubmissions
+          api={api}
+          delivery={delivery}
+          render={(s) => (
+            <SubmissionCard
+              key={s.id}
+              submission={s}
+              delivery={delivery}
+              from={from(s.engagement_id)}
+              media={media}
+              manage={abilities(me).manage}
+              onReviewed={onReviewed}
+            />
+          )}
+        />
+      )}
+    </details>
+  );
+}
+
+function AllSubmissions({
+  api,
+  delivery,
+  render,
+}: {
+  api: Api;
+  delivery: Delivery;
+  render: (s: Submission) => preact.JSX.Element;
+}) {
+  const paged = usePaged(
+    (cursor, signal) =>
+      page(
+        api.GET('/api/v1/submissions', {
+          params: { query: { delivery_id: delivery.id, limit: SUBMISSION_PAGE, cursor } },
+          signal,
+        }),
+      ),
+    [delivery.id, delivery.updated_at],
+  );
+  return (
+    <>
+      <ErrorNote error={paged.error} />
+      {!paged.data && !paged.error && <Busy />}
+      {paged.data?.rows.map(render)}
+      <Pager paged={paged} label="Submissions" />
+    </>
+  );
+}
+
+const SUBMISSION_PAGE = 20;
+
 /** Who holds grants on the delivery, and every engagement's name: what an admin key may read. */
 function useGrants(deliveryId: number, manage: boolean, round: number) {
   const { api } = useSession();
@@ -187,7 +260,7 @@ function useGrants(deliveryId: number, manage: boolean, round: number) {
 /** One delivery: its status and next steps, its package, who may fetch it, and the work sent back. */
 export function DeliveryPage({ id }: { id: number }) {
   const { api, me } = useSession();
-  const manage = abilities(me).manage || me.scopes.includes('admin');
+  const manage = abilities(me).manage;
   const media = useOwnMedia();
   const [round, setRound] = useState(0);
   const refresh = () => setRound((r) => r + 1);
@@ -205,7 +278,8 @@ export function DeliveryPage({ id }: { id: number }) {
           : `engagement ${engagementId}`;
     };
   }, [access.data]);
-  const submissions = d?.submissions ?? [];
+  // newest first: the work waiting for a review is at the top
+  const submissions = d ? [...d.submissions].reverse() : [];
   return (
     <Page title={d ? d.title : d === null ? 'No such delivery' : 'Delivery'} ready={d !== undefined}>
       <p>
@@ -227,8 +301,11 @@ export function DeliveryPage({ id }: { id: number }) {
             </>
           )}
           <section aria-labelledby="subs-title">
-            <h2 id="subs-title">Submissions ({submissions.length})</h2>
+            <h2 id="subs-title">Submissions ({d.submissions_total})</h2>
             {submissions.length === 0 && <Empty>No vendor has submitted work on it yet.</Empty>}
+            {d.submissions_total > submissions.length && (
+              <OlderSubmissions delivery={d} shown={submissions.length} from={from} onReviewed={refresh} />
+            )}
             {submissions.map((s) => (
               <SubmissionCard
                 key={s.id}

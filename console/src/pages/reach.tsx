@@ -18,7 +18,8 @@ import { Busy, Empty, ErrorNote } from '../ui/notes';
 import { Page } from '../ui/page';
 import { when } from '../ui/controls';
 import { TableBox } from '../ui/table';
-import { TurnoverDetail, type TurnoverWithWork } from './turnover-view';
+import { TurnoverDetail } from './turnover-view';
+import { SubmissionStatus } from './submissions';
 
 /** What one engagement sees: the admin's "see as vendor" answer, or a vendor key's own routes. */
 interface Summary {
@@ -120,6 +121,8 @@ const newest = (rows: SubmissionRow[]): VendorView['submissions'] =>
       delivery_id: s.delivery_id,
       title: s.title,
       created_at: s.created_at,
+      status: s.status,
+      review: s.review,
       media: s.media.map((m) => ({ id: m.id, label: m.label, kind: m.kind, content_type: m.content_type })),
     }));
 
@@ -201,7 +204,7 @@ function Turnovers({
   round: number;
   refresh: () => void;
 }) {
-  const turnovers = reach.turnovers as TurnoverWithWork[];
+  const turnovers = reach.turnovers;
   return (
     <section aria-labelledby="r-turnovers">
       <h2 id="r-turnovers">Turnovers ({turnovers.length})</h2>
@@ -228,7 +231,7 @@ function Turnovers({
                   <td>{t.status}</td>
                   <td>{t.due ?? '—'}</td>
                   <td>{t.can_submit ? 'Yes (submit grant)' : 'No (read only)'}</td>
-                  <td>{t.package ? plural(t.package.length, 'file') : '—'}</td>
+                  <td>{t.package.length ? plural(t.package.length, 'file') : '—'}</td>
                   <td>{latest(t)}</td>
                 </tr>
               ))}
@@ -252,8 +255,8 @@ function Turnovers({
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
 /** How many submissions, and where the newest stands. */
-function latest(t: TurnoverWithWork): string {
-  const subs = t.submissions ?? [];
+function latest(t: Turnover): string {
+  const subs = t.submissions;
   const last = subs[subs.length - 1];
   if (!last) return '—';
   const state =
@@ -324,7 +327,8 @@ function Submissions({ reach }: { reach: Summary }) {
         <ul>
           {reach.submissions.map((s) => (
             <li key={s.id}>
-              {when(s.created_at)}: <strong>{s.title}</strong> ({s.media.map((m) => m.label).join(', ')})
+              {when(s.created_at)}: <strong>{s.title}</strong> ({s.media.map((m) => m.label).join(', ')}){' '}
+              <SubmissionStatus status={s.status} />
             </li>
           ))}
         </ul>

@@ -123,6 +123,8 @@ export function SubmissionCard({
   manage: boolean;
   onReviewed: () => void;
 }) {
+  // a later review replaces the earlier one: offered on request for a reviewed submission
+  const [again, setAgain] = useState(false);
   return (
     <article class="submission" aria-labelledby={`sub-${s.id}`}>
       <h3 id={`sub-${s.id}`}>{s.title}</h3>
@@ -132,8 +134,20 @@ export function SubmissionCard({
       {s.note && <p class="submission-note">{s.note}</p>}
       <FileTable files={s.media} load={media} caption={`Files of “${s.title}”`} />
       {s.review && <ReviewShown review={s.review} />}
-      {manage && s.status === 'submitted' && (
-        <ReviewForm submission={s} delivery={delivery} onReviewed={onReviewed} />
+      {manage && (s.status === 'submitted' || again) && (
+        <ReviewForm
+          submission={s}
+          delivery={delivery}
+          onReviewed={() => {
+            setAgain(false);
+            onReviewed();
+          }}
+        />
+      )}
+      {manage && s.status !== 'submitted' && !again && (
+        <button type="button" onClick={() => setAgain(true)}>
+          Change the review
+        </button>
       )}
     </article>
   );

@@ -1,5 +1,4 @@
 import { useState } from 'preact/hooks';
-import type { PackageFile, Review, Submission } from '../api/production-side';
 import type { Turnover } from '../api/types';
 import { useSession } from '../session';
 import { when } from '../ui/controls';
@@ -8,14 +7,6 @@ import { Empty } from '../ui/notes';
 import type { MediaLoader } from '../ui/thumb';
 import { UploadForm, type Send } from '../ui/upload';
 import { ReviewShown, SubmissionStatus } from './submissions';
-
-/** This engagement's own submission on a turnover, as `GET /turnovers` carries it. */
-type OwnSubmission = Pick<Submission, 'id' | 'status' | 'title' | 'created_at' | 'media'> & {
-  review: Review | null;
-};
-
-/** A turnover row with what the vendor may fetch: the package once sent, its own submissions. */
-export type TurnoverWithWork = Turnover & { package?: PackageFile[]; submissions?: OwnSubmission[] };
 
 function SubmitForm({ turnover, onSubmitted }: { turnover: Turnover; onSubmitted: () => void }) {
   const { upload } = useSession();
@@ -42,16 +33,16 @@ function SubmitForm({ turnover, onSubmitted }: { turnover: Turnover; onSubmitted
       }}
     >
       <div class="field">
-        <label for={`${id}-title`}>Title</label>
+        <label for={`${id}-name`}>Title</label>
         <input
-          id={`${id}-title`}
+          id={`${id}-name`}
           maxLength={500}
           placeholder={turnover.title}
-          aria-describedby={`${id}-title-hint`}
+          aria-describedby={`${id}-name-hint`}
           value={title}
           onInput={(e) => setTitle(e.currentTarget.value)}
         />
-        <small id={`${id}-title-hint`} class="hint">
+        <small id={`${id}-name-hint`} class="hint">
           Empty: the turnover’s title
         </small>
       </div>
@@ -80,14 +71,14 @@ export function TurnoverDetail({
   own,
   onSubmitted,
 }: {
-  turnover: TurnoverWithWork;
+  turnover: Turnover;
   media: MediaLoader;
   own: boolean;
   onSubmitted: () => void;
 }) {
-  const files = t.package ?? [];
+  const files = t.package;
   const sent = t.status === 'sent' || t.status === 'accepted';
-  const submissions = [...(t.submissions ?? [])].reverse();
+  const submissions = [...t.submissions].reverse();
   return (
     <details class="reach-item turnover" open={sent}>
       <summary>

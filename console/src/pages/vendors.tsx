@@ -92,16 +92,18 @@ function EngageForm({
     e.preventDefault();
     void action.run(async () => {
       let organisationId = Number(org);
-      if (org === NEW_ORG) {
-        // made first, and then chosen in the list: engaging again after a refusal makes no second one
-        const made = await createOrganisation(api, { name: newName.trim() });
-        organisationId = made.id;
-        setOrg(String(made.id));
-        setNewName('');
-        setRound((r) => r + 1);
-      }
+      if (org === NEW_ORG) organisationId = (await createOrganisation(api, { name: newName.trim() })).id;
       const body = { ref: ref.trim(), organisation_id: organisationId, departments: picked };
-      onEngaged(await must(api.POST('/api/v1/admin/engagements', { body })));
+      const engaged = await must(api.POST('/api/v1/admin/engagements', { body })).catch((err: unknown) => {
+        if (org === NEW_ORG) {
+          // the organisation is made: it is listed and chosen, so engaging again makes no second one
+          setOrg(String(organisationId));
+          setNewName('');
+          setRound((r) => r + 1);
+        }
+        throw err;
+      });
+      onEngaged(engaged);
     });
   };
   return (

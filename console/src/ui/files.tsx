@@ -21,8 +21,25 @@ export function bytes(n: number): string {
 /** Text files are previewed up to this many bytes (the rest is for the download). */
 const TEXT_PREVIEW = 64 * 1024;
 
+/** Text a turnover carries whose bytes alone do not say so (an EDL, a CDL, a LUT, a list). */
+const TEXT_NAMES = /\.(edl|ale|cdl|ccc|cc|cube|csv|tsv|txt|md|json|xml|ya?ml|srt|vtt|mhl|log)$/i;
+
 const isText = (f: PackageFile) =>
-  f.content_type.startsWith('text/') || /\/(json|xml|x-yaml|yaml|csv)\b/.test(f.content_type);
+  f.content_type.startsWith('text/') ||
+  /\/(json|xml|x-yaml|yaml|csv)\b/.test(f.content_type) ||
+  (f.kind !== 'image' && f.kind !== 'video' && f.kind !== 'audio' && TEXT_NAMES.test(f.label));
+
+/** The start of a file as text, or null when it is not text (a NUL, or bytes that are not UTF-8). */
+async function textOf(blob: Blob): Promise<string | null> {
+  const head = new Uint8Array(await blob.slice(0, TEXT_PREVIEW).arrayBuffer());
+  if (head.includes(0)) return null;
+  try {
+    // a character cut at the end of the slice is not a fault: only the bytes before it must decode
+    return new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: true });
+  } catch {
+    return null;
+  }
+}
 
 /** What the page can show of a file inline: an image, or the start of a text. */
 export const previewable = (f: PackageFile) => f.kind === 'image' || isText(f);
@@ -79,8 +96,11 @@ export function Preview({
           made = URL.createObjectURL(blob);
           setShown({ url: made });
         } else {
-          const text = await blob.slice(0, TEXT_PREVIEW).text();
-          if (!abort.signal.aborted) setShown({ text });
+          const text = await textOf(blob);
+          if (abort.signal.aborted) return;
+          setShown(
+            text === null ? { error: new Error('This file is not text: download it to open it.') } : { text },
+          );
         }
       },
       (error) => !isAbort(error) && !abort.signal.aborted && setShown({ error }),
