@@ -149,6 +149,10 @@ for (const dialect of DIALECTS) {
     /** The overview once its feed is live (the badge's "now" is fixed; only the long poll is left running). */
     const live = (page: Page) => page.locator('[class="live live"]').waitFor();
 
+    /** The list of everything a vendor view's engagement submitted (its turnovers show them too). */
+    const ownSubmissions = (page: Page) =>
+      page.locator('section', { has: page.getByRole('heading', { name: /^Its submissions/ }) });
+
     /** The character's section of a vendor view (the scene's text names her too). */
     const characterIn = (page: Page) =>
       page.locator('details', { has: page.locator('summary', { hasText: new RegExp(`^${CHARACTER}`) }) });
@@ -592,7 +596,7 @@ for (const dialect of DIALECTS) {
       assert.equal(submitted.status, 200, await submitted.text());
       await page.getByRole('button', { name: 'Refresh' }).click();
       await page.getByRole('heading', { name: 'Its submissions (1)' }).waitFor();
-      await page.getByText(SUBMISSION).waitFor();
+      await ownSubmissions(page).getByText(SUBMISSION).waitFor();
       await imagesOf(mara);
       await settled(page);
       await checked(page, 'see-as-vendor-grants');
@@ -693,7 +697,7 @@ for (const dialect of DIALECTS) {
       const scene = page.locator('details', { hasText: SCENE });
       await scene.locator('img').first().waitFor();
       await page.getByRole('heading', { name: 'Its submissions (1)' }).waitFor();
-      await page.getByText(SUBMISSION).waitFor();
+      await ownSubmissions(page).getByText(SUBMISSION).waitFor();
       await page
         .getByRole('row', { name: new RegExp(SUBMIT_DELIVERY) })
         .getByRole('cell', { name: 'Yes (submit grant)' })

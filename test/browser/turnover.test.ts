@@ -115,6 +115,8 @@ for (const dialect of DIALECTS) {
         .locator('.busy, [aria-busy="true"], button:disabled:text-matches("^Refresh")')
         .first()
         .waitFor({ state: 'detached' });
+    /** The overview once its feed is live: only its long poll is left running, which leaving cancels. */
+    const live = (page: Page) => page.locator('[class="live live"]').waitFor();
     const heading = (page: Page, name: string | RegExp) =>
       page.getByRole('heading', { level: 1, name }).waitFor();
 
@@ -162,6 +164,7 @@ for (const dialect of DIALECTS) {
       ({ page: cp, seen: coordinator } = await tab('coordinator'));
       await signIn(cp, admin);
       await heading(cp, 'Overview');
+      await live(cp);
       await cp.goto(`${base}/console#/vendors`);
       await heading(cp, 'Vendors');
       await cp.locator('table tbody tr').first().waitFor();
@@ -465,6 +468,7 @@ for (const dialect of DIALECTS) {
       await cp.bringToFront();
       await cp.goto(`${base}/console#/overview`);
       await heading(cp, 'Overview');
+      await live(cp);
       await cp.getByRole('link', { name: 'Scenes and assets' }).click();
       await heading(cp, 'Assets');
       await cp.getByRole('link', { name: 'Mara Quinn', exact: true }).click();
@@ -477,6 +481,7 @@ for (const dialect of DIALECTS) {
       await checked(cp, 'asset');
       await cp.goto(`${base}/console#/overview`);
       await heading(cp, 'Overview');
+      await live(cp);
       await cp.getByRole('link', { name: 'Deliveries in flight' }).click();
       await heading(cp, 'Deliveries');
       await cp.getByRole('link', { name: DELIVERY }).waitFor();
