@@ -17,8 +17,10 @@ from typing import Any, Dict, List, Tuple
 
 from faults import FaultProxy
 from live import client, jpeg, live
+from test_webhooks import Receiver
 
 import prodgraph
+from prodgraph import verify_webhook
 from prodgraph._download import file_name
 from prodgraph.mirror import Mirror, Progress
 
@@ -141,6 +143,23 @@ class Packages(unittest.TestCase):
             self.admin.set_delivery_status(self.delivery, "draft" if status in ("ready", "sent") else "accepted")
         self.assertEqual(refused.exception.code, "invalid_transition")
         self.assertIn("blocked", refused.exception.detail, "the detail names where it may go")
+
+    def test_an_engagement_webhook_hears_its_turnover_and_carries_its_engagement(self) -> None:
+        receiver = Receiver()
+        hook = self.admin.create_webhook(receiver.url, engagement_id=self.eng["id"], after="now")
+        try:
+            self.assertEqual(hook["engagement_id"], self.eng["id"])
+            self.move("sent")
+            added = self.admin.add_delivery_files(self.delivery, [("hooked.jpg", jpeg(70))])["files"]
+            self.admin.remove_delivery_file(self.delivery, added[0]["id"])
+            header, raw = receiver.got.get(timeout=30)
+            self.assertTrue(verify_webhook(hook["secret"], header, raw))
+            body = json.loads(raw)
+            self.assertEqual(body["engagement_id"], self.eng["id"])
+            self.assertIn(body["change"]["kind"], {"delivery", "media"})
+        finally:
+            self.admin.remove_webhook(hook["id"])
+            receiver.close()
 
     # -- the vendor's mirror ----------------------------------------------------------------------
 
