@@ -227,7 +227,9 @@ for (const dialect of DIALECTS) {
         const headers = Object.fromEntries(
           Object.entries(r.headers).filter(([h]) => h !== 'date' && h !== 'x-request-id'),
         );
-        return { status: r.statusCode, body: r.body, headers, sql: [...env.queries.sql] };
+        // the auth hook's once-a-minute last_used_at write may fall on either request
+        const sql = env.queries.sql.filter((q) => !/set "last_used_at"/.test(q));
+        return { status: r.statusCode, body: r.body, headers, sql };
       };
       const maxId = await env.handle.db
         .selectFrom('media')
@@ -274,10 +276,12 @@ for (const dialect of DIALECTS) {
       const count = async () => {
         // warm: the first request after a write reads the key's revision and door afresh
         await get(env.app, '/api/v1/turnovers?limit=50', pix);
-        env.queries.count = 0;
+        const start = env.queries.sql.length;
         const r = await get(env.app, '/api/v1/turnovers?limit=50', pix);
         assert.equal(r.status, 200);
-        return { n: env.queries.count, rows: r.body.length };
+        // leaving out the auth hook's fire-and-forget, once-a-minute last_used_at write
+        const n = env.queries.sql.slice(start).filter((q) => !/set "last_used_at"/.test(q)).length;
+        return { n, rows: r.body.length };
       };
       const one = await count();
       assert.equal(one.rows, 1);
