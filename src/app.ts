@@ -60,6 +60,9 @@ import { adminLookupRoutes } from './modules/admin/lookup-routes.js';
 import { callerRoutes } from './modules/caller/routes.js';
 import { consoleRoutes } from './modules/console/routes.js';
 import { vendorViewRoutes } from './modules/vendor-view/routes.js';
+import { organisationRoutes } from './modules/admin/organisation-routes.js';
+import { deliveryWriteRoutes } from './modules/deliveries/write-routes.js';
+import { reviewRoutes } from './modules/turnovers/review-routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -114,6 +117,9 @@ const apiModules = [
   adminRoutes,
   webhookRoutes,
   adminLookupRoutes,
+  organisationRoutes,
+  deliveryWriteRoutes,
+  reviewRoutes,
   vendorViewRoutes,
   callerRoutes,
 ];

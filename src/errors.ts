@@ -21,6 +21,8 @@ export const ERROR_CODES = {
   not_found: 'no such object, or one out of this key’s reach; the two are indistinguishable (404)',
   route_not_found: 'no such endpoint for this method and path (404)',
   conflict: 'the object is not in a state that allows this: already settled, a stale step, a duplicate (409)',
+  invalid_transition:
+    'a status change the object’s current status does not allow; the detail names the statuses it may move to (409)',
   too_large: 'a body, file, batch or field count over its limit (413)',
   unsupported_media_type:
     'a Content-Type this endpoint does not take, or file bytes of a type it does not take (415)',
@@ -104,6 +106,8 @@ export const errors = {
   methodNotAllowed: (detail: string, allow: string) =>
     new AppError(405, detail, { allow }, 'method_not_allowed'),
   conflict: (detail: string) => new AppError(409, detail),
+  /** A status move the transition table does not allow; the detail names the allowed next ones. */
+  invalidTransition: (detail: string) => new AppError(409, detail, {}, 'invalid_transition'),
   tooLarge: (detail: string) => new AppError(413, detail),
   unsupportedMedia: (detail: string) => new AppError(415, detail),
   /** A validation failure always names the field. */

@@ -16,6 +16,7 @@ import { generateCommand } from './generate.js';
 import { grantsCommand } from './grants.js';
 import { importCommand } from './import.js';
 import { keysCommand } from './keys.js';
+import { organisationsCommand } from './organisations.js';
 import { PortInUseError } from './port.js';
 import { restoreCommand } from './restore.js';
 import { serveCommand } from './serve.js';
@@ -30,6 +31,7 @@ const COMMANDS: Command[] = [
   importCommand,
   exportCommand,
   keysCommand,
+  organisationsCommand,
   engagementsCommand,
   grantsCommand,
   webhooksCommand,

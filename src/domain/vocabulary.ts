@@ -67,3 +67,5 @@ export const isOneOf = <T extends readonly string[]>(list: T, value: unknown): v
 export type Scope = OneOf<typeof SCOPES>;
 export type GrantKind = OneOf<typeof GRANT_KINDS>;
 export type MediaKind = OneOf<typeof MEDIA_KINDS>;
+export type DeliveryStatus = OneOf<typeof DELIVERY_STATUSES>;
+export type ReviewDecision = OneOf<typeof REVIEW_DECISIONS>;

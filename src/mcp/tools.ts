@@ -160,7 +160,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'list_turnovers',
     title: 'Turnovers (vendor)',
     description:
-      "The deliveries this key's vendor engagement holds a live read or submit grant on: spec, due date, status, and can_submit. Empty for a production-wide key (use list_deliveries).",
+      "The deliveries this key's vendor engagement holds a live read or submit grant on: spec, due date, status, can_submit, the package (the files the production sent, shown once the delivery is sent or accepted; fetch each by its media id) and this engagement's own submissions with their files and the production's review (accepted or changes_requested, with its note). Never another engagement's submissions. Empty for a production-wide key (use list_deliveries).",
     twin: 'GET /turnovers',
     listKey: 'turnovers',
     readOnly: true,

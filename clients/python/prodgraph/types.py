@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 
-__all__ = ['ActivityEntry', 'ActivityEntryNode', 'Approval', 'ApprovalStep', 'ApprovalSubject', 'Asset', 'AssetRow', 'AssetScene', 'BundleEntry', 'Change', 'ChangesPage', 'CharacterBundle', 'CharacterBundleCharacter', 'CharacterBundleCostume', 'CharacterBundleCostumeIngredient', 'CharacterBundleEntry', 'CostReportLine', 'CreatedAsset', 'CreatedKey', 'CreatedWebhook', 'CurrentKey', 'CurrentKeyEngagement', 'CurrentKeyProduction', 'Delivery', 'DeliveryGatingApproval', 'Department', 'DepartmentDetail', 'DepartmentMember', 'Engagement', 'EngagementOrganisation', 'EngagementView', 'EngagementViewSubmission', 'EngagementViewSubmissionMedia', 'ErrorBody', 'Grant', 'GrantTarget', 'Health', 'Ingredient', 'Job', 'Key', 'LandedVersion', 'LockedVersion', 'LookBrief', 'LookBriefColour', 'LookBriefExposure', 'LookBriefImage', 'LookBriefPalette', 'McpResponse', 'McpResponseError', 'Media', 'MediaProxyResult', 'MediaTicket', 'Note', 'Organisation', 'Person', 'Production', 'ProductionStats', 'PurchaseOrder', 'PurchaseOrders', 'ReleasedVersion', 'Scene', 'SceneBundle', 'SceneBundleApproval', 'SceneBundleAsset', 'SceneBundleDepartmentNote', 'SceneBundleEntry', 'SceneBundleScene', 'SceneBundleShootDay', 'ScriptChange', 'ShootDay', 'ShootDayScene', 'StorageEventsResult', 'StorageEventsResultRefused', 'StorageTask', 'StorageTaskAck', 'Submission', 'SubmissionFile', 'SubmissionMedia', 'SubmissionRow', 'Turnover', 'VersionNote', 'VersionSummary', 'VisionSessionToken', 'Webhook', 'WebhookDelivery', 'WebhookDeliveryChange']
+__all__ = ['ActivityEntry', 'ActivityEntryNode', 'Approval', 'ApprovalStep', 'ApprovalSubject', 'Asset', 'AssetRow', 'AssetScene', 'BundleEntry', 'Change', 'ChangesPage', 'CharacterBundle', 'CharacterBundleCharacter', 'CharacterBundleCostume', 'CharacterBundleCostumeIngredient', 'CharacterBundleEntry', 'CostReportLine', 'CreatedAsset', 'CreatedKey', 'CreatedWebhook', 'CurrentKey', 'CurrentKeyEngagement', 'CurrentKeyProduction', 'Delivery', 'DeliveryGatingApproval', 'DeliveryPackage', 'Department', 'DepartmentDetail', 'DepartmentMember', 'Engagement', 'EngagementOrganisation', 'EngagementView', 'EngagementViewSubmission', 'EngagementViewSubmissionMedia', 'ErrorBody', 'Grant', 'GrantTarget', 'Health', 'Ingredient', 'Job', 'Key', 'LandedVersion', 'LockedVersion', 'LookBrief', 'LookBriefColour', 'LookBriefExposure', 'LookBriefImage', 'LookBriefPalette', 'McpResponse', 'McpResponseError', 'Media', 'MediaFile', 'MediaProxyResult', 'MediaTicket', 'Note', 'Organisation', 'PackageUpload', 'Person', 'Production', 'ProductionStats', 'PurchaseOrder', 'PurchaseOrders', 'ReleasedVersion', 'Review', 'Scene', 'SceneBundle', 'SceneBundleApproval', 'SceneBundleAsset', 'SceneBundleDepartmentNote', 'SceneBundleEntry', 'SceneBundleScene', 'SceneBundleShootDay', 'ScriptChange', 'ShootDay', 'ShootDayScene', 'StorageEventsResult', 'StorageEventsResultRefused', 'StorageTask', 'StorageTaskAck', 'Submission', 'SubmissionRow', 'Turnover', 'TurnoverSubmission', 'VersionNote', 'VersionSummary', 'VisionSessionToken', 'Webhook', 'WebhookDelivery', 'WebhookDeliveryChange']
 
 
 class Health(TypedDict):
@@ -240,6 +240,38 @@ class DeliveryGatingApproval(TypedDict):
     status: Literal['pending', 'approved', 'changes_requested', 'rejected']
 
 
+class MediaFile(TypedDict):
+    id: int
+    label: str
+    kind: str
+    content_type: str
+    size: int
+    sha256: str
+
+
+class Review(TypedDict):
+    decision: Literal['accepted', 'changes_requested']
+    note: str
+    reviewed_by: Optional[str]
+    reviewed_at: str
+
+
+class _SubmissionRowRequired(TypedDict):
+    id: int
+    delivery_id: int
+    engagement_id: Optional[int]
+    status: Literal['submitted', 'accepted', 'changes_requested']
+    title: str
+    note: str
+    media: List[MediaFile]
+    created_at: str
+    review: Optional[Review]
+
+
+class SubmissionRow(_SubmissionRowRequired, total=False):
+    retired_at: str
+
+
 class _DeliveryRequired(TypedDict):
     id: int
     title: str
@@ -252,6 +284,9 @@ class _DeliveryRequired(TypedDict):
     spec: List[Dict[str, Any]]
     sent_at: Optional[str]
     gating_approval: Optional[DeliveryGatingApproval]
+    package: List[MediaFile]
+    submissions: List[SubmissionRow]
+    submissions_total: int
     updated_at: str
 
 
@@ -478,7 +513,7 @@ class _VersionSummaryRequired(TypedDict):
     version: int
     variant: str
     status: str
-    released: bool
+    released: Literal[True]
 
 
 class VersionSummary(_VersionSummaryRequired, total=False):
@@ -565,12 +600,23 @@ class CharacterBundle(TypedDict):
     etag: str
 
 
+class TurnoverSubmission(TypedDict):
+    id: int
+    status: Literal['submitted', 'accepted', 'changes_requested']
+    title: str
+    created_at: str
+    media: List[MediaFile]
+    review: Optional[Review]
+
+
 class _TurnoverRequired(TypedDict):
     id: int
     title: str
     status: Literal['draft', 'blocked', 'ready', 'sent', 'accepted']
     spec: List[Dict[str, Any]]
     can_submit: bool
+    package: List[MediaFile]
+    submissions: List[TurnoverSubmission]
     updated_at: str
 
 
@@ -581,44 +627,14 @@ class Turnover(_TurnoverRequired, total=False):
     retired_at: str
 
 
-class SubmissionMedia(TypedDict):
-    id: int
-    label: str
-    kind: str
-
-
 class Submission(TypedDict):
     id: int
     delivery_id: int
     status: Literal['submitted']
     title: str
     note: str
-    media: List[SubmissionMedia]
+    media: List[MediaFile]
     created_at: Optional[str]
-
-
-class SubmissionFile(TypedDict):
-    id: int
-    label: str
-    kind: str
-    content_type: str
-    size: int
-    sha256: str
-
-
-class _SubmissionRowRequired(TypedDict):
-    id: int
-    delivery_id: int
-    engagement_id: Optional[int]
-    status: Literal['submitted']
-    title: str
-    note: str
-    media: List[SubmissionFile]
-    created_at: str
-
-
-class SubmissionRow(_SubmissionRowRequired, total=False):
-    retired_at: str
 
 
 class _MediaRequired(TypedDict):
@@ -794,6 +810,7 @@ class Webhook(TypedDict):
     last_delivered_at: Optional[str]
     created_at: str
     created_by: str
+    engagement_id: Optional[int]
 
 
 class CreatedWebhook(TypedDict):
@@ -808,6 +825,7 @@ class CreatedWebhook(TypedDict):
     last_delivered_at: Optional[str]
     created_at: str
     created_by: str
+    engagement_id: Optional[int]
     secret: Optional[str]
 
 
@@ -836,6 +854,14 @@ class Organisation(TypedDict):
     engagements: int
 
 
+class PackageUpload(TypedDict):
+    delivery_id: int
+    files: List[MediaFile]
+
+
+DeliveryPackage = PackageUpload
+
+
 class GrantTarget(TypedDict):
     kind: Literal['scene', 'character', 'delivery']
     id: int
@@ -857,6 +883,8 @@ class EngagementViewSubmission(TypedDict):
     delivery_id: int
     title: str
     created_at: str
+    status: Literal['submitted', 'accepted', 'changes_requested']
+    review: Optional[Review]
     media: List[EngagementViewSubmissionMedia]
 
 
@@ -893,7 +921,7 @@ class CurrentKey(TypedDict):
 
 class _ErrorBodyRequired(TypedDict):
     detail: str
-    code: Literal['malformed_request', 'unauthorized', 'engagement_door', 'scope_missing', 'forbidden', 'not_found', 'route_not_found', 'conflict', 'too_large', 'unsupported_media_type', 'method_not_allowed', 'range_not_satisfiable', 'invalid_field', 'idempotency_key_reused', 'internal', 'rate_limited', 'upstream_failed', 'unavailable', 'insufficient_storage']
+    code: Literal['malformed_request', 'unauthorized', 'engagement_door', 'scope_missing', 'forbidden', 'not_found', 'route_not_found', 'conflict', 'invalid_transition', 'too_large', 'unsupported_media_type', 'method_not_allowed', 'range_not_satisfiable', 'invalid_field', 'idempotency_key_reused', 'internal', 'rate_limited', 'upstream_failed', 'unavailable', 'insufficient_storage']
 
 
 class ErrorBody(_ErrorBodyRequired, total=False):

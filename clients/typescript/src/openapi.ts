@@ -687,7 +687,7 @@ export interface paths {
     };
     /**
      * Deliveries this key's engagement holds a live read or submit grant on
-     * @description An empty array (never an error) for a production-wide key or an engagement with no live delivery grant. A revoked or expired grant counts as no grant. Without `limit` (the whole list): Kept in memory until the production changes: the answer carries an ETag (send it back in If-None-Match for a 304 with no body) and `Vary: Accept-Encoding`, and goes out gzip- or brotli-encoded when Accept-Encoding asks for it.
+     * @description An empty array (never an error) for a production-wide key or an engagement with no live delivery grant. A revoked or expired grant counts as no grant. Each row carries the delivery's `package` (its current files, shown once the delivery is `sent` or `accepted`; `[]` before, and again if it is recalled) and this engagement's own `submissions` on it with their files and the production's `review`; another engagement's submissions are never shown. With `updated_since`, a row counts as changed when its delivery, this engagement's grant on it, its shown package (a file added or taken out) or this engagement's own submissions on it (a new one, a review) changed after the instant. Every answer carries a strong ETag, computed over exactly what this key sees (its engagement's reach and every field of its rows): send it back in If-None-Match to get 304 with no body while nothing it would see has changed. A grant added, revoked or expired, a status move, a package file, a review of its own work: each gives a new ETag; another engagement's activity does not. Without `limit` (the whole list): Kept in memory until the production changes: the answer carries an ETag (send it back in If-None-Match for a 304 with no body) and `Vary: Accept-Encoding`, and goes out gzip- or brotli-encoded when Accept-Encoding asks for it. A page or a change window (`limit`, `cursor`, `updated_since`) is assembled on every request; its ETag covers its rows and its Link header.
      *
      *     Scope `read`. Round-trip surface: production-wide keys get the whole answer; engagement-bound keys get their engagement's slice.
      */
@@ -753,7 +753,7 @@ export interface paths {
     };
     /**
      * Metadata of one media object
-     * @description A production-wide key sees every media object of its production. An engagement-bound key sees what its engagement uploaded, and the media of released versions (and their ingredients) of assets its live scene and character grants reach; work another engagement submitted on a turnover is never visible, whatever delivery grants say. Anything else answers 404, exactly as for an unknown id.
+     * @description A production-wide key sees every media object of its production (a file taken out of a delivery's package included). An engagement-bound key sees what its engagement uploaded; the media of released versions (and their ingredients) of assets its live scene and character grants reach; and the files of a delivery's package (the `package` of its turnover row) while it holds a live read or submit grant on that delivery and the delivery is `sent` or `accepted`, as long as the file is not taken out of the package. Work another engagement submitted on a turnover is never visible, whatever delivery grants say. Anything else (a draft package, a removed file, another vendor's package) answers 404, exactly as for an unknown id: the same status, body and headers, after the same database statements.
      *
      *     Scope `read`. Round-trip surface: production-wide keys get the whole answer; engagement-bound keys get their engagement's slice.
      */
@@ -775,7 +775,7 @@ export interface paths {
     };
     /**
      * The bytes of one media object, streamed
-     * @description A production-wide key sees every media object of its production. An engagement-bound key sees what its engagement uploaded, and the media of released versions (and their ingredients) of assets its live scene and character grants reach; work another engagement submitted on a turnover is never visible, whatever delivery grants say. Anything else answers 404, exactly as for an unknown id.
+     * @description A production-wide key sees every media object of its production (a file taken out of a delivery's package included). An engagement-bound key sees what its engagement uploaded; the media of released versions (and their ingredients) of assets its live scene and character grants reach; and the files of a delivery's package (the `package` of its turnover row) while it holds a live read or submit grant on that delivery and the delivery is `sent` or `accepted`, as long as the file is not taken out of the package. Work another engagement submitted on a turnover is never visible, whatever delivery grants say. Anything else (a draft package, a removed file, another vendor's package) answers 404, exactly as for an unknown id: the same status, body and headers, after the same database statements.
      *
      *     Content-Type is the type sniffed from the bytes at upload; Content-Length, Last-Modified and a strong ETag (the SHA-256) are sent. A single `Range: bytes=a-b` answers 206 (416 when unsatisfiable); If-None-Match on the ETag answers 304.
      *
@@ -945,7 +945,7 @@ export interface paths {
     put?: never;
     /**
      * Grant an engagement a scene, a character, a delivery (read or submit) or its own purchase orders
-     * @description `scene` and `character` name a live node of that kind (`node_id`); `delivery` names a live delivery (`delivery_id`) and an `access`; `own_po` names nothing. 422 names the field for anything missing, unknown, archived or in the past; 409 when the engagement already holds the same grant live. Recorded in the activity feed. Effective on the very next request: the clamp judges grants live on every request.
+     * @description `scene` and `character` name a live node of that kind (`node_id`); `delivery` names a live external delivery (`delivery_id`; an internal one, department to department, is 422) and an `access`; `own_po` names nothing. 422 names the field for anything missing, unknown, archived or in the past; 409 when the engagement already holds the same grant live. Recorded in the activity feed. Effective on the very next request: the clamp judges grants live on every request.
      *
      *     Scope `admin`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
      */
@@ -1037,7 +1037,7 @@ export interface paths {
     };
     /**
      * The production's webhook subscriptions
-     * @description Never with their secrets. Each change of the production (the entries of `GET /changes`) is POSTed to the URL as JSON `{webhook_id, production, change}`, signed in the `Prodgraph-Signature` header (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the secret>`; the README shows how to check it) and named by `Prodgraph-Delivery` (the same for every attempt at one change: use it to drop repeats). One change at a time, in commit order; a 2xx within the timeout moves on, anything else is retried with exponential backoff (1 s, 2 s, 4 s, … up to an hour) until it succeeds: at least once, never skipped. Subscriptions are delivered independently, so a slow or dead receiver delays only its own.
+     * @description Never with their secrets; `engagement_id` names the engagement an engagement webhook is for. Each change of the production (the entries of `GET /changes`) is POSTed to the URL as JSON `{webhook_id, production, change}`, signed in the `Prodgraph-Signature` header (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the secret>`; the README shows how to check it) and named by `Prodgraph-Delivery` (the same for every attempt at one change: use it to drop repeats). One change at a time, in commit order; a 2xx within the timeout moves on, anything else is retried with exponential backoff (1 s, 2 s, 4 s, … up to an hour) until it succeeds: at least once, never skipped. Subscriptions are delivered independently, so a slow or dead receiver delays only its own.
      *
      *     Scope `admin`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
      */
@@ -1045,7 +1045,7 @@ export interface paths {
     put?: never;
     /**
      * Subscribe a URL to the production’s changes
-     * @description The answer carries the signing `secret` this once: keep it now. Delivery starts with the next change (or after `after`, a change feed cursor, to replay history). Recorded in the activity feed. Each change of the production (the entries of `GET /changes`) is POSTed to the URL as JSON `{webhook_id, production, change}`, signed in the `Prodgraph-Signature` header (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the secret>`; the README shows how to check it) and named by `Prodgraph-Delivery` (the same for every attempt at one change: use it to drop repeats). One change at a time, in commit order; a 2xx within the timeout moves on, anything else is retried with exponential backoff (1 s, 2 s, 4 s, … up to an hour) until it succeeds: at least once, never skipped. Subscriptions are delivered independently, so a slow or dead receiver delays only its own.
+     * @description The answer carries the signing `secret` this once: keep it now. Delivery starts with the next change (or after `after`, a change feed cursor, to replay history). Recorded in the activity feed. With `engagement_id`, the webhook is for that engagement: a vendor is pushed exactly its own reach (below); an unknown or archived engagement, or `kinds` an engagement is never told of, is 422. Each change of the production (the entries of `GET /changes`) is POSTed to the URL as JSON `{webhook_id, production, change}`, signed in the `Prodgraph-Signature` header (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the secret>`; the README shows how to check it) and named by `Prodgraph-Delivery` (the same for every attempt at one change: use it to drop repeats). One change at a time, in commit order; a 2xx within the timeout moves on, anything else is retried with exponential backoff (1 s, 2 s, 4 s, … up to an hour) until it succeeds: at least once, never skipped. Subscriptions are delivered independently, so a slow or dead receiver delays only its own. An **engagement webhook** (`engagement_id` set) is sent only what that engagement can see, judged through its grants when each change is delivered (a grant revoked before then already counts), with `engagement_id` in the body and `actor` always null: `delivery` changes of a turnover it holds a live read or submit grant on (a status move: sent, recalled, accepted; or any other edit of the row it sees; or its retirement by a re-import), to be read with GET /turnovers; `media` changes of a file of such a delivery's package while the delivery is sent or accepted (`created`: added; `updated`: taken out, after which the id answers 404), and of the files it submitted itself; `submission` changes of its own submissions (made, or reviewed: GET /turnovers or GET /submissions carry the review); `grant` changes of its own grants (`created`, `updated`, `retired` when revoked) and `expired` when one lapses: the worker watches the engagement's next expiry and announces it within about a second of `expires_at` passing (at `at` = `expires_at`; `Prodgraph-Delivery` is `<webhook>.expired.<grant>.<expiry in unix ms>`). Nothing else: no scene, asset or version changes (keep bundles fresh with their ETags), no other engagement's objects, no titles. An archived engagement is told nothing. `kinds`, if given, must be among `delivery`, `media`, `submission`, `grant`.
      *
      *     Scope `admin`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
      */
@@ -1159,7 +1159,13 @@ export interface paths {
      */
     get: operations['listOrganisations'];
     put?: never;
-    post?: never;
+    /**
+     * Add a vendor organisation, to engage it
+     * @description Answers the organisation as `GET /admin/organisations` lists it (with no engagement yet); its `id` goes into `POST /admin/engagements` as `organisation_id`. The name is stored trimmed; without `ref` one is made from the name. 409 when the production already has an organisation of that name (compared case-insensitively after trimming) or anything under that ref (refs are unique across the whole production document); 422 for a blank name or a malformed ref. Recorded in the activity feed and the change feed (kind `organisation`). A production document re-imported later keeps it while an engagement made here belongs to it; list it in the document to keep it for good.
+     *
+     *     Scope `admin`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
+     */
+    post: operations['createOrganisation'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1175,13 +1181,101 @@ export interface paths {
     };
     /**
      * Find what a grant can name: a scene by number or slugline, a character, a delivery
-     * @description Live scenes, characters or deliveries matching `q`, in the production’s order (script order for scenes), at most `limit`. The `id` goes into `POST /admin/grants` as `node_id` (scene, character) or `delivery_id`.
+     * @description Live scenes, characters or external deliveries (an internal one cannot be granted to a vendor) matching `q`, in the production’s order (script order for scenes), at most `limit`. The `id` goes into `POST /admin/grants` as `node_id` (scene, character) or `delivery_id`.
      *
      *     Scope `admin`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
      */
     get: operations['searchGrantTargets'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/admin/deliveries/{id}/files': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Add files to a delivery's package (what the turnover sends: plates, EDL, LUT, reference)
+     * @description multipart/form-data: one or more `files` parts, each optionally preceded by a `label` text part that names it (label, file, label, file…); a file with no label before it is labelled with its file name. A label is a file name (no `/` or `\`) and unique in the package. Each file is streamed to storage (never held in memory), typed from its bytes and recorded with its size and SHA-256 as its own media object of the delivery (no work item). The answer lists the files this request added. A vendor granted the delivery sees the package on its turnover once the delivery is `sent` or `accepted`; files added to a sent delivery reach it at once. Refusals, each leaving nothing: 404 unknown or retired delivery (before any byte is read); 413 a declared Content-Length over what the limits allow (before any byte is read), more than 50 files or a file over 536870912 bytes (as soon as it passes the limit; PRODGRAPH_MAX_SUBMISSION_FILES, PRODGRAPH_MAX_UPLOAD_BYTES); 422 no file, an empty file, an unknown field, a label with no file after it or a bad label; 409 a label the package already holds (take that file out first). Recorded in the activity feed and the change feed (each `media` created, the `delivery` updated). With an Idempotency-Key the request is its labels and its files’ SHA-256.
+     *
+     *     Scope `admin`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
+     */
+    post: operations['addDeliveryFiles'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/admin/deliveries/{id}/files/{media_id}/remove': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Take a file out of a delivery's package
+     * @description Vendors no longer see it (on the turnover, nor by media id); the media object is kept for history and a production-wide key still fetches it by id. Answers the package as it is now. Taking out a file already taken out answers the package unchanged and records nothing. 404 for an unknown or retired delivery, or a media id that is not a file of this delivery’s package (a submitted file included). Recorded in the activity feed and the change feed (the `media` and the `delivery` updated).
+     *
+     *     Scope `admin`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
+     */
+    post: operations['removeDeliveryFile'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/admin/deliveries/{id}/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Move a delivery's status: ready, send, recall, block, accept
+     * @description Allowed moves: `draft` → `ready`, `blocked`; `ready` → `sent`, `blocked`; `sent` → `accepted`, `ready`, `blocked`; `blocked` → `draft`, `ready`, `sent`; `accepted` → nothing (final). So: draft → ready → sent → accepted; sent → ready recalls a turnover; draft, ready and sent may be blocked, and a blocked delivery returns to any of the three; accepted is final. Each move to `sent` stamps `sent_at` (a recall keeps the last one). A vendor sees the package while the delivery is `sent` or `accepted`. Setting the status the delivery already has answers it unchanged and records nothing. Any other move is 409 with code `invalid_transition`, whose detail names the statuses the delivery may move to; 409 `conflict` when another request moved it meanwhile; 404 for an unknown or retired delivery. `note` is recorded with the move in the activity feed. Answers the delivery as `GET /deliveries` shows it. Recorded in the change feed (the `delivery` updated).
+     *
+     *     Scope `admin`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
+     */
+    post: operations['setDeliveryStatus'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/admin/submissions/{id}/review': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Review a vendor's submission: accept it, or ask for changes
+     * @description The submission's `status` becomes the decision and it carries `review: {decision, note, reviewed_by, reviewed_at}`, which the vendor reads on its own submissions. A later review replaces the earlier one (the activity feed keeps each). A key bound to a person reviews as that person only; a key bound to no one names a person of the production in `reviewed_by`, or no one and is recorded under its label. With `accept_delivery: true`, an accepting review also moves the delivery from `sent` to `accepted` in the same write (a delivery already accepted is left as it is); accepting a submission never accepts the delivery by itself. Refusals record nothing: 404 unknown submission (or one on a retired delivery); 422 a blank note when asking for changes, `accept_delivery` with `changes_requested`, or a `reviewed_by` naming no person (or several: name one by id); 403 a person-bound key naming someone else; 409 `invalid_transition` when `accept_delivery` finds the delivery not `sent` (the detail names where it may move). Answers the submission as `GET /submissions` lists it. Recorded in the activity feed and the change feed (the `submission` updated; with `accept_delivery`, the `delivery` too).
+     *
+     *     Scope `admin`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
+     */
+    post: operations['reviewSubmission'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1965,6 +2059,7 @@ export interface components {
        */
       created_at: string;
       created_by: string;
+      engagement_id: number | null;
       secret: string | null;
     };
     /** Decision */
@@ -2003,6 +2098,18 @@ export interface components {
      *         "title": "Episode 101 VFX turnover sign-off",
      *         "status": "approved"
      *       },
+     *       "package": [
+     *         {
+     *           "id": 40,
+     *           "label": "A001C003_plate.exr",
+     *           "kind": "image",
+     *           "content_type": "image/x-exr",
+     *           "size": 52428800,
+     *           "sha256": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+     *         }
+     *       ],
+     *       "submissions": [],
+     *       "submissions_total": 0,
      *       "updated_at": "2026-11-23T19:02:11.483Z"
      *     }
      */
@@ -2026,9 +2133,15 @@ export interface components {
       }[];
       sent_at: string | null;
       gating_approval: components['schemas']['GatingApproval'] | null;
+      /** @description The package: the files the production sends with the delivery (not those taken out), in upload order. Fetch each with GET /media/{id}/content. A vendor sees it on its turnover once the delivery is `sent` or `accepted` */
+      package: components['schemas']['DeliveryFile'][];
+      /** @description The newest 20 submissions made on the delivery, by every engagement, oldest first, each with its files and its review (`GET /submissions?delivery_id=` pages through them all) */
+      submissions: components['schemas']['SubmissionRow'][];
+      /** @description How many submissions the delivery has in all */
+      submissions_total: number;
       /**
        * Format: date-time
-       * @description When the delivery or its gating approval last changed (the row shows both)
+       * @description When the delivery (its status, its package), its gating approval or one of its submissions (a new one, a review) last changed: the row shows them all
        */
       updated_at: string;
       /**
@@ -2036,6 +2149,37 @@ export interface components {
        * @description Present only on a row retired since `updated_since` (a re-import retired it): the row has left the production; drop it from a mirror. Never present without `updated_since`.
        */
       retired_at?: string;
+    };
+    /** Package file */
+    DeliveryFile: {
+      /** @description Media id: GET /media/{id} and /media/{id}/content */
+      id: number;
+      /** @description The file name as uploaded */
+      label: string;
+      /** @description image, video, audio, document or file, from the bytes */
+      kind: string;
+      /** @description Typed from the bytes when the file arrived */
+      content_type: string;
+      /** @description Bytes */
+      size: number;
+      /** @description SHA-256 of the bytes, hex */
+      sha256: string;
+    };
+    /** A delivery’s package */
+    DeliveryPackage: {
+      delivery_id: number;
+      /** @description The package as it is now (the files not taken out), in upload order */
+      files: components['schemas']['DeliveryFile'][];
+    };
+    /** Delivery status change */
+    DeliveryStatusChange: {
+      /**
+       * @description The status to move to
+       * @enum {string}
+       */
+      status: 'draft' | 'blocked' | 'ready' | 'sent' | 'accepted';
+      /** @description Why (recorded in the activity feed with the move) */
+      note?: string;
     };
     /** Department (detail) */
     DepartmentDetail: {
@@ -2097,6 +2241,7 @@ export interface components {
        *     - `not_found`: no such object, or one out of this key’s reach; the two are indistinguishable (404)
        *     - `route_not_found`: no such endpoint for this method and path (404)
        *     - `conflict`: the object is not in a state that allows this: already settled, a stale step, a duplicate (409)
+       *     - `invalid_transition`: a status change the object’s current status does not allow; the detail names the statuses it may move to (409)
        *     - `too_large`: a body, file, batch or field count over its limit (413)
        *     - `unsupported_media_type`: a Content-Type this endpoint does not take, or file bytes of a type it does not take (415)
        *     - `method_not_allowed`: the path exists but not for this method; `Allow` lists the methods it takes (405)
@@ -2119,6 +2264,7 @@ export interface components {
         | 'not_found'
         | 'route_not_found'
         | 'conflict'
+        | 'invalid_transition'
         | 'too_large'
         | 'unsupported_media_type'
         | 'method_not_allowed'
@@ -2168,7 +2314,7 @@ export interface components {
     };
     /**
      * JSON-RPC 2.0 request
-     * @description Exactly one message per request: a JSON array (batch) is refused with -32600.
+     * @description Exactly one message per request: a JSON array (batch) is refused with -32600. Members other than these four are ignored (JSON-RPC 2.0 does not forbid them).
      */
     JsonRpcRequest: {
       /** @enum {string} */
@@ -2409,6 +2555,13 @@ export interface components {
       /** @description The version of this asset the note is about (released or not; additive). Omitted: the newest version, or the activity feed when the asset has none. Not a version of this asset: 422. */
       version_id?: number;
     };
+    /** New organisation */
+    NewOrganisation: {
+      /** @description The company as people name it; stored trimmed. Unique in the production, compared case-insensitively after trimming ("Halide FX" and " halide fx " are one name) */
+      name: string;
+      /** @description The document handle (letters, digits, `.`, `_`, `:`, `-`), unique across the whole production. Omitted: made from the name (`org-brand-new-vfx-co`, with `-2`, `-3`… when taken) */
+      ref?: string;
+    };
     /** New webhook subscription */
     NewWebhook: {
       /** @description An absolute http:// or https:// URL without user or password */
@@ -2443,6 +2596,13 @@ export interface components {
         | null;
       /** @description Start delivering after this change feed cursor (to replay history); default `now`: changes from now on */
       after?: string;
+      engagement_id?: number | null;
+    };
+    /** Files added to a package */
+    PackageUpload: {
+      delivery_id: number;
+      /** @description The files this request added, in the order they were sent (each its own media object) */
+      files: components['schemas']['DeliveryFile'][];
     };
     /** Palette colour */
     PaletteColour: {
@@ -2899,12 +3059,47 @@ export interface components {
       /** @description Only when episode_id is given on an episodic production: at least one strip of the day is marked. Absent otherwise. */
       marked?: boolean;
     };
+    /**
+     * Storage event
+     * @example {
+     *       "event_type": "create",
+     *       "path": "plates/sh010/sh010_v001.exr",
+     *       "source": "audit_tail",
+     *       "dedupe_key": "audit-7f3a-000128",
+     *       "detected_at": "2026-03-01T11:00:00Z",
+     *       "size": 48213
+     *     }
+     */
+    StorageEvent: {
+      /**
+       * @description What happened to the file; a `move` also carries `to_path`
+       * @enum {string}
+       */
+      event_type: 'create' | 'modify' | 'delete' | 'move';
+      /** @description Relative to the filespace root: forward or back slashes; no leading `/`, no drive letter, no `..`, no control character; stored normalised (at most 4,096 characters) */
+      path: string;
+      /** @description Where a `move` went (required on a move, refused on any other type); the same rules as `path` */
+      to_path?: string;
+      /**
+       * @description How the agent saw it
+       * @enum {string}
+       */
+      source: 'audit_tail' | 'scan' | 'manual';
+      /** @description The agent’s own key for this event, unique per production: a replay counts under `duplicates` and changes nothing */
+      dedupe_key: string;
+      /**
+       * Format: date-time
+       * @description When the agent saw it: ISO-8601 with a zone (stored in UTC)
+       */
+      detected_at: string;
+      size?: number | null;
+    };
     /** Storage event batch */
     StorageEventsRequest: {
       /** @description Name of the filespace install the agent runs against; must be the production's active install (403 otherwise) */
       filespace: string;
-      /** @description Applied in order, in one transaction. More events than the configured batch limit (PRODGRAPH_MAX_EVENT_BATCH, default 10,000) answers 413 and applies nothing. */
-      events: unknown[];
+      /** @description Applied in order, in one transaction. Each event is checked on its own: one that breaks the event schema is listed in `refused` (naming the field) and never sinks the rest. More events than the configured batch limit (PRODGRAPH_MAX_EVENT_BATCH, default 10,000) answers 413 and applies nothing. */
+      events: components['schemas']['StorageEvent'][];
     };
     /** Storage event batch result */
     StorageEventsResult: {
@@ -2974,6 +3169,19 @@ export interface components {
       /** @description SHA-256 of the bytes, hex */
       sha256: string;
     };
+    /** Submission review */
+    SubmissionReview: {
+      /**
+       * @description `accepted`, or `changes_requested` (the vendor is asked to submit again)
+       * @enum {string}
+       */
+      decision: 'accepted' | 'changes_requested';
+      /** @description What the vendor reads with the decision; required, and must not be blank when asking for changes (say what to change) */
+      note: string;
+      reviewed_by?: string | null;
+      /** @description With `accepted`: also move the delivery from `sent` to `accepted`, in the same write (409 `invalid_transition` when the delivery is not `sent`; nothing is recorded). Default false: accepting a submission never accepts the delivery by itself */
+      accept_delivery?: boolean;
+    };
     /**
      * Submission row
      * @example {
@@ -3029,6 +3237,25 @@ export interface components {
        */
       retired_at?: string;
     };
+    /** Own submission on a turnover */
+    TurnoverOwnSubmission: {
+      /** @description Work item id (GET /submissions lists it too, with its note) */
+      id: number;
+      /**
+       * @description `submitted`, then the review's decision: `accepted` or `changes_requested`
+       * @enum {string}
+       */
+      status: 'submitted' | 'accepted' | 'changes_requested';
+      title: string;
+      /**
+       * Format: date-time
+       * @description UTC ISO-8601
+       */
+      created_at: string;
+      /** @description The files this engagement uploaded with it, in upload order: GET /media/{id}/content */
+      media: components['schemas']['SubmissionFile'][];
+      review: components['schemas']['Review'] | null;
+    };
     /**
      * Turnover row
      * @example {
@@ -3045,7 +3272,41 @@ export interface components {
      *       ],
      *       "sent_at": "2026-11-17T15:20:00.000Z",
      *       "can_submit": true,
-     *       "updated_at": "2026-11-23T19:02:11.483Z"
+     *       "package": [
+     *         {
+     *           "id": 311,
+     *           "label": "ep101_sh010_plate.exr",
+     *           "kind": "file",
+     *           "content_type": "image/x-exr",
+     *           "size": 48213504,
+     *           "sha256": "5f70bf18a086007016e948b04aed3b82103a36bea41755b6cddfaf10ace3c6ef"
+     *         }
+     *       ],
+     *       "submissions": [
+     *         {
+     *           "id": 42,
+     *           "status": "changes_requested",
+     *           "title": "sh010 comp v1",
+     *           "created_at": "2026-11-23T19:02:11.483Z",
+     *           "media": [
+     *             {
+     *               "id": 318,
+     *               "label": "sh010_comp_v1.mov",
+     *               "kind": "video",
+     *               "content_type": "video/quicktime",
+     *               "size": 91830272,
+     *               "sha256": "9b74c9897bac770ffc029102a200c5de1b1f7e25a4a9b0ca5ea5cb2ff6a5e5b2"
+     *             }
+     *           ],
+     *           "review": {
+     *             "decision": "changes_requested",
+     *             "note": "Edge matte chatters on frames 1012-1020",
+     *             "reviewed_by": "Ada Okafor",
+     *             "reviewed_at": "2026-11-24T10:15:00.000Z"
+     *           }
+     *         }
+     *       ],
+     *       "updated_at": "2026-11-24T10:15:00.000Z"
      *     }
      */
     TurnoverRow: {
@@ -3063,9 +3324,13 @@ export interface components {
       sent_at?: string | null;
       /** @description True only while this key's engagement holds a live submit grant on the delivery */
       can_submit: boolean;
+      /** @description The delivery's current files (the plates, EDL, reference, LUT…), in upload order, each fetched with GET /media/{id}/content and checked against its `sha256`. Shown only while the delivery is `sent` or `accepted`: a draft, ready or blocked delivery (and one recalled from `sent`) answers `[]`, so a package being prepared stays private. A file taken out of the package leaves the list (and its media id then answers 404 to the vendor). */
+      package: components['schemas']['DeliveryFile'][];
+      /** @description This engagement's own submissions on the delivery, oldest first, each with its files and the production's review. Another engagement's submissions are never listed, whatever the grants say. */
+      submissions: components['schemas']['TurnoverOwnSubmission'][];
       /**
        * Format: date-time
-       * @description When the delivery or this engagement's grant on it last changed
+       * @description When the row last changed: the delivery, this engagement's grant on it, its package (while shown) or this engagement's submissions on it (a new one, a review)
        */
       updated_at: string;
       /**
@@ -3099,10 +3364,10 @@ export interface components {
       judged_at: string;
       /** @description Exactly the vendor’s `GET /bundles`: the scenes, then the characters, whose bundles it is answered; `GET …/view/bundles/{kind}/{node_id}` shows each as the vendor gets it */
       bundles: components['schemas']['BundleEntry'][];
-      /** @description Exactly the vendor’s `GET /turnovers` */
+      /** @description Exactly the vendor’s `GET /turnovers`: each delivery it is granted, with what that answer carries (its package once the delivery is sent) */
       turnovers: components['schemas']['TurnoverRow'][];
       purchase_orders: components['schemas']['PurchaseOrders'];
-      /** @description What the engagement submitted on turnovers, newest first (at most 50): the vendor can fetch these media too */
+      /** @description What the engagement submitted on turnovers, newest first (at most 50), each with its review (null until reviewed): the vendor can fetch these media too */
       submissions: {
         id: number;
         delivery_id: number;
@@ -3112,6 +3377,22 @@ export interface components {
          * @description UTC ISO-8601
          */
         created_at: string;
+        /**
+         * @description `submitted`, then the review's decision: `accepted` or `changes_requested`
+         * @enum {string}
+         */
+        status: 'submitted' | 'accepted' | 'changes_requested';
+        review: {
+          /** @enum {string} */
+          decision: 'accepted' | 'changes_requested';
+          note: string;
+          reviewed_by: string | null;
+          /**
+           * Format: date-time
+           * @description UTC ISO-8601
+           */
+          reviewed_at: string;
+        } | null;
         media: {
           /** @description Fetchable by the vendor: GET /api/v1/media/{id} */
           id: number;
@@ -3157,8 +3438,11 @@ export interface components {
       variant: string;
       /** @description Open set: wip, review, approved, rejected, … */
       status: string;
-      /** @description Always true in a bundle */
-      released: boolean;
+      /**
+       * @description Always true: only released versions are summarised
+       * @enum {boolean}
+       */
+      released: true;
       note?: string | null;
       media_path?: string | null;
       /** @description null when there is no file */
@@ -3235,6 +3519,7 @@ export interface components {
        */
       created_at: string;
       created_by: string;
+      engagement_id: number | null;
     };
     /** Webhook delivery attempt */
     WebhookDelivery: {
@@ -3404,7 +3689,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/octet-stream': Blob;
+          '*/*': Blob;
         };
       };
       /** @description Partial content: The requested byte range */
@@ -3424,7 +3709,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/octet-stream': Blob;
+          '*/*': Blob;
         };
       };
       /** @description Not modified: the copy you hold (If-None-Match) is current; no body: Not modified: If-None-Match matched the ETag; no body */
@@ -3637,7 +3922,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    /** @description Exactly one message per request: a JSON array (batch) is refused with -32600. */
+    /** @description Exactly one message per request: a JSON array (batch) is refused with -32600. Members other than these four are ignored (JSON-RPC 2.0 does not forbid them). */
     requestBody: {
       content: {
         'application/json': components['schemas']['JsonRpcRequest'];
@@ -3668,7 +3953,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
+      /** @description Bad request: a JSON-RPC 2.0 error response (`id` null, `error.code` -32000) for an `MCP-Protocol-Version` header the server does not support, or `{detail, code}` for a body nested too deep to read */
       400: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
@@ -3679,7 +3964,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorBody'];
+          'application/json': components['schemas']['JsonRpcResponse'] | components['schemas']['ErrorBody'];
         };
       };
       /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
@@ -4650,6 +4935,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -5024,6 +5323,18 @@ export interface operations {
            *           "title": "Episode 101 VFX turnover sign-off",
            *           "status": "approved"
            *         },
+           *         "package": [
+           *           {
+           *             "id": 40,
+           *             "label": "A001C003_plate.exr",
+           *             "kind": "image",
+           *             "content_type": "image/x-exr",
+           *             "size": 52428800,
+           *             "sha256": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+           *           }
+           *         ],
+           *         "submissions": [],
+           *         "submissions_total": 0,
            *         "updated_at": "2026-11-23T19:02:11.483Z"
            *       }
            *     ]
@@ -6048,6 +6359,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -6140,9 +6465,9 @@ export interface operations {
         'multipart/form-data': {
           /**
            * Format: binary
-           * @description Required, exactly one. Streamed to the media store; its content type is sniffed from the bytes, never taken from the request, and must be an image or a video (415 otherwise; an empty file is 422). Larger than the configured upload limit (PRODGRAPH_MAX_UPLOAD_BYTES): 413.
+           * @description Exactly one. Streamed to the media store; its content type is sniffed from the bytes, never taken from the request, and must be an image or a video (415 otherwise; an empty file is 422). Larger than the configured upload limit (PRODGRAPH_MAX_UPLOAD_BYTES): 413.
            */
-          file?: Blob;
+          file: Blob;
           /** @description Optional version note */
           note?: string;
           /** @description Optional; default `On-Set` */
@@ -6165,6 +6490,20 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['CreatedVersion'];
+        };
+      };
+      /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
         };
       };
       /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
@@ -6449,6 +6788,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -6605,6 +6958,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -6692,6 +7059,17 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['MediaProxyJson'];
+        'multipart/form-data': {
+          /** @description Name of the filespace install the agent runs against; must be the production's active install (403 otherwise) */
+          filespace: string;
+          /** @description Library path of the file the image stands in for (a live library row) */
+          path: string;
+          /**
+           * Format: binary
+           * @description The JPEG itself, at most 8 MiB (read up to the limit and no further)
+           */
+          file: Blob;
+        };
       };
     };
     responses: {
@@ -7039,6 +7417,20 @@ export interface operations {
       };
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
@@ -7707,7 +8099,41 @@ export interface operations {
            *         ],
            *         "sent_at": "2026-11-17T15:20:00.000Z",
            *         "can_submit": true,
-           *         "updated_at": "2026-11-23T19:02:11.483Z"
+           *         "package": [
+           *           {
+           *             "id": 311,
+           *             "label": "ep101_sh010_plate.exr",
+           *             "kind": "file",
+           *             "content_type": "image/x-exr",
+           *             "size": 48213504,
+           *             "sha256": "5f70bf18a086007016e948b04aed3b82103a36bea41755b6cddfaf10ace3c6ef"
+           *           }
+           *         ],
+           *         "submissions": [
+           *           {
+           *             "id": 42,
+           *             "status": "changes_requested",
+           *             "title": "sh010 comp v1",
+           *             "created_at": "2026-11-23T19:02:11.483Z",
+           *             "media": [
+           *               {
+           *                 "id": 318,
+           *                 "label": "sh010_comp_v1.mov",
+           *                 "kind": "video",
+           *                 "content_type": "video/quicktime",
+           *                 "size": 91830272,
+           *                 "sha256": "9b74c9897bac770ffc029102a200c5de1b1f7e25a4a9b0ca5ea5cb2ff6a5e5b2"
+           *               }
+           *             ],
+           *             "review": {
+           *               "decision": "changes_requested",
+           *               "note": "Edge matte chatters on frames 1012-1020",
+           *               "reviewed_by": "Ada Okafor",
+           *               "reviewed_at": "2026-11-24T10:15:00.000Z"
+           *             }
+           *           }
+           *         ],
+           *         "updated_at": "2026-11-24T10:15:00.000Z"
            *       }
            *     ]
            */
@@ -7970,8 +8396,8 @@ export interface operations {
     requestBody: {
       content: {
         'multipart/form-data': {
-          /** @description One or more files; each becomes its own media object */
-          files?: Blob[];
+          /** @description One or more file parts, each sent under the name `files`; each becomes its own media object. An empty file is 422. */
+          files: Blob[];
           /** @description Defaults to the delivery's title */
           title?: string;
           note?: string;
@@ -8047,6 +8473,20 @@ export interface operations {
       };
       /** @description Too large: a body, file, batch or part count over its limit */
       413: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
@@ -8291,7 +8731,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK: The raw bytes */
+      /** @description OK: The file's bytes, typed by Content-Type */
       200: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
@@ -8307,7 +8747,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/octet-stream': Blob;
+          '*/*': Blob;
         };
       };
       /** @description Partial content: The requested byte range */
@@ -8327,7 +8767,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/octet-stream': Blob;
+          '*/*': Blob;
         };
       };
       /** @description Not modified: the copy you hold (If-None-Match) is current; no body: Not modified: If-None-Match matched the ETag; no body */
@@ -8585,7 +9025,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           /**
@@ -8641,6 +9081,20 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Content-Encoding': components['headers']['Content-Encoding'];
           Vary: components['headers']['Vary'];
           [name: string]: unknown;
@@ -9053,6 +9507,20 @@ export interface operations {
       };
       /** @description Conflict: already settled, a stale step, a duplicate */
       409: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
@@ -9596,6 +10064,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -9989,6 +10471,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -10370,6 +10866,20 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Content-Encoding': components['headers']['Content-Encoding'];
           Vary: components['headers']['Vary'];
           [name: string]: unknown;
@@ -11107,6 +11617,176 @@ export interface operations {
       };
     };
   };
+  createOrganisation: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional retry safety (additive in v1). A unique string per logical write, chosen by the client (a UUID is ideal). Repeating the request with the same key and the same body from the same API key within 24 hours returns the original status and body, with the header `Idempotent-Replayed: true`, and writes nothing again; reusing the key with a different body or on another route answers 422. Concurrent repeats wait for the first and then replay it. Only successful writes are remembered: a refused request (4xx) writes nothing, so it can be retried with the same key. For multipart uploads the body is the fields plus the SHA-256 of the file bytes. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['NewOrganisation'];
+      };
+    };
+    responses: {
+      /** @description Created: Organisation */
+      201: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminOrganisation'];
+        };
+      };
+      /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
+      401: {
+        headers: {
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
+      403: {
+        headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflict: already settled, a stale step, a duplicate */
+      409: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
+      422: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unexpected failure; nothing more is said */
+      500: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The server has no room to store this write (its disk is full); nothing was written */
+      507: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   searchGrantTargets: {
     parameters: {
       query: {
@@ -11210,6 +11890,794 @@ export interface operations {
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  addDeliveryFiles: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional retry safety (additive in v1). A unique string per logical write, chosen by the client (a UUID is ideal). Repeating the request with the same key and the same body from the same API key within 24 hours returns the original status and body, with the header `Idempotent-Replayed: true`, and writes nothing again; reusing the key with a different body or on another route answers 422. Concurrent repeats wait for the first and then replay it. Only successful writes are remembered: a refused request (4xx) writes nothing, so it can be retried with the same key. For multipart uploads the body is the fields plus the SHA-256 of the file bytes. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        /** @description Delivery id */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'multipart/form-data': {
+          /** @description Optional, one before each file it names: a file name (no `/` or `\`), unique in the package */
+          label?: string[];
+          /** @description One or more file parts, each sent under the name `files`; each becomes its own media object in the package. An empty file is 422. */
+          files: Blob[];
+        };
+      };
+    };
+    responses: {
+      /** @description Created: Files added to a package */
+      201: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PackageUpload'];
+        };
+      };
+      /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
+      401: {
+        headers: {
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
+      403: {
+        headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description No such object, or one out of this key's reach: the two are indistinguishable */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflict: already settled, a stale step, a duplicate */
+      409: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too large: a body, file, batch or part count over its limit */
+      413: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
+      422: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unexpected failure; nothing more is said */
+      500: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The server has no room to store this write (its disk is full); nothing was written */
+      507: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  removeDeliveryFile: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional retry safety (additive in v1). A unique string per logical write, chosen by the client (a UUID is ideal). Repeating the request with the same key and the same body from the same API key within 24 hours returns the original status and body, with the header `Idempotent-Replayed: true`, and writes nothing again; reusing the key with a different body or on another route answers 422. Concurrent repeats wait for the first and then replay it. Only successful writes are remembered: a refused request (4xx) writes nothing, so it can be retried with the same key. For multipart uploads the body is the fields plus the SHA-256 of the file bytes. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        /** @description Delivery id */
+        id: number;
+        /** @description The package file (a media id from the package) */
+        media_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: A delivery’s package */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeliveryPackage'];
+        };
+      };
+      /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
+      401: {
+        headers: {
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
+      403: {
+        headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description No such object, or one out of this key's reach: the two are indistinguishable */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
+      422: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unexpected failure; nothing more is said */
+      500: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The server has no room to store this write (its disk is full); nothing was written */
+      507: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  setDeliveryStatus: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional retry safety (additive in v1). A unique string per logical write, chosen by the client (a UUID is ideal). Repeating the request with the same key and the same body from the same API key within 24 hours returns the original status and body, with the header `Idempotent-Replayed: true`, and writes nothing again; reusing the key with a different body or on another route answers 422. Concurrent repeats wait for the first and then replay it. Only successful writes are remembered: a refused request (4xx) writes nothing, so it can be retried with the same key. For multipart uploads the body is the fields plus the SHA-256 of the file bytes. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        /** @description Delivery id */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DeliveryStatusChange'];
+      };
+    };
+    responses: {
+      /** @description OK: Delivery */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": 1,
+           *       "title": "Episode 101 plates, VFX turnover",
+           *       "kind": "external",
+           *       "status": "sent",
+           *       "due": "2026-11-17",
+           *       "from_department": "editorial",
+           *       "to_department": null,
+           *       "external_to": "Pixelworks Ltd",
+           *       "spec": [
+           *         {
+           *           "format": "EXR",
+           *           "colorspace": "ACEScg",
+           *           "handles": 12
+           *         }
+           *       ],
+           *       "sent_at": "2026-11-17T15:20:00.000Z",
+           *       "gating_approval": {
+           *         "id": 8,
+           *         "title": "Episode 101 VFX turnover sign-off",
+           *         "status": "approved"
+           *       },
+           *       "package": [
+           *         {
+           *           "id": 40,
+           *           "label": "A001C003_plate.exr",
+           *           "kind": "image",
+           *           "content_type": "image/x-exr",
+           *           "size": 52428800,
+           *           "sha256": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+           *         }
+           *       ],
+           *       "submissions": [],
+           *       "submissions_total": 0,
+           *       "updated_at": "2026-11-23T19:02:11.483Z"
+           *     }
+           */
+          'application/json': components['schemas']['Delivery'];
+        };
+      };
+      /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
+      401: {
+        headers: {
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
+      403: {
+        headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description No such object, or one out of this key's reach: the two are indistinguishable */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflict: already settled, a stale step, a duplicate */
+      409: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
+      422: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unexpected failure; nothing more is said */
+      500: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The server has no room to store this write (its disk is full); nothing was written */
+      507: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  reviewSubmission: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional retry safety (additive in v1). A unique string per logical write, chosen by the client (a UUID is ideal). Repeating the request with the same key and the same body from the same API key within 24 hours returns the original status and body, with the header `Idempotent-Replayed: true`, and writes nothing again; reusing the key with a different body or on another route answers 422. Concurrent repeats wait for the first and then replay it. Only successful writes are remembered: a refused request (4xx) writes nothing, so it can be retried with the same key. For multipart uploads the body is the fields plus the SHA-256 of the file bytes. */
+        'idempotency-key'?: string;
+      };
+      path: {
+        /** @description Submission (work item) id */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SubmissionReview'];
+      };
+    };
+    responses: {
+      /** @description OK: Submission row */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": 7,
+           *       "delivery_id": 1,
+           *       "engagement_id": 2,
+           *       "status": "submitted",
+           *       "title": "Plates, reel 1",
+           *       "note": "First pass",
+           *       "media": [
+           *         {
+           *           "id": 41,
+           *           "label": "sh010_comp_v001.exr",
+           *           "kind": "image",
+           *           "content_type": "image/x-exr",
+           *           "size": 48213,
+           *           "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+           *         }
+           *       ],
+           *       "created_at": "2026-11-23T19:02:11.483Z",
+           *       "review": {
+           *         "decision": "changes_requested",
+           *         "note": "Edge matte chatters on frames 1012-1020",
+           *         "reviewed_by": "Ada Okafor",
+           *         "reviewed_at": "2026-11-24T10:15:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['SubmissionRow'];
+        };
+      };
+      /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
+      401: {
+        headers: {
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
+      403: {
+        headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description No such object, or one out of this key's reach: the two are indistinguishable */
+      404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Conflict: already settled, a stale step, a duplicate */
+      409: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
+      422: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unexpected failure; nothing more is said */
+      500: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description The server has no room to store this write (its disk is full); nothing was written */
+      507: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Content-Encoding': components['headers']['Content-Encoding'];
           Vary: components['headers']['Vary'];
           [name: string]: unknown;
@@ -11742,7 +13210,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK: The raw bytes */
+      /** @description OK: The file's bytes, typed by Content-Type */
       200: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
@@ -11758,7 +13226,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/octet-stream': Blob;
+          '*/*': Blob;
         };
       };
       /** @description Partial content: The requested byte range */
@@ -11778,7 +13246,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/octet-stream': Blob;
+          '*/*': Blob;
         };
       };
       /** @description Not modified: the copy you hold (If-None-Match) is current; no body: Not modified: If-None-Match matched the ETag; no body */
@@ -12021,12 +13489,17 @@ export interface operations {
  * twice.
  */
 export const IDEMPOTENT_WRITES: readonly string[] = [
+  'POST /api/v1/admin/deliveries/{id}/files',
+  'POST /api/v1/admin/deliveries/{id}/files/{media_id}/remove',
+  'POST /api/v1/admin/deliveries/{id}/status',
   'POST /api/v1/admin/engagements',
   'POST /api/v1/admin/engagements/{id}/archive',
   'POST /api/v1/admin/grants',
   'POST /api/v1/admin/grants/{id}/revoke',
   'POST /api/v1/admin/keys',
   'POST /api/v1/admin/keys/{id}/revoke',
+  'POST /api/v1/admin/organisations',
+  'POST /api/v1/admin/submissions/{id}/review',
   'POST /api/v1/admin/webhooks',
   'POST /api/v1/admin/webhooks/{id}/pause',
   'POST /api/v1/admin/webhooks/{id}/remove',

@@ -61,6 +61,8 @@ export function findDeliveries(db: Db, productionId: number, q: string, limit: n
   let query = db
     .selectFrom('deliveries')
     .where('production_id', '=', productionId)
+    // only an external delivery can be granted to a vendor
+    .where('kind', '=', 'external')
     .where('retired_at', 'is', null);
   if (q !== '') query = query.where(like('title', `%${literal(q)}%`));
   return query

@@ -34,7 +34,7 @@ export async function adminLookupRoutes(fastify: FastifyInstance): Promise<void>
         operationId: 'searchGrantTargets',
         summary: 'Find what a grant can name: a scene by number or slugline, a character, a delivery',
         description:
-          'Live scenes, characters or deliveries matching `q`, in the production’s order (script order for scenes), at most `limit`. The `id` goes into `POST /admin/grants` as `node_id` (scene, character) or `delivery_id`.',
+          'Live scenes, characters or external deliveries (an internal one cannot be granted to a vendor) matching `q`, in the production’s order (script order for scenes), at most `limit`. The `id` goes into `POST /admin/grants` as `node_id` (scene, character) or `delivery_id`.',
         tags: ['admin'],
         querystring: GrantTargetQuery,
         response: { 200: Type.Array(GrantTarget), ...errorResponses(422) },

@@ -143,7 +143,7 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
         summary:
           'Grant an engagement a scene, a character, a delivery (read or submit) or its own purchase orders',
         description:
-          '`scene` and `character` name a live node of that kind (`node_id`); `delivery` names a live delivery (`delivery_id`) and an `access`; `own_po` names nothing. 422 names the field for anything missing, unknown, archived or in the past; 409 when the engagement already holds the same grant live. ' +
+          '`scene` and `character` name a live node of that kind (`node_id`); `delivery` names a live external delivery (`delivery_id`; an internal one, department to department, is 422) and an `access`; `own_po` names nothing. 422 names the field for anything missing, unknown, archived or in the past; 409 when the engagement already holds the same grant live. ' +
           RECORDED,
         tags: ['admin'],
         body: NewGrant,

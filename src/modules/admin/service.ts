@@ -282,9 +282,15 @@ async function grantTargets(trx: Db, productionId: number, input: NewGrant, chec
       .where('production_id', '=', productionId)
       .where('id', '=', deliveryId)
       .where('retired_at', 'is', null)
-      .select('id')
+      .select(['id', 'title', 'kind'])
       .executeTakeFirst();
     if (!d) throw errors.invalid('delivery_id', `no delivery ${deliveryId} in this production`);
+    // an internal delivery goes from one department to another: no vendor is ever its recipient
+    if (d.kind === 'internal')
+      throw errors.invalid(
+        'delivery_id',
+        `"${d.title}" is an internal delivery (department to department); only an external delivery can be granted to a vendor engagement`,
+      );
   }
   return e;
 }

@@ -15,6 +15,8 @@ export type MediaOwner =
   | { nodeId: number }
   /** A vendor submitted it on a turnover: the submission, and the engagement that uploaded it. */
   | { deliveryId: number; workItemId: number; uploaderEngagementId: number | null }
+  /** The production put it in a delivery's package (what the delivery sends): no work item. */
+  | { packageOf: number }
   /** Nothing but the row that points at it (a library file's proxy image). */
   | null;
 
@@ -32,6 +34,7 @@ export interface NewMedia {
 function rowOf(m: NewMedia): Omit<Insertable<MediaTable>, 'id'> {
   const node = m.owner && 'nodeId' in m.owner ? m.owner : null;
   const upload = m.owner && 'workItemId' in m.owner ? m.owner : null;
+  const pack = m.owner && 'packageOf' in m.owner ? m.owner : null;
   return {
     production_id: m.productionId,
     ref: null,
@@ -42,7 +45,7 @@ function rowOf(m: NewMedia): Omit<Insertable<MediaTable>, 'id'> {
     size: m.object.size,
     sha256: m.object.sha256,
     node_id: node?.nodeId ?? null,
-    delivery_id: upload?.deliveryId ?? null,
+    delivery_id: upload?.deliveryId ?? pack?.packageOf ?? null,
     work_item_id: upload?.workItemId ?? null,
     uploader_engagement_id: upload?.uploaderEngagementId ?? null,
     created_by: m.createdBy,
@@ -83,6 +86,42 @@ export async function deleteMedia(db: Db, productionId: number, ids: readonly nu
   for (const part of chunks(ids)) {
     await db.deleteFrom('media').where('production_id', '=', productionId).where('id', 'in', part).execute();
   }
+}
+
+/**
+ * Takes a file out of its delivery's package: the row stays (for history and production-wide
+ * keys), marked with when. Only a package file (no work item) not yet taken out; answers
+ * whether it moved.
+ */
+export async function removeFromPackage(
+  db: Db,
+  productionId: number,
+  deliveryId: number,
+  mediaId: number,
+  at: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('media')
+    .set({ removed_at: at })
+    .where('production_id', '=', productionId)
+    .where('id', '=', mediaId)
+    .where('delivery_id', '=', deliveryId)
+    .where('work_item_id', 'is', null)
+    .where('removed_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** A file of this delivery's package (taken out or not), or nothing. */
+export function findPackageFile(db: Db, productionId: number, deliveryId: number, mediaId: number) {
+  return db
+    .selectFrom('media')
+    .where('production_id', '=', productionId)
+    .where('id', '=', mediaId)
+    .where('delivery_id', '=', deliveryId)
+    .where('work_item_id', 'is', null)
+    .select(['id', 'label', 'removed_at'])
+    .executeTakeFirst();
 }
 
 const COLUMNS = [

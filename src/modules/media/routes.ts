@@ -4,14 +4,14 @@ import { Type } from 'typebox';
 import { principalOf } from '../../auth/route-hook.js';
 import { mediaAnswerHeaders, MediaRequestHeaders, sendMedia } from '../../http/media-response.js';
 import { MEDIA_BYTES } from '../../http/reference-headers.js';
-import { errorResponses } from '../../http/schemas.js';
+import { errorResponses, FILE_MEDIA_TYPES } from '../../http/schemas.js';
 import { MediaDetail, MediaParams } from './schemas.js';
 import { getMedia, mediaContent, mediaNotFound } from './service.js';
 
 const read = { auth: { scopes: ['read'], surface: 'round-trip' } } as const;
 
 const VISIBILITY =
-  'A production-wide key sees every media object of its production. An engagement-bound key sees what its engagement uploaded, and the media of released versions (and their ingredients) of assets its live scene and character grants reach; work another engagement submitted on a turnover is never visible, whatever delivery grants say. Anything else answers 404, exactly as for an unknown id.';
+  "A production-wide key sees every media object of its production (a file taken out of a delivery's package included). An engagement-bound key sees what its engagement uploaded; the media of released versions (and their ingredients) of assets its live scene and character grants reach; and the files of a delivery's package (the `package` of its turnover row) while it holds a live read or submit grant on that delivery and the delivery is `sent` or `accepted`, as long as the file is not taken out of the package. Work another engagement submitted on a turnover is never visible, whatever delivery grants say. Anything else (a draft package, a removed file, another vendor's package) answers 404, exactly as for an unknown id: the same status, body and headers, after the same database statements.";
 
 export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -46,9 +46,9 @@ export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
         tags: ['round-trip'],
         params: MediaParams,
         headers: MediaRequestHeaders,
-        produces: ['application/octet-stream'],
+        produces: FILE_MEDIA_TYPES,
         response: {
-          200: Type.String({ format: 'binary', description: 'The raw bytes' }),
+          200: Type.String({ format: 'binary', description: "The file's bytes, typed by Content-Type" }),
           206: Type.String({ format: 'binary', description: 'The requested byte range' }),
           304: Type.Null({ description: 'Not modified: If-None-Match matched the ETag; no body' }),
           ...errorResponses(404, 416, 422),

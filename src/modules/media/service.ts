@@ -1,4 +1,4 @@
-import { Clamp, grantsReachMedia, seesMedia } from '../../auth/clamp.js';
+import { Clamp, MEDIA_NEED, reachesMedia, seesMedia } from '../../auth/clamp.js';
 import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { stampOf } from '../../db/updated-at.js';
@@ -15,14 +15,14 @@ export const mediaNotFound = () => errors.notFound('media');
  * grants are asked about the id either way), so the time of the 404 says nothing either.
  */
 async function visibleMedia(ctx: AppContext, principal: Principal, id: number) {
-  const clamp = await Clamp.load(ctx.db, principal, { kinds: ['scene', 'character'], departments: false });
+  const clamp = await Clamp.load(ctx.db, principal, MEDIA_NEED);
   if (clamp.productionWide) {
     const media = await repo.findMedia(ctx.db, principal.productionId, id);
     if (!media) throw mediaNotFound();
     return media;
   }
   const { media, reached } = await repo.findMediaWithReach(ctx.db, principal.productionId, id, (eb) =>
-    grantsReachMedia(eb, clamp, id),
+    reachesMedia(eb, clamp, id),
   );
   if (!media || !seesMedia(clamp, media, reached)) throw mediaNotFound();
   return media;

@@ -1,3 +1,4 @@
+import { PACKAGE_SHOWN } from '../../auth/clamp.js';
 import type { Db } from '../../db/index.js';
 import { sql } from 'kysely';
 import { changedSince, keysetPage } from '../../db/keyset.js';
@@ -7,8 +8,11 @@ import type { WorkItemsTable } from '../../db/schema.js';
 const NONE = [-1];
 
 /**
- * The granted deliveries in the production's order (pages of position, id). With `since`: those
- * changed after it, or whose grant did (`regranted`), retired ones included.
+ * The granted deliveries in the production's order (pages of position, id), each with when its
+ * package and `engagementId`'s own submissions on it last changed. With `since`: those changed
+ * after it, or whose grant did (`regranted`), or whose shown package (a file added or taken out
+ * while it is sent or accepted) or this engagement's own submissions (a new one, a review) did,
+ * retired ones included.
  */
 export function deliveriesByIds(
   db: Db,
@@ -16,6 +20,7 @@ export function deliveriesByIds(
   ids: readonly number[],
   window: PageWindow,
   regranted: readonly number[],
+  engagementId: number,
 ) {
   let q = db
     .selectFrom('deliveries')
@@ -32,16 +37,64 @@ export function deliveriesByIds(
       'position',
       'updated_at',
       'retired_at',
+    ])
+    .select((eb) => [
+      eb
+        .selectFrom('media as m')
+        .whereRef('m.delivery_id', '=', 'deliveries.id')
+        .where('m.work_item_id', 'is', null)
+        .select((s) => s.fn.max('m.updated_at').as('at'))
+        .as('package_changed_at'),
+      eb
+        .selectFrom('work_items as w')
+        .whereRef('w.delivery_id', '=', 'deliveries.id')
+        .where('w.engagement_id', '=', engagementId)
+        .select((s) => s.fn.max('w.updated_at').as('at'))
+        .as('work_changed_at'),
     ]);
   q = changedSince(
     q,
     'updated_at',
     'retired_at',
     window.since,
-    () => sql`id in (${sql.join(regranted.length ? regranted : NONE)})`,
+    (since) => sql`(
+      id in (${sql.join(regranted.length ? regranted : NONE)})
+      or (status in (${sql.join(PACKAGE_SHOWN)}) and exists (
+        select 1 from media m
+        where m.delivery_id = deliveries.id and m.work_item_id is null and m.updated_at > ${since}))
+      or exists (
+        select 1 from work_items w
+        where w.delivery_id = deliveries.id and w.engagement_id = ${engagementId} and w.updated_at > ${since})
+    )`,
   );
   q = keysetPage(q, ['position', 'id'], 'asc', window);
   return q.orderBy('position').orderBy('id').execute();
+}
+
+/** One engagement's own submissions on these deliveries, oldest first (one query). */
+export function ownSubmissionsOn(
+  db: Db,
+  productionId: number,
+  engagementId: number,
+  deliveryIds: readonly number[],
+) {
+  return db
+    .selectFrom('work_items')
+    .where('production_id', '=', productionId)
+    .where('engagement_id', '=', engagementId)
+    .where('delivery_id', 'in', deliveryIds.length ? [...deliveryIds] : NONE)
+    .select([
+      'id',
+      'delivery_id',
+      'status',
+      'title',
+      'created_at',
+      'review_note',
+      'reviewed_by',
+      'reviewed_at',
+    ])
+    .orderBy('id')
+    .execute();
 }
 
 export function findDelivery(db: Db, productionId: number, id: number) {

@@ -5,7 +5,7 @@ import { AnswerCache, sendAnswer } from '../../http/answer-cache.js';
 import { principalOf } from '../../auth/route-hook.js';
 import { requestHashOf, respondToWrite } from '../../http/idempotency.js';
 import { formParts, formUpload, uploadLimits } from '../../http/multipart-parts.js';
-import { isPaged, sendPage } from '../../http/paging.js';
+import { isPaged, sendConditionalPage, sendPage } from '../../http/paging.js';
 import { ConditionalHeaders, errorResponses, KEPT_NOTE, NotModified } from '../../http/schemas.js';
 import { KEPT_ANSWER } from '../../http/reference-headers.js';
 import {
@@ -37,7 +37,12 @@ export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
       schema: {
         operationId: 'listTurnovers',
         summary: "Deliveries this key's engagement holds a live read or submit grant on",
-        description: `An empty array (never an error) for a production-wide key or an engagement with no live delivery grant. A revoked or expired grant counts as no grant. Without \`limit\` (the whole list): ${KEPT_NOTE}`,
+        description: [
+          'An empty array (never an error) for a production-wide key or an engagement with no live delivery grant. A revoked or expired grant counts as no grant.',
+          "Each row carries the delivery's `package` (its current files, shown once the delivery is `sent` or `accepted`; `[]` before, and again if it is recalled) and this engagement's own `submissions` on it with their files and the production's `review`; another engagement's submissions are never shown.",
+          "With `updated_since`, a row counts as changed when its delivery, this engagement's grant on it, its shown package (a file added or taken out) or this engagement's own submissions on it (a new one, a review) changed after the instant.",
+          `Every answer carries a strong ETag, computed over exactly what this key sees (its engagement's reach and every field of its rows): send it back in If-None-Match to get 304 with no body while nothing it would see has changed. A grant added, revoked or expired, a status move, a package file, a review of its own work: each gives a new ETag; another engagement's activity does not. Without \`limit\` (the whole list): ${KEPT_NOTE} A page or a change window (\`limit\`, \`cursor\`, \`updated_since\`) is assembled on every request; its ETag covers its rows and its Link header.`,
+        ].join(' '),
         tags: ['round-trip'],
         querystring: TurnoverListQuery,
         headers: ConditionalHeaders,
@@ -52,7 +57,7 @@ export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
       const door = await turnoverDoor(app.ctx, principal);
       const query = request.query;
       if (isPaged(query))
-        return sendPage(request, reply, await listTurnovers(app.ctx, principal, query, door));
+        return sendConditionalPage(request, reply, await listTurnovers(app.ctx, principal, query, door));
       const reach = [...door.grantedDeliveries()]
         .map(([id, g]) => `${id}${g.canSubmit ? 's' : 'r'}${g.grantedAt ?? ''}`)
         .join(',');

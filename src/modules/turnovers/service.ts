@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { Clamp } from '../../auth/clamp.js';
+import { Clamp, packageShown } from '../../auth/clamp.js';
 import { actorName, writeScopeOf, type Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { laterStamp } from '../../db/updated-at.js';
@@ -10,10 +10,11 @@ import { AppError, errors } from '../../errors.js';
 import { commitStaged, mediaKindOf, type StagedObject } from '../../media/store.js';
 import { appendActivity } from '../activity/repository.js';
 import { insertMedia } from '../media/repository.js';
+import { groupBy } from '../../util/group-by.js';
 import { zip } from '../../util/zip.js';
 import * as repo from './repository.js';
-import type { TurnoverRow, TurnoverSubmission } from './schemas.js';
-import { toDeliveryFile } from './submission-list.js';
+import type { DeliveryFile, TurnoverOwnSubmission, TurnoverRow, TurnoverSubmission } from './schemas.js';
+import { reviewOf, toDeliveryFile } from './submission-list.js';
 
 /** Turnovers and submissions are reached through delivery grants alone. */
 const DELIVERY_DOOR = { kinds: ['delivery'], departments: false } as const;
@@ -27,9 +28,82 @@ export const turnoverDoor = (ctx: AppContext, principal: Principal): Promise<Cla
 
 const TURNOVERS: PagedList = { name: 'turnovers', key: ['int', 'int'], maxLimit: MAX_PAGE };
 
+type DeliveryRow = Awaited<ReturnType<typeof repo.deliveriesByIds>>[number];
+
+/** What a page of turnovers carries besides its deliveries: their shown packages and this engagement's own work. */
+interface RowParts {
+  packages: Map<number, DeliveryFile[]>;
+  submissions: Map<number, TurnoverOwnSubmission[]>;
+}
+
 /**
- * Rule 4: only deliveries the engagement holds a live read or submit grant on. A row changes
- * when its delivery does or when its grant does (a new grant, read widened to submit).
+ * The shown packages of a page's deliveries and the engagement's own submissions on them with
+ * their files: three queries whatever the page's size. A package is shown only while its
+ * delivery is sent or accepted (the clamp's rule); a retired delivery shows nothing.
+ */
+async function rowParts(
+  ctx: AppContext,
+  clamp: Clamp,
+  engagementId: number,
+  rows: readonly DeliveryRow[],
+): Promise<RowParts> {
+  const pid = clamp.productionId;
+  const live = rows.filter((d) => d.retired_at === null);
+  const shown = live.filter((d) => packageShown(d.status)).map((d) => d.id);
+  const files = await repo.packageFiles(ctx.db, pid, shown);
+  const items = await repo.ownSubmissionsOn(
+    ctx.db,
+    pid,
+    engagementId,
+    live.map((d) => d.id),
+  );
+  const uploaded = await repo.submittedFiles(
+    ctx.db,
+    pid,
+    items.map((w) => w.id),
+  );
+  // a submission's files are its uploader's: anything another engagement put there is never shown
+  const filesOf = groupBy(
+    uploaded.filter((m) => m.uploader_engagement_id === engagementId),
+    (m) => m.work_item_id,
+  );
+  const packages = new Map<number, DeliveryFile[]>();
+  for (const [id, list] of groupBy(files, (m) => m.delivery_id)) {
+    if (id !== null) packages.set(id, list.map(toDeliveryFile));
+  }
+  const submissions = new Map<number, TurnoverOwnSubmission[]>();
+  for (const [id, list] of groupBy(items, (w) => w.delivery_id)) {
+    submissions.set(
+      id,
+      list.map((w) => ({
+        id: w.id,
+        status: w.status,
+        title: w.title,
+        created_at: w.created_at,
+        media: (filesOf.get(w.id) ?? []).map(toDeliveryFile),
+        review: reviewOf(w),
+      })),
+    );
+  }
+  return { packages, submissions };
+}
+
+/** A row's `updated_at`: the latest of its delivery, its grant, its shown package and the engagement's own work. */
+function rowStamp(d: DeliveryRow, grantedAt: string | null | undefined): string {
+  const packaged = packageShown(d.status) ? d.package_changed_at : null;
+  return [grantedAt, packaged, d.work_changed_at].reduce<string>(
+    (at, related) => laterStamp(at, related),
+    laterStamp(d.updated_at, null),
+  );
+}
+
+/**
+ * Rule 4: only deliveries the engagement holds a live read or submit grant on, each with its
+ * package (once sent) and this engagement's own submissions with their reviews. A row changes
+ * when its delivery does, when its grant does (a new grant, read widened to submit), when its
+ * shown package does (a file added or taken out) and when the engagement's own work on it does
+ * (a submission, a review). Four queries for a page, whatever its size (the deliveries, their
+ * packages, the engagement's submissions, their files), besides the clamp's.
  */
 export async function listTurnovers(
   ctx: AppContext,
@@ -42,16 +116,29 @@ export async function listTurnovers(
   const granted = clamp.grantedDeliveries();
   const since = window.since;
   const ids = [...granted.keys(), ...(since === undefined ? [] : clamp.retiredDeliveryIds)];
-  if (ids.length === 0) return { items: [], next: null };
+  // a production-wide key holds no delivery grant: its list is empty by contract
+  if (ids.length === 0 || clamp.engagementId === null) return { items: [], next: null };
+  const engagementId = clamp.engagementId;
   const regranted =
     since === undefined
       ? []
       : [...granted].filter(([, g]) => g.grantedAt !== null && g.grantedAt > since).map(([id]) => id);
-  const rows = await repo.deliveriesByIds(ctx.db, principal.productionId, ids, window, regranted);
-  return close(
+  const rows = await repo.deliveriesByIds(
+    ctx.db,
+    principal.productionId,
+    ids,
+    window,
+    regranted,
+    engagementId,
+  );
+  const page = close(
     rows,
     (d) => [d.position, d.id],
-    (d): TurnoverRow => ({
+    (d) => d,
+  );
+  const parts = await rowParts(ctx, clamp, engagementId, page.items);
+  return {
+    items: page.items.map((d): TurnoverRow => ({
       id: d.id,
       title: d.title,
       status: d.status,
@@ -60,10 +147,13 @@ export async function listTurnovers(
       spec: parseJson<Record<string, unknown>[]>(d.spec, []),
       sent_at: d.sent_at,
       can_submit: granted.get(d.id)?.canSubmit ?? false,
-      updated_at: laterStamp(d.updated_at, granted.get(d.id)?.grantedAt),
+      package: parts.packages.get(d.id) ?? [],
+      submissions: parts.submissions.get(d.id) ?? [],
+      updated_at: rowStamp(d, granted.get(d.id)?.grantedAt),
       ...(d.retired_at ? { retired_at: d.retired_at } : {}),
-    }),
-  );
+    })),
+    next: page.next,
+  };
 }
 
 /** Every turnover, unpaged: for callers that need the whole list (MCP resources and prompts). */

@@ -11,7 +11,7 @@ const DELIVERY_DOOR = { kinds: ['delivery'], departments: false } as const;
 
 const SUBMISSIONS: PagedList = { name: 'submissions', key: ['int'], maxLimit: MAX_PAGE };
 
-type FileRow = Awaited<ReturnType<typeof repo.submittedFiles>>[number];
+type FileRow = Parameters<typeof toDeliveryFile>[0];
 type ItemRow = Awaited<ReturnType<typeof repo.submissionsIn>>[number];
 
 /**
@@ -68,7 +68,11 @@ export const toDeliveryFile = (m: {
   sha256: m.sha256,
 });
 
-function toSubmissionRow(item: ItemRow, files: readonly FileRow[]): SubmissionRow {
+/** A submission as the lists show it, from its row and its files' rows. */
+export function toSubmissionRow(
+  item: Omit<ItemRow, 'retired_at'> & { retired_at?: string | null },
+  files: readonly FileRow[],
+): SubmissionRow {
   return {
     id: item.id,
     delivery_id: item.delivery_id,

@@ -11,7 +11,16 @@ export async function submissionsOf(db: Db, productionId: number, engagementId: 
     .selectFrom('work_items')
     .where('production_id', '=', productionId)
     .where('engagement_id', '=', engagementId)
-    .select(['id', 'delivery_id', 'title', 'created_at'])
+    .select([
+      'id',
+      'delivery_id',
+      'title',
+      'created_at',
+      'status',
+      'review_note',
+      'reviewed_by',
+      'reviewed_at',
+    ])
     .orderBy('id', 'desc')
     .limit(SUBMISSIONS_SHOWN)
     .execute();

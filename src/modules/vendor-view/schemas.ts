@@ -1,9 +1,10 @@
 import { Type, type Static } from 'typebox';
-import { Id, Timestamp } from '../../http/schemas.js';
+import { WORK_ITEM_STATUSES } from '../../domain/vocabulary.js';
+import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 import { Engagement } from '../admin/schemas.js';
 import { BundleEntry } from '../bundles/list-schemas.js';
 import { PurchaseOrders } from '../purchase-orders/schemas.js';
-import { TurnoverRow } from '../turnovers/schemas.js';
+import { Review, TurnoverRow } from '../turnovers/schemas.js';
 
 /*
  * "See as vendor": what an engagement's keys are answered, computed by the round-trip services
@@ -27,6 +28,12 @@ const Submission = Type.Object({
   delivery_id: Type.Integer(),
   title: Type.String(),
   created_at: Timestamp,
+  status: StringEnum(WORK_ITEM_STATUSES, {
+    description: "`submitted`, then the review's decision: `accepted` or `changes_requested`",
+  }),
+  // The same shape as Review, without its $id: the turnover rows above embed Review itself, and
+  // one answer's schema may hold a named schema only once.
+  review: Nullable(Type.Object(Review.properties, { title: 'Review' })),
   media: Type.Array(
     Type.Object({
       id: Type.Integer({ description: 'Fetchable by the vendor: GET /api/v1/media/{id}' }),
@@ -53,11 +60,14 @@ export const VendorView = Type.Object(
       description:
         'Exactly the vendor’s `GET /bundles`: the scenes, then the characters, whose bundles it is answered; `GET …/view/bundles/{kind}/{node_id}` shows each as the vendor gets it',
     }),
-    turnovers: Type.Array(TurnoverRow, { description: 'Exactly the vendor’s `GET /turnovers`' }),
+    turnovers: Type.Array(TurnoverRow, {
+      description:
+        'Exactly the vendor’s `GET /turnovers`: each delivery it is granted, with what that answer carries (its package once the delivery is sent)',
+    }),
     purchase_orders: PurchaseOrders,
     submissions: Type.Array(Submission, {
       description:
-        'What the engagement submitted on turnovers, newest first (at most 50): the vendor can fetch these media too',
+        'What the engagement submitted on turnovers, newest first (at most 50), each with its review (null until reviewed): the vendor can fetch these media too',
     }),
   },
   { $id: 'VendorView', title: 'What a vendor sees' },

@@ -9,6 +9,7 @@ import { characterBundle, sceneBundle } from '../bundles/service.js';
 import { mediaContent } from '../media/service.js';
 import { purchaseOrders } from '../purchase-orders/service.js';
 import { allTurnovers } from '../turnovers/service.js';
+import { reviewOf } from '../turnovers/submission-list.js';
 import * as repo from './repository.js';
 import type { VendorView } from './schemas.js';
 
@@ -32,6 +33,8 @@ function submissionsView(found: Awaited<ReturnType<typeof repo.submissionsOf>>):
     delivery_id: w.delivery_id,
     title: w.title,
     created_at: w.created_at,
+    status: w.status,
+    review: reviewOf(w),
     media: (mediaOf.get(w.id) ?? []).map((m) => ({
       id: m.id,
       label: m.label,
