@@ -39,6 +39,7 @@ import { rateLimits } from './http/rate-limit.js';
 import { securityHeaders } from './http/security-headers.js';
 import { shutdownRefusal } from './http/shutdown.js';
 import { requestRules } from './http/request-rules.js';
+import { requestBody } from './http/request-body.js';
 import { routeTable } from './http/route-table.js';
 import { strictValidatorBuilder } from './http/validator.js';
 import { storageRoutes } from './modules/storage/routes.js';
@@ -205,6 +206,8 @@ async function registerPlugins(
   });
   await app.register(auth, { db: database.db });
   await app.register(requestRules);
+  // upload limits before a byte is read, and what becomes of a body an answer leaves unread
+  await app.register(requestBody);
   await app.register(idempotency);
   await app.register(rateLimits, {
     config: config.rateLimit,

@@ -287,7 +287,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(
         changes.filter(([kind]) => kind !== 'production'),
         [
-          ['media', sh020!.id, 'retired'],
+          ['media', sh020!.id, 'updated'],
           ['delivery', delivery, 'updated'],
         ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
       );

@@ -150,11 +150,14 @@ async function liveASeason(env: TestEnv, which: Demo, code: string): Promise<voi
   const turnover = (
     (await get(env.app, '/api/v1/turnovers', vendor)).body as Array<{ id: number; can_submit: boolean }>
   ).find((t) => t.can_submit);
+  assert.ok(turnover, 'the first engagement may submit on a turnover');
+  let sentId: number | undefined;
   if (turnover) {
     const sent = await submit(env, vendor, turnover.id, [
       { name: 'files', filename: 'work.jpg', content: await jpeg(77), contentType: 'image/jpeg' },
     ]);
     assert.equal(sent.statusCode, 200);
+    sentId = (JSON.parse(sent.body) as { id: number }).id;
   }
   const granted = new Set((engagement.grants ?? []).map((g) => g.node));
   const scene = doc.scenes!.find((s) => !granted.has(s.ref))!;
@@ -220,8 +223,36 @@ async function liveASeason(env: TestEnv, which: Demo, code: string): Promise<voi
   // and a second file taken out of the package
   next.deliveries!.find((d) => d.ref === delivery)!.files!.pop();
   assert.equal((await importDoc(env, next, demoDir(which))).plan.counts.package_files?.retired, 1);
+  // the production side through the admin routes: two files uploaded, one taken out, a review
+  const admin = await env.mint({ production: code, scopes: ['admin'] });
+  const onDelivery = refs[delivery]!;
+  const uploaded = await upload(env.app, `/api/v1/admin/deliveries/${onDelivery}/files`, {
+    token: admin,
+    files: [
+      { name: 'edit.edl', bytes: Buffer.from('TITLE: reel 1\n001  A001 V C 01:00:00:00\n'), field: 'files' },
+      { name: 'grade.jpg', bytes: await jpeg(91), field: 'files' },
+    ],
+  });
+  assert.equal(uploaded.status, 201, uploaded.text);
+  const [, grade] = (uploaded.body as { files: Array<{ id: number }> }).files;
+  const removed = await call(
+    env.app,
+    'POST',
+    `/api/v1/admin/deliveries/${onDelivery}/files/${grade!.id}/remove`,
+    {
+      token: admin,
+    },
+  );
+  assert.equal(removed.status, 200, removed.text);
+  if (sentId !== undefined) {
+    const reviewed = await call(env.app, 'POST', `/api/v1/admin/submissions/${sentId}/review`, {
+      token: admin,
+      body: { decision: 'changes_requested', note: 'Track slips', reviewed_by: next.people![1]!.name },
+    });
+    assert.equal(reviewed.status, 200, reviewed.text);
+  }
   const submissions = (await get(env.app, '/api/v1/submissions', token)).body as unknown[];
-  assert.equal(submissions.length, turnover ? 3 : 2);
+  assert.equal(submissions.length, 3);
 }
 
 for (const [from, to] of PAIRS) {

@@ -5,6 +5,7 @@ import { isDatabaseRefusal } from '../db/refusals.js';
 import { AppError, defaultCode, errors, isAppError, type ErrorCode } from '../errors.js';
 import { validationFailure } from '../validation.js';
 import { isBrokenForm } from './multipart-parts.js';
+import { allowedMethods } from './allowed-methods.js';
 
 /**
  * The field a 422 names: the one the error carries, else the word its detail starts with (every
@@ -126,7 +127,19 @@ export function installErrorHandling(app: FastifyInstance): void {
     return send(reply, fail(500, 'internal server error'));
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    send(reply, fail(404, `no route for ${request.method} ${request.url.split('?')[0]}`, 'route_not_found')),
-  );
+  // built on the first miss, when every route is registered
+  let allowed: ((path: string) => string[]) | undefined;
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    allowed ??= allowedMethods(app.routeTable);
+    const allow = allowed(path);
+    if (allow.length > 0) {
+      const list = allow.join(', ');
+      return send(
+        reply,
+        errors.methodNotAllowed(`${request.method} is not allowed on ${path}; it takes ${list}`, list),
+      );
+    }
+    return send(reply, fail(404, `no route for ${request.method} ${path}`, 'route_not_found'));
+  });
 }

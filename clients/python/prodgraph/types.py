@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 
-__all__ = ['ActivityEntry', 'ActivityEntryNode', 'Approval', 'ApprovalStep', 'ApprovalSubject', 'Asset', 'AssetRow', 'AssetScene', 'BundleEntry', 'Change', 'ChangesPage', 'CharacterBundle', 'CharacterBundleCharacter', 'CharacterBundleCostume', 'CharacterBundleCostumeIngredient', 'CharacterBundleEntry', 'CostReportLine', 'CreatedAsset', 'CreatedKey', 'CreatedWebhook', 'CurrentKey', 'CurrentKeyEngagement', 'CurrentKeyProduction', 'Delivery', 'DeliveryGatingApproval', 'DeliveryPackage', 'Department', 'DepartmentDetail', 'DepartmentMember', 'Engagement', 'EngagementOrganisation', 'EngagementView', 'EngagementViewSubmission', 'EngagementViewSubmissionMedia', 'ErrorBody', 'Grant', 'GrantTarget', 'Health', 'Ingredient', 'Job', 'Key', 'LandedVersion', 'LockedVersion', 'LookBrief', 'LookBriefColour', 'LookBriefExposure', 'LookBriefImage', 'LookBriefPalette', 'McpResponse', 'McpResponseError', 'Media', 'MediaFile', 'MediaProxyResult', 'MediaTicket', 'Note', 'Organisation', 'PackageUpload', 'Person', 'Production', 'ProductionStats', 'PurchaseOrder', 'PurchaseOrders', 'ReleasedVersion', 'Review', 'Scene', 'SceneBundle', 'SceneBundleApproval', 'SceneBundleAsset', 'SceneBundleDepartmentNote', 'SceneBundleEntry', 'SceneBundleScene', 'SceneBundleShootDay', 'ScriptChange', 'ShootDay', 'ShootDayScene', 'StorageEventsResult', 'StorageEventsResultRefused', 'StorageTask', 'StorageTaskAck', 'Submission', 'SubmissionMedia', 'SubmissionRow', 'Turnover', 'TurnoverSubmission', 'VersionNote', 'VersionSummary', 'VisionSessionToken', 'Webhook', 'WebhookDelivery', 'WebhookDeliveryChange']
+__all__ = ['ActivityEntry', 'ActivityEntryNode', 'Approval', 'ApprovalStep', 'ApprovalSubject', 'Asset', 'AssetRow', 'AssetScene', 'BundleEntry', 'Change', 'ChangesPage', 'CharacterBundle', 'CharacterBundleCharacter', 'CharacterBundleCostume', 'CharacterBundleCostumeIngredient', 'CharacterBundleEntry', 'CostReportLine', 'CreatedAsset', 'CreatedKey', 'CreatedWebhook', 'CurrentKey', 'CurrentKeyEngagement', 'CurrentKeyProduction', 'Delivery', 'DeliveryGatingApproval', 'DeliveryPackage', 'Department', 'DepartmentDetail', 'DepartmentMember', 'Engagement', 'EngagementOrganisation', 'EngagementView', 'EngagementViewSubmission', 'EngagementViewSubmissionMedia', 'ErrorBody', 'Grant', 'GrantTarget', 'Health', 'Ingredient', 'Job', 'Key', 'LandedVersion', 'LockedVersion', 'LookBrief', 'LookBriefColour', 'LookBriefExposure', 'LookBriefImage', 'LookBriefPalette', 'McpResponse', 'McpResponseError', 'Media', 'MediaFile', 'MediaProxyResult', 'MediaTicket', 'Note', 'Organisation', 'PackageUpload', 'Person', 'Production', 'ProductionStats', 'PurchaseOrder', 'PurchaseOrders', 'ReleasedVersion', 'Review', 'Scene', 'SceneBundle', 'SceneBundleApproval', 'SceneBundleAsset', 'SceneBundleDepartmentNote', 'SceneBundleEntry', 'SceneBundleScene', 'SceneBundleShootDay', 'ScriptChange', 'ShootDay', 'ShootDayScene', 'StorageEventsResult', 'StorageEventsResultRefused', 'StorageTask', 'StorageTaskAck', 'Submission', 'SubmissionRow', 'Turnover', 'TurnoverSubmission', 'VersionNote', 'VersionSummary', 'VisionSessionToken', 'Webhook', 'WebhookDelivery', 'WebhookDeliveryChange']
 
 
 class Health(TypedDict):
@@ -513,7 +513,7 @@ class _VersionSummaryRequired(TypedDict):
     version: int
     variant: str
     status: str
-    released: bool
+    released: Literal[True]
 
 
 class VersionSummary(_VersionSummaryRequired, total=False):
@@ -627,19 +627,13 @@ class Turnover(_TurnoverRequired, total=False):
     retired_at: str
 
 
-class SubmissionMedia(TypedDict):
-    id: int
-    label: str
-    kind: str
-
-
 class Submission(TypedDict):
     id: int
     delivery_id: int
     status: Literal['submitted']
     title: str
     note: str
-    media: List[SubmissionMedia]
+    media: List[MediaFile]
     created_at: Optional[str]
 
 

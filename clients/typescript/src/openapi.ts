@@ -2314,7 +2314,7 @@ export interface components {
     };
     /**
      * JSON-RPC 2.0 request
-     * @description Exactly one message per request: a JSON array (batch) is refused with -32600.
+     * @description Exactly one message per request: a JSON array (batch) is refused with -32600. Members other than these four are ignored (JSON-RPC 2.0 does not forbid them).
      */
     JsonRpcRequest: {
       /** @enum {string} */
@@ -3059,12 +3059,47 @@ export interface components {
       /** @description Only when episode_id is given on an episodic production: at least one strip of the day is marked. Absent otherwise. */
       marked?: boolean;
     };
+    /**
+     * Storage event
+     * @example {
+     *       "event_type": "create",
+     *       "path": "plates/sh010/sh010_v001.exr",
+     *       "source": "audit_tail",
+     *       "dedupe_key": "audit-7f3a-000128",
+     *       "detected_at": "2026-03-01T11:00:00Z",
+     *       "size": 48213
+     *     }
+     */
+    StorageEvent: {
+      /**
+       * @description What happened to the file; a `move` also carries `to_path`
+       * @enum {string}
+       */
+      event_type: 'create' | 'modify' | 'delete' | 'move';
+      /** @description Relative to the filespace root: forward or back slashes; no leading `/`, no drive letter, no `..`, no control character; stored normalised (at most 4,096 characters) */
+      path: string;
+      /** @description Where a `move` went (required on a move, refused on any other type); the same rules as `path` */
+      to_path?: string;
+      /**
+       * @description How the agent saw it
+       * @enum {string}
+       */
+      source: 'audit_tail' | 'scan' | 'manual';
+      /** @description The agent’s own key for this event, unique per production: a replay counts under `duplicates` and changes nothing */
+      dedupe_key: string;
+      /**
+       * Format: date-time
+       * @description When the agent saw it: ISO-8601 with a zone (stored in UTC)
+       */
+      detected_at: string;
+      size?: number | null;
+    };
     /** Storage event batch */
     StorageEventsRequest: {
       /** @description Name of the filespace install the agent runs against; must be the production's active install (403 otherwise) */
       filespace: string;
-      /** @description Applied in order, in one transaction. More events than the configured batch limit (PRODGRAPH_MAX_EVENT_BATCH, default 10,000) answers 413 and applies nothing. */
-      events: unknown[];
+      /** @description Applied in order, in one transaction. Each event is checked on its own: one that breaks the event schema is listed in `refused` (naming the field) and never sinks the rest. More events than the configured batch limit (PRODGRAPH_MAX_EVENT_BATCH, default 10,000) answers 413 and applies nothing. */
+      events: components['schemas']['StorageEvent'][];
     };
     /** Storage event batch result */
     StorageEventsResult: {
@@ -3313,15 +3348,8 @@ export interface components {
       status: 'submitted';
       title: string;
       note: string;
-      /** @description One media object per uploaded file, in upload order */
-      media: {
-        /** @description Media id: GET /media/{id} and /media/{id}/content */
-        id: number;
-        /** @description The file name as uploaded */
-        label: string;
-        /** @description image, video, audio, document or file, from the bytes */
-        kind: string;
-      }[];
+      /** @description One media object per uploaded file, in upload order, as GET /submissions lists it: check the upload against `size` and `sha256` */
+      media: components['schemas']['SubmissionFile'][];
       created_at: string | null;
     };
     /** What a vendor sees */
@@ -3410,8 +3438,11 @@ export interface components {
       variant: string;
       /** @description Open set: wip, review, approved, rejected, … */
       status: string;
-      /** @description Always true in a bundle */
-      released: boolean;
+      /**
+       * @description Always true: only released versions are summarised
+       * @enum {boolean}
+       */
+      released: true;
       note?: string | null;
       media_path?: string | null;
       /** @description null when there is no file */
@@ -3658,7 +3689,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/octet-stream': Blob;
+          '*/*': Blob;
         };
       };
       /** @description Partial content: The requested byte range */
@@ -3678,7 +3709,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/octet-stream': Blob;
+          '*/*': Blob;
         };
       };
       /** @description Not modified: the copy you hold (If-None-Match) is current; no body: Not modified: If-None-Match matched the ETag; no body */
@@ -3891,7 +3922,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    /** @description Exactly one message per request: a JSON array (batch) is refused with -32600. */
+    /** @description Exactly one message per request: a JSON array (batch) is refused with -32600. Members other than these four are ignored (JSON-RPC 2.0 does not forbid them). */
     requestBody: {
       content: {
         'application/json': components['schemas']['JsonRpcRequest'];
@@ -3922,7 +3953,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
+      /** @description Bad request: a JSON-RPC 2.0 error response (`id` null, `error.code` -32000) for an `MCP-Protocol-Version` header the server does not support, or `{detail, code}` for a body nested too deep to read */
       400: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
@@ -3933,7 +3964,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorBody'];
+          'application/json': components['schemas']['JsonRpcResponse'] | components['schemas']['ErrorBody'];
         };
       };
       /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
@@ -4896,6 +4927,20 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Content-Encoding': components['headers']['Content-Encoding'];
           Vary: components['headers']['Vary'];
           [name: string]: unknown;
@@ -6314,6 +6359,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -6406,9 +6465,9 @@ export interface operations {
         'multipart/form-data': {
           /**
            * Format: binary
-           * @description Required, exactly one. Streamed to the media store; its content type is sniffed from the bytes, never taken from the request, and must be an image or a video (415 otherwise; an empty file is 422). Larger than the configured upload limit (PRODGRAPH_MAX_UPLOAD_BYTES): 413.
+           * @description Exactly one. Streamed to the media store; its content type is sniffed from the bytes, never taken from the request, and must be an image or a video (415 otherwise; an empty file is 422). Larger than the configured upload limit (PRODGRAPH_MAX_UPLOAD_BYTES): 413.
            */
-          file?: Blob;
+          file: Blob;
           /** @description Optional version note */
           note?: string;
           /** @description Optional; default `On-Set` */
@@ -6431,6 +6490,20 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['CreatedVersion'];
+        };
+      };
+      /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
         };
       };
       /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
@@ -6715,6 +6788,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -6871,6 +6958,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -6958,6 +7059,17 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['MediaProxyJson'];
+        'multipart/form-data': {
+          /** @description Name of the filespace install the agent runs against; must be the production's active install (403 otherwise) */
+          filespace: string;
+          /** @description Library path of the file the image stands in for (a live library row) */
+          path: string;
+          /**
+           * Format: binary
+           * @description The JPEG itself, at most 8 MiB (read up to the limit and no further)
+           */
+          file: Blob;
+        };
       };
     };
     responses: {
@@ -7305,6 +7417,20 @@ export interface operations {
       };
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
@@ -8270,8 +8396,8 @@ export interface operations {
     requestBody: {
       content: {
         'multipart/form-data': {
-          /** @description One or more files; each becomes its own media object */
-          files?: Blob[];
+          /** @description One or more file parts, each sent under the name `files`; each becomes its own media object. An empty file is 422. */
+          files: Blob[];
           /** @description Defaults to the delivery's title */
           title?: string;
           note?: string;
@@ -8347,6 +8473,20 @@ export interface operations {
       };
       /** @description Too large: a body, file, batch or part count over its limit */
       413: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
@@ -8591,7 +8731,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK: The raw bytes */
+      /** @description OK: The file's bytes, typed by Content-Type */
       200: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
@@ -8607,7 +8747,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/octet-stream': Blob;
+          '*/*': Blob;
         };
       };
       /** @description Partial content: The requested byte range */
@@ -8627,7 +8767,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/octet-stream': Blob;
+          '*/*': Blob;
         };
       };
       /** @description Not modified: the copy you hold (If-None-Match) is current; no body: Not modified: If-None-Match matched the ETag; no body */
@@ -8885,7 +9025,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           /**
@@ -8941,6 +9081,20 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Content-Encoding': components['headers']['Content-Encoding'];
           Vary: components['headers']['Vary'];
           [name: string]: unknown;
@@ -9353,6 +9507,20 @@ export interface operations {
       };
       /** @description Conflict: already settled, a stale step, a duplicate */
       409: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
@@ -9896,6 +10064,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -10289,6 +10471,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -10670,6 +10866,20 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Content-Encoding': components['headers']['Content-Encoding'];
           Vary: components['headers']['Vary'];
           [name: string]: unknown;
@@ -11489,6 +11699,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -11694,8 +11918,8 @@ export interface operations {
         'multipart/form-data': {
           /** @description Optional, one before each file it names: a file name (no `/` or `\`), unique in the package */
           label?: string[];
-          /** @description One or more files; each becomes its own media object in the package */
-          files?: Blob[];
+          /** @description One or more file parts, each sent under the name `files`; each becomes its own media object in the package. An empty file is 422. */
+          files: Blob[];
         };
       };
     };
@@ -11782,6 +12006,20 @@ export interface operations {
       };
       /** @description Too large: a body, file, batch or part count over its limit */
       413: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
@@ -12148,6 +12386,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -12336,6 +12588,20 @@ export interface operations {
       };
       /** @description Conflict: already settled, a stale step, a duplicate */
       409: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
@@ -12944,7 +13210,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK: The raw bytes */
+      /** @description OK: The file's bytes, typed by Content-Type */
       200: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
@@ -12960,7 +13226,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/octet-stream': Blob;
+          '*/*': Blob;
         };
       };
       /** @description Partial content: The requested byte range */
@@ -12980,7 +13246,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/octet-stream': Blob;
+          '*/*': Blob;
         };
       };
       /** @description Not modified: the copy you hold (If-None-Match) is current; no body: Not modified: If-None-Match matched the ETag; no body */
