@@ -116,6 +116,8 @@ const newest = (rows: SubmissionRow[]): VendorView['submissions'] =>
       delivery_id: s.delivery_id,
       title: s.title,
       created_at: s.created_at,
+      status: s.status,
+      review: s.review,
       media: s.media.map((m) => ({ id: m.id, label: m.label, kind: m.kind, content_type: m.content_type })),
     }));
 
