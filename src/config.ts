@@ -505,3 +505,23 @@ export function loadVisionConfig(env: NodeJS.ProcessEnv): VisionConfig {
     ),
   };
 }
+
+/** A named step of `backup` or `restore` to stop at, and at which time it is reached (1: the first). */
+export interface PausePoint {
+  step: string;
+  nth: number;
+}
+
+/**
+ * PRODGRAPH_TEST_PAUSE_AT=STEP[:N]: `backup` and `restore` stop for good the Nth time they reach
+ * STEP, saying so on stderr, so a crash test can kill them at a known point (docs/operations.md
+ * lists the steps). Read by those two commands only; unset, nothing stops.
+ */
+export function readPausePoint(env: NodeJS.ProcessEnv = process.env): PausePoint | null {
+  const raw = env.PRODGRAPH_TEST_PAUSE_AT?.trim();
+  if (!raw) return null;
+  const m = /^([a-z][a-z-]*)(?::(\d{1,6}))?$/.exec(raw);
+  if (!m || Number(m[2] ?? 1) < 1)
+    throw new ConfigError(`PRODGRAPH_TEST_PAUSE_AT: "${raw}" is not STEP or STEP:N (N from 1)`);
+  return { step: m[1]!, nth: Number(m[2] ?? 1) };
+}

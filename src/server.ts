@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { buildApp, type App } from './app.js';
+import { refuseUnfinishedRestore } from './backup/pending.js';
 import type { Config } from './config.js';
 import { recoverStaged } from './media/recovery.js';
 import { FileMediaStore } from './media/store.js';
@@ -14,6 +15,8 @@ import { workerOptions } from './cluster/worker.js';
  */
 export async function serve(config: Config): Promise<void> {
   if (cluster.isWorker) return serveWorker(config);
+  // before the database is opened: serving would create (or migrate) one where a restore's belongs
+  await refuseUnfinishedRestore(config.mediaDir, config.db);
   if (config.workers > 1) return servePrimary(config);
   const store = new FileMediaStore(config.mediaDir);
   const app = await buildApp({ config, store, webhooks: true, metricsListener: true });

@@ -8,7 +8,9 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { takeBackup, type BackupStage } from '../src/backup/backup.js';
 import { BackupError } from '../src/backup/manifest.js';
+import { PENDING_FILE, refuseUnfinishedRestore } from '../src/backup/pending.js';
 import { restoreBackup } from '../src/backup/restore.js';
+import type { RestoreStep } from '../src/backup/steps.js';
 import { parseDbTarget, type Config, type DbTarget } from '../src/config.js';
 import { buildApp } from '../src/app.js';
 import { openAndMigrate } from '../src/db/index.js';
@@ -42,6 +44,7 @@ async function emptySchema() {
   const url = new URL(process.env.PRODGRAPH_TEST_PG!);
   url.searchParams.set('options', `-c search_path=${schema}`);
   return {
+    schema,
     target: { dialect: 'postgres', url: url.toString() } as DbTarget,
     tables: () =>
       admin((c) => c.query('select count(*)::int as n from pg_tables where schemaname = $1', [schema])).then(
@@ -307,6 +310,70 @@ for (const dialect of DIALECTS) {
         const r = await restoreBackup(dir, target, join(env.dir, `failed-media2-${name}`));
         assert.equal(r.files, manifest.media.files);
       }
+    });
+
+    it('a restore stopped after its commit keeps it all, and its note is settled by serve; stopped before, it leaves nothing', async () => {
+      const dir = join(env.dir, 'backup-stopped');
+      const manifest = await takeBackup(source(), dir, 'test');
+      const stop = (at: RestoreStep) => async (step: RestoreStep) => {
+        if (step === at) throw new Error(`stopped at ${step}`);
+      };
+      for (const { name, target, tables } of await places('stopped')) {
+        // failing between the media folder and the database: the folder goes again, no database appears
+        const early = join(env.dir, `stopped-early-${name}`);
+        await assert.rejects(
+          restoreBackup(dir, target, early, { onStep: stop('media-placed') }),
+          /stopped at media-placed/,
+        );
+        assert.ok(!existsSync(early), `${name}: the media folder was left`);
+        if (target.dialect === 'sqlite') assert.ok(!existsSync(target.path));
+        else assert.equal(await tables!(), 0);
+
+        // failing once the database is in place: everything stays, the note with it
+        const late = join(env.dir, `stopped-late-${name}`);
+        await assert.rejects(
+          restoreBackup(dir, target, late, { onStep: stop('committed') }),
+          /stopped at committed/,
+        );
+        assert.ok(existsSync(join(late, PENDING_FILE)), `${name}: no note`);
+        // serve's check finds the database in place: it removes the note and lets serve start
+        await refuseUnfinishedRestore(late, target);
+        assert.ok(!existsSync(join(late, PENDING_FILE)), `${name}: the note was left`);
+        const restored = await openAndMigrate(target);
+        try {
+          const files = await restored.db.selectFrom('media').select('storage_key').execute();
+          assert.equal(files.length, manifest.media.files);
+          for (const f of files) assert.ok(existsSync(join(late, f.storage_key)), f.storage_key);
+        } finally {
+          await restored.close();
+        }
+      }
+    });
+
+    it("PostgreSQL: a schema whose prodgraph tables are all empty takes the restore; another program's table in it stays", async (t) => {
+      if (dialect !== 'postgres') return t.skip('PostgreSQL only');
+      const dir = join(env.dir, 'backup-empty-tables');
+      const manifest = await takeBackup(source(), dir, 'test');
+      const s = await emptySchema();
+      drops.push(s.drop);
+      // what a restore killed before its load left (and what any command makes of an empty schema)
+      await (await openAndMigrate(s.target)).close();
+      const before = await s.tables();
+      assert.ok(before >= 40, `${before} tables`);
+      const { schema } = s;
+      await admin((c) =>
+        c.query(`create table ${schema}.their_table (x int); insert into ${schema}.their_table values (7)`),
+      );
+      const r = await restoreBackup(dir, s.target, join(env.dir, 'empty-tables-media'));
+      assert.equal(r.files, manifest.media.files);
+      assert.equal(await s.tables(), before + 1);
+      const theirs = await admin((c) => c.query(`select x from ${schema}.their_table`));
+      assert.deepEqual(theirs.rows, [{ x: 7 }]);
+      // and now it holds rows: the next restore is refused
+      await assert.rejects(
+        restoreBackup(dir, s.target, join(env.dir, 'empty-tables-media2')),
+        /already holds a prodgraph database; restore refuses to overwrite it/,
+      );
     });
 
     it('a backup that fails part-way removes what it wrote', async () => {

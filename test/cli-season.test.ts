@@ -169,7 +169,7 @@ for (const target of cliTargets()) {
       for (const [args, message] of [
         [
           ['grants', 'add', '--production', 'season', '--engagement', 'eng-pix', '--scene', 'sc99'],
-          'no scene "sc99" in production "season"',
+          'no scene "sc99" in production "season" (name it by its number (e.g. 12A), by its ref, or by node id as id:123)',
         ],
         [
           ['grants', 'add', '--production', 'season', '--engagement', 'eng-nope', '--own-po'],

@@ -105,6 +105,47 @@ for (const target of cliTargets()) {
       );
     });
 
+    it('adds a webhook for an engagement (--engagement REF); the list names it', async () => {
+      const added = await cli(
+        'webhooks',
+        'add',
+        rx.url,
+        '--production',
+        'hooked',
+        '--engagement',
+        'eng-cli',
+        '--kinds',
+        'delivery,grant',
+        '--json',
+      );
+      assert.equal(added.code, 0, added.stderr);
+      const sub = JSON.parse(added.stdout) as { id: number; engagement_id: number };
+      const listed = JSON.parse((await cli('webhooks', 'list', '--production', 'hooked', '--json')).stdout);
+      const row = listed.find((w: { id: number }) => w.id === sub.id);
+      assert.equal(typeof row.engagement_id, 'number');
+      assert.equal(row.engagement_id, sub.engagement_id);
+      const table = (await cli('webhooks', 'list', '--production', 'hooked')).stdout;
+      assert.match(table, /\tENGAGEMENT\n/);
+      assert.match(table, new RegExp(`\\t${sub.engagement_id}\\n`));
+      const unknown = await cli('webhooks', 'add', rx.url, '--production', 'hooked', '--engagement', 'nope');
+      assert.notEqual(unknown.code, 0);
+      assert.match(unknown.stderr, /no engagement "nope"/);
+      const beyond = await cli(
+        'webhooks',
+        'add',
+        rx.url,
+        '--production',
+        'hooked',
+        '--engagement',
+        'eng-cli',
+        '--kinds',
+        'asset',
+      );
+      assert.notEqual(beyond.code, 0);
+      assert.match(beyond.stderr, /--kinds/);
+      await cli('webhooks', 'remove', String(sub.id), '--production', 'hooked');
+    });
+
     it('pauses, resumes and removes; one-line errors for what it cannot do', async () => {
       const added = JSON.parse(
         (await cli('webhooks', 'add', rx.url, '--production', 'hooked', '--json')).stdout,

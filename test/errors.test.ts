@@ -304,6 +304,39 @@ describe('the error handler', () => {
     }
   });
 
+  it('answers a wrong method on a known path 405 with Allow; an unknown path stays 404', async () => {
+    const cases: Array<[string, string, string]> = [
+      ['PUT', '/api/v1/production', 'GET, HEAD'],
+      ['DELETE', '/api/v1/production?x=1', 'GET, HEAD'],
+      ['PATCH', '/api/v1/assets/12', 'GET, HEAD'],
+      ['GET', '/api/v1/assets/12/notes', 'POST'],
+      ['PUT', '/api/v1/assets', 'GET, HEAD, POST'],
+      ['POST', '/api/v1/production/', 'GET, HEAD'],
+      // GET and DELETE /mcp exist only to answer 405 themselves
+      ['PUT', '/mcp', 'POST'],
+    ];
+    for (const [method, url, allow] of cases) {
+      const r = await app.inject({ method: method as 'PUT', url });
+      const path = url.split('?')[0];
+      assert.equal(r.statusCode, 405, `${method} ${url}`);
+      assert.equal(r.headers.allow, allow, `${method} ${url}`);
+      assert.deepEqual(r.json(), {
+        detail: `${method} is not allowed on ${path}; it takes ${allow}`,
+        code: 'method_not_allowed',
+      });
+    }
+    for (const [method, url] of [
+      ['PUT', '/api/v1/productions'],
+      ['GET', '/api/v1/assets/12/notes/3'],
+      ['DELETE', '/api/v1'],
+    ] as const) {
+      const r = await app.inject({ method, url });
+      assert.equal(r.statusCode, 404, `${method} ${url}`);
+      assert.equal(r.json().code, 'route_not_found', `${method} ${url}`);
+      assert.equal(r.headers.allow, undefined);
+    }
+  });
+
   it('answers a malformed URL or HTTP request with the catalogue body, over a real socket', async () => {
     const { port } = app.server.address() as { port: number };
     for (const path of ['/api/v1/things/%ZZ', '/api/v1/things/%E2%82', '/api/v1/things/%C0%AF']) {

@@ -150,11 +150,14 @@ async function liveASeason(env: TestEnv, which: Demo, code: string): Promise<voi
   const turnover = (
     (await get(env.app, '/api/v1/turnovers', vendor)).body as Array<{ id: number; can_submit: boolean }>
   ).find((t) => t.can_submit);
+  assert.ok(turnover, 'the first engagement may submit on a turnover');
+  let sentId: number | undefined;
   if (turnover) {
     const sent = await submit(env, vendor, turnover.id, [
       { name: 'files', filename: 'work.jpg', content: await jpeg(77), contentType: 'image/jpeg' },
     ]);
     assert.equal(sent.statusCode, 200);
+    sentId = (JSON.parse(sent.body) as { id: number }).id;
   }
   const granted = new Set((engagement.grants ?? []).map((g) => g.node));
   const scene = doc.scenes!.find((s) => !granted.has(s.ref))!;
@@ -174,8 +177,82 @@ async function liveASeason(env: TestEnv, which: Demo, code: string): Promise<voi
   forget(next, gone);
   next.assets = next.assets!.filter((a) => a.ref !== gone);
   next.scenes![0]!.synopsis = 'Rewritten after the table read.';
+  // the turnover both ways: a package on a granted delivery, work on it with reviews
+  const stills = [...new Set(next.assets.flatMap((a) => (a.versions ?? []).flatMap((v) => v.media ?? [])))];
+  const delivery = (engagement.grants ?? []).find((g) => g.kind === 'delivery')!.delivery!;
+  next.deliveries!.find((d) => d.ref === delivery)!.files = [
+    { media: stills[0]!, label: 'reference_a.jpg' },
+    { media: stills[1]! },
+  ];
+  const person = next.people![0]!.ref;
+  next.submissions = [
+    {
+      delivery,
+      engagement: engagement.ref,
+      title: 'First pass',
+      created_by: 'Vendor pipeline',
+      created_at: '2026-03-02T10:00:00Z',
+      files: [{ media: stills[2]!, label: 'pass_1.jpg' }],
+      review: {
+        decision: 'changes_requested',
+        note: 'Warmer',
+        reviewed_by: person,
+        reviewed_at: '2026-03-03T10:00:00Z',
+      },
+    },
+    {
+      delivery,
+      engagement: engagement.ref,
+      title: 'Second pass',
+      created_at: '2026-03-04T10:00:00Z',
+      files: [{ media: stills[3]!, label: 'pass_2.jpg' }],
+      review: {
+        decision: 'accepted',
+        note: '',
+        reviewed_by: 'The client',
+        reviewed_at: '2026-03-05T10:00:00Z',
+      },
+    },
+  ];
   const synced = await importDoc(env, next, demoDir(which));
   assert.equal(synced.plan.counts.assets?.retired, 1);
+  assert.deepEqual(
+    [synced.plan.counts.package_files?.created, synced.plan.counts.submissions?.created],
+    [2, 2],
+  );
+  // and a second file taken out of the package
+  next.deliveries!.find((d) => d.ref === delivery)!.files!.pop();
+  assert.equal((await importDoc(env, next, demoDir(which))).plan.counts.package_files?.retired, 1);
+  // the production side through the admin routes: two files uploaded, one taken out, a review
+  const admin = await env.mint({ production: code, scopes: ['admin'] });
+  const onDelivery = refs[delivery]!;
+  const uploaded = await upload(env.app, `/api/v1/admin/deliveries/${onDelivery}/files`, {
+    token: admin,
+    files: [
+      { name: 'edit.edl', bytes: Buffer.from('TITLE: reel 1\n001  A001 V C 01:00:00:00\n'), field: 'files' },
+      { name: 'grade.jpg', bytes: await jpeg(91), field: 'files' },
+    ],
+  });
+  assert.equal(uploaded.status, 201, uploaded.text);
+  const [, grade] = (uploaded.body as { files: Array<{ id: number }> }).files;
+  const removed = await call(
+    env.app,
+    'POST',
+    `/api/v1/admin/deliveries/${onDelivery}/files/${grade!.id}/remove`,
+    {
+      token: admin,
+    },
+  );
+  assert.equal(removed.status, 200, removed.text);
+  if (sentId !== undefined) {
+    const reviewed = await call(env.app, 'POST', `/api/v1/admin/submissions/${sentId}/review`, {
+      token: admin,
+      body: { decision: 'changes_requested', note: 'Track slips', reviewed_by: next.people![1]!.name },
+    });
+    assert.equal(reviewed.status, 200, reviewed.text);
+  }
+  const submissions = (await get(env.app, '/api/v1/submissions', token)).body as unknown[];
+  assert.equal(submissions.length, 3);
 }
 
 for (const [from, to] of PAIRS) {

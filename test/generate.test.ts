@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { run } from '../src/cli/main.js';
 import { importDocument } from '../src/document/import.js';
+import type { ProductionDocument } from '../src/document/schema.js';
 import { parseDocument } from '../src/document/parse.js';
 import { generateTo, type Tally } from '../src/generate/index.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
@@ -58,6 +59,27 @@ describe('prodgraph generate: the document', () => {
     assert.ok(share > 0.15 && share < 0.25, `released share ${share}`);
     assert.equal(tally.strips, tally.shootDays * 15);
     assert.equal(tally.library, 2_000);
+  });
+
+  it('has work vendors sent back on the deliveries they may submit on, once sent out, most of it reviewed', async () => {
+    const { text, tally } = await generated(0.1, 1);
+    const doc = JSON.parse(text) as ProductionDocument;
+    assert.equal(doc.submissions!.length, tally.submissions);
+    assert.ok(
+      tally.submissions > 10 && tally.reviewedSubmissions > tally.submissions / 2,
+      JSON.stringify(tally),
+    );
+    const status = new Map(doc.deliveries!.map((d) => [d.ref, d.status]));
+    const submit = new Set(
+      doc.engagements!.flatMap((e) =>
+        (e.grants ?? []).flatMap((g) => (g.access === 'submit' ? [`${e.ref}/${g.delivery}`] : [])),
+      ),
+    );
+    for (const s of doc.submissions!) {
+      assert.ok(submit.has(`${s.engagement}/${s.delivery}`), `${s.engagement} may submit on ${s.delivery}`);
+      assert.ok(['sent', 'accepted'].includes(status.get(s.delivery)!), `${s.delivery} has gone out`);
+      if (s.review?.decision === 'accepted') assert.equal(status.get(s.delivery), 'accepted');
+    }
   });
 });
 
@@ -152,6 +174,8 @@ for (const dialect of DIALECTS) {
         ['deliveries', tally.deliveries],
         ['engagements', tally.engagements],
         ['grants', tally.grants],
+        ['work_items', tally.submissions],
+        ['work_items', tally.reviewedSubmissions, sql`reviewed_at is not null`],
         ['purchase_orders', tally.purchaseOrders],
         ['cost_reports', tally.costReports],
         ['cost_report_lines', tally.costReportLines],

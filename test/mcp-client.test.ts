@@ -7,6 +7,7 @@ import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { get } from './support/http.js';
 import { connectClient, readTwins } from './support/mcp.js';
 import { ALL_SCOPES, importRoundTrip, png, type Refs } from './support/round-trip.js';
+import { addPackageFile, setDeliveryStatus } from './support/turnover-admin.js';
 
 const TOOLS = [
   'get_production',
@@ -214,6 +215,26 @@ for (const dialect of DIALECTS) {
         },
       });
       assert.equal(await httpRefusal(refused), 403);
+    });
+
+    it("list_turnovers carries the sent package and the key's own submissions, as GET /turnovers does", async () => {
+      const plates = refs['dl-plates']!;
+      const file = await addPackageFile(env, plates, 'plate.exr.png', await png('#0c0', 8));
+      await setDeliveryStatus(env, plates, 'sent');
+      for (const key of [keys.vendor, keys.reader]) {
+        const tool = await key.client.callTool({ name: 'list_turnovers' });
+        assert.equal(tool.isError, undefined);
+        const rest = await get(env.app, '/api/v1/turnovers', key.token);
+        const rows = (tool.structuredContent as { turnovers: unknown[] }).turnovers;
+        assert.deepEqual(rows, rest.body);
+        const row = rows[0] as { package: { id: number }[]; submissions: { id: number }[] };
+        assert.deepEqual(
+          row.package.map((f) => f.id),
+          [file.id],
+        );
+        // the vendor's submission from the test before; the read-only engagement never sees it
+        assert.equal(row.submissions.length, key === keys.vendor ? 1 : 0);
+      }
     });
 
     it("reads every resource as its REST twin's JSON; production-surface ones refuse a vendor with 403", async () => {

@@ -364,8 +364,10 @@ for (const dialect of DIALECTS) {
       });
       const submitMcp = (files: unknown[]) =>
         rpc(env.app, vendor, call(1, 'submit_turnover', { id: refs['dl-plates'], files }));
+      // the tool's input schema says it (minItems 1), and its arguments are checked against it
       const none = await submitMcp([]);
-      assert.deepEqual(none.body.result.content[0].text, 'files: at least one file is required');
+      assert.equal(none.body.result.isError, true);
+      assert.match(none.body.result.content[0].text, /^files: must NOT have fewer than 1 items/);
       const three = await submitMcp([file('a', 10), file('b', 10), file('c', 10)]);
       assert.equal(three.body.result.isError, true);
       assert.match(three.body.result.content[0].text, /^files: at most 2 files/);
@@ -386,6 +388,43 @@ for (const dialect of DIALECTS) {
         ok.body.result.structuredContent.media.map((m: { label: string }) => m.label),
         ['a.bin', 'b.bin'],
       );
+    });
+
+    it('a request with a member JSON-RPC 2.0 does not define is answered, the member ignored', async () => {
+      // JSON-RPC 2.0 names jsonrpc, method, params and id and forbids no other member: valid JSON
+      // with one more is a request like any other, never -32700 (which is for bytes that are not JSON)
+      const extra = await rpc(env.app, wide, { jsonrpc: '2.0', id: 1, method: 'tools/list', zz: 1 });
+      assert.equal(extra.status, 200);
+      assert.equal(extra.body.id, 1);
+      assert.equal(extra.body.error, undefined);
+      assert.equal(extra.body.result.tools.length, 15);
+      const called = await rpc(env.app, wide, { ...call(2, 'get_production'), meta: { from: 'a test' } });
+      assert.equal(called.status, 200);
+      assert.equal(typeof called.body.result.structuredContent.title, 'string');
+    });
+
+    it("submit_turnover's input schema states what the tool refuses: no file, an empty one, a long title", async () => {
+      const listed = await rpc(env.app, vendor, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      const tool = listed.body.result.tools.find((t: { name: string }) => t.name === 'submit_turnover');
+      const props = tool.inputSchema.properties;
+      assert.equal(props.files.minItems, 1);
+      assert.ok(props.files.items.properties.content_base64.minLength >= 1);
+      assert.equal(props.title.maxLength, 500);
+      assert.equal(props.note.maxLength, 20000);
+      const submitMcp = (args: Record<string, unknown>) =>
+        rpc(env.app, vendor, call(1, 'submit_turnover', { id: refs['dl-plates'], ...args }));
+      const items = async () => (await env.handle.db.selectFrom('work_items').select('id').execute()).length;
+      const before = await items();
+      const refused = [
+        await submitMcp({ files: [] }),
+        await submitMcp({ files: [{ filename: 'empty.bin', content_base64: '' }] }),
+        await submitMcp({ title: 'x'.repeat(600), files: [{ filename: 'a.bin', content_base64: 'aGk=' }] }),
+      ];
+      for (const r of refused) {
+        assert.equal(r.body.result.isError, true, JSON.stringify(r.body));
+        assert.match(r.body.result.content[0].text, /^(files|title)/);
+      }
+      assert.equal(await items(), before, 'nothing written');
     });
 
     it('GET and DELETE /mcp are 405 {detail}; a body that is not JSON is 415 {detail}', async () => {

@@ -11,6 +11,7 @@ import { smallProduction } from './support/fixtures.js';
 import { call, get } from './support/http.js';
 import { smallDisk } from './support/disk.js';
 import { jpeg, storedFiles, upload } from './support/write.js';
+import { head, RawConnection } from './support/raw-http.js';
 
 /*
  * A full disk. A write that cannot be stored answers 507 {detail, code: insufficient_storage} and
@@ -52,6 +53,47 @@ function fillableStore(inner: FileMediaStore): MediaStore & { full: boolean } {
 
 /** A JPEG followed by padding: more than the first KiB the full store lets through. */
 const photo = async (seed: number) => Buffer.concat([await jpeg(seed), Buffer.alloc(16 * 1024)]);
+
+const BOUNDARY = 'fulldisk5e2a';
+/** A version upload of `bytes` as one multipart body, as curl -F sends it. */
+const versionForm = (bytes: Buffer) =>
+  Buffer.concat([
+    Buffer.from(
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="still.jpg"\r\n` +
+        'Content-Type: image/jpeg\r\n\r\n',
+    ),
+    bytes,
+    Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
+  ]);
+
+/**
+ * `curl -F file=@still.jpg …/versions --next …/production` on a full disk: the upload answers
+ * 507 while its body is still arriving; the next request on the same kept-alive connection is
+ * answered (a body of a few hundred KB is read and dropped), never reset.
+ */
+async function uploadThenRead(port: number, key: string, asset: number, bytes: Buffer): Promise<void> {
+  const conn = await RawConnection.open(port);
+  try {
+    const body = versionForm(bytes);
+    conn.write(
+      head('POST', `/api/v1/assets/${asset}/versions`, {
+        Authorization: `Bearer ${key}`,
+        'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`,
+        'Content-Length': body.length,
+      }),
+    );
+    conn.write(body);
+    const refused = await conn.answer(10_000);
+    assert.equal(refused.status, 507, refused.body);
+    assert.equal(JSON.parse(refused.body).code, 'insufficient_storage');
+    assert.notEqual(refused.headers.connection, 'close', 'a small body is dropped and the connection kept');
+    conn.write(head('GET', '/api/v1/production', { Authorization: `Bearer ${key}` }));
+    const next = await conn.answer(10_000);
+    assert.equal(next.status, 200, next.body);
+  } finally {
+    conn.destroy();
+  }
+}
 
 for (const dialect of DIALECTS) {
   describe(`the media folder's disk is full [${dialect}]`, () => {
@@ -100,6 +142,39 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(again.status, 201, again.text);
       assert.equal(await count('versions'), versions + 1);
+    });
+
+    it('over a real connection: the 507 of a 300 KB upload, then the next request on the same kept-alive connection is answered', async () => {
+      await env.app.listen({ host: '127.0.0.1', port: 0 });
+      const port = (env.app.server.address() as { port: number }).port;
+      store.full = true;
+      try {
+        const still = Buffer.concat([await jpeg(21), Buffer.alloc(300 * 1024, 3)]);
+        await uploadThenRead(port, key, coat, still);
+        // a body too large to drop (5 MB): answered with Connection: close and closed with a
+        // FIN after the answer, not a reset; the client's next request goes out on a new connection
+        const conn = await RawConnection.open(port);
+        const body = versionForm(Buffer.concat([await jpeg(22), Buffer.alloc(5 * 1024 * 1024, 3)]));
+        conn.write(
+          head('POST', `/api/v1/assets/${coat}/versions`, {
+            Authorization: `Bearer ${key}`,
+            'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`,
+            'Content-Length': body.length,
+          }),
+        );
+        conn.write(body);
+        const refused = await conn.answer(10_000);
+        assert.equal(refused.status, 507, refused.body);
+        assert.equal(refused.headers.connection, 'close');
+        conn.socket.end();
+        assert.equal(await conn.closedWithin(), 'end', 'closed with a FIN, not a reset');
+        const fresh = await RawConnection.open(port);
+        fresh.write(head('GET', '/api/v1/production', { Authorization: `Bearer ${key}` }));
+        assert.equal((await fresh.answer(10_000)).status, 200);
+        fresh.destroy();
+      } finally {
+        store.full = false;
+      }
     });
   });
 }
@@ -236,6 +311,10 @@ for (const dialect of DIALECTS) {
         assert.equal(up?.status, 507, 'no upload was refused');
         assert.equal((await get(env.app, '/api/v1/assets?limit=5', key)).status, 200);
         assert.equal((await get(env.app, `/api/v1/assets/${coat}`, key)).status, 200);
+        // the same over a real connection: the 507, then the next request on it answered
+        await env.app.listen({ host: '127.0.0.1', port: 0 });
+        const port = (env.app.server.address() as { port: number }).port;
+        await uploadThenRead(port, key, coat, Buffer.concat([await jpeg(60), Buffer.alloc(300 * 1024, 3)]));
 
         await rm(filler());
         const again = await call(env.app, 'POST', '/api/v1/assets', {

@@ -31,6 +31,14 @@ function pagedProduction(code: string): ProductionDocument {
     node: 'sc2',
   });
   doc.engagements![0]!.grants!.push({ kind: 'delivery', delivery: 'dl-int', access: 'read' });
+  // an external delivery granted to no one yet: a grant on it made later is a change for the vendor
+  doc.deliveries!.push({
+    ref: 'dl-roto',
+    title: 'Roto, reel 2',
+    kind: 'external',
+    status: 'draft',
+    external_to: 'Pixelworks Ltd',
+  });
   return doc;
 }
 
@@ -264,7 +272,7 @@ for (const dialect of DIALECTS) {
         body: {
           engagement_id: refs['eng-pix'],
           kind: 'delivery',
-          delivery_id: refs['dl-int'],
+          delivery_id: refs['dl-roto'],
           access: 'submit',
         },
       });
@@ -272,7 +280,7 @@ for (const dialect of DIALECTS) {
       const r = await get(env.app, `/api/v1/turnovers?updated_since=${encodeURIComponent(since)}`, vendor);
       assert.deepEqual(
         r.body.map((t: Row) => [t.id, t.can_submit]),
-        [[refs['dl-int'], true]],
+        [[refs['dl-roto'], true]],
       );
       assert.ok(r.body[0].updated_at > since);
     });

@@ -16,7 +16,8 @@ const ROUTES: Array<{ url: (r: Record<string, number>) => string; queries: numbe
   { url: (r) => `/api/v1/assets/${r.char}`, queries: 7 },
   { url: () => '/api/v1/schedule', queries: 4 },
   { url: (r) => `/api/v1/schedule?episode_id=${r.ep}`, queries: 4 },
-  { url: () => '/api/v1/deliveries', queries: 2 },
+  // the rows, their packages, their newest submissions and those submissions' files
+  { url: () => '/api/v1/deliveries', queries: 5 },
   { url: () => '/api/v1/approvals', queries: 3 },
   { url: () => '/api/v1/approvals?status=pending', queries: 3 },
   { url: () => '/api/v1/script-changes', queries: 3 },

@@ -80,6 +80,29 @@ for (const dialect of DIALECTS) {
           ['frames.txt', 'file'],
         ],
       );
+      // each file as the submission list shows it: type, size and SHA-256 to check the upload by
+      assert.deepEqual(body.media, [
+        {
+          id: body.media[0].id,
+          label: 'sh010.png',
+          kind: 'image',
+          content_type: 'image/png',
+          size: image.length,
+          sha256: sha(image),
+        },
+        {
+          id: body.media[1].id,
+          label: 'frames.txt',
+          kind: 'file',
+          content_type: 'application/octet-stream',
+          size: text.length,
+          sha256: sha(text),
+        },
+      ]);
+      const listed = await get(env.app, `/api/v1/submissions?delivery_id=${refs['dl-plates']}`, pix);
+      assert.equal(listed.status, 200);
+      const same = (listed.body as Array<{ id: number; media: unknown }>).find((s) => s.id === body.id);
+      assert.deepEqual(same?.media, body.media, 'the same shape in the answer and in the list');
       const detail = await get(env.app, `/api/v1/media/${body.media[0].id}`, pix);
       assert.equal(detail.status, 200);
       const { updated_at: updatedAt, ...rest } = detail.body;

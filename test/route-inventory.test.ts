@@ -223,12 +223,19 @@ describe('route inventory: Fastify routes, declared auth and the OpenAPI documen
         }
         for (const [status, response] of Object.entries(op.responses ?? {})) {
           if (Number(status) < 400) continue;
-          // one ErrorBody schema, named rather than repeated, so every client has one error type
-          assert.deepEqual(
-            response.content?.['application/json']?.schema,
-            { $ref: '#/components/schemas/ErrorBody' },
-            `${name} ${status}`,
-          );
+          // one ErrorBody schema, named rather than repeated, so every client has one error type;
+          // the MCP transport's own 400 is a JSON-RPC error body, and documented as one too
+          const refusal = response.content?.['application/json']?.schema;
+          const expected =
+            name === 'POST /mcp' && status === '400'
+              ? {
+                  anyOf: [
+                    { $ref: '#/components/schemas/JsonRpcResponse' },
+                    { $ref: '#/components/schemas/ErrorBody' },
+                  ],
+                }
+              : { $ref: '#/components/schemas/ErrorBody' };
+          assert.deepEqual(refusal, expected, `${name} ${status}`);
           const schema = errorBody();
           assert.deepEqual(schema.required, ['detail', 'code'], `${name} ${status}`);
           assert.deepEqual(schema?.properties?.code?.enum, Object.keys(ERROR_CODES), `${name} ${status}`);

@@ -22,14 +22,24 @@ describe('OpenAPI documents the storage wire', () => {
       '401',
       '403',
       '413',
+      '415',
       '422',
       '429',
       '500',
       '503',
       '507',
     ]);
+    // each event typed with the contract's fields, still checked one by one by the route
+    const event = r.body.components.schemas.StorageEvent;
+    assert.deepEqual(event.required, ['event_type', 'path', 'source', 'dedupe_key', 'detected_at']);
+    assert.deepEqual(r.body.components.schemas.StorageEventsRequest.properties.events.items, {
+      $ref: '#/components/schemas/StorageEvent',
+    });
     const proxy = paths['/api/v1/storage/media-proxy'].post;
     assert.ok(proxy.requestBody.content['application/json']);
+    const form = proxy.requestBody.content['multipart/form-data'].schema;
+    assert.deepEqual(form.required, ['filespace', 'path', 'file']);
+    assert.equal(form.properties.file.format, 'binary');
     assert.match(proxy.description, /multipart\/form-data/);
     assert.ok(['404', '413', '415'].every((c) => c in proxy.responses));
     assert.match(paths['/api/v1/storage/tasks'].get.description, /`read` and `write`/);

@@ -326,6 +326,49 @@ for (const dialect of DIALECTS) {
       assert.equal(twice.headers['idempotent-replayed'], 'true');
     });
 
+    it('reaches the vendor granted on the delivery once it is sent, through the admin routes alone', async () => {
+      const hal = await env.mint({ production: 'film', engagement: 'eng-hal', scopes: ['read'] });
+      const plate = await png('#2a4');
+      const added = await upload(refs['dl-plates']!, [
+        { name: 'label', value: 'sent-plate.png' },
+        { name: 'files', filename: 'p.png', content: plate, contentType: 'image/png' },
+      ]);
+      assert.equal(added.statusCode, 201, added.body);
+      const [file] = JSON.parse(added.body).files;
+      const status = (to: string) =>
+        call(env.app, 'POST', `${A}/admin/deliveries/${refs['dl-plates']}/status`, {
+          token: admin,
+          body: { status: to },
+        });
+      const turnover = async () =>
+        ((await get(env.app, `${A}/turnovers`, vendor)).body as any[]).find(
+          (t) => t.id === refs['dl-plates'],
+        );
+      const content = (token: string) =>
+        env.app.inject({
+          url: `${A}/media/${file.id}/content`,
+          headers: { authorization: `Bearer ${token}` },
+        });
+      // ready: the package is still private
+      assert.deepEqual((await turnover()).package, []);
+      assert.equal((await content(vendor)).statusCode, 404);
+      assert.equal((await status('sent')).status, 200);
+      assert.ok((await turnover()).package.some((f: any) => f.id === file.id && f.sha256 === file.sha256));
+      assert.deepEqual((await content(vendor)).rawPayload, plate);
+      // another vendor, with no grant on the delivery, gets exactly the answer of a missing id
+      const theirs = await content(hal);
+      const missing = await env.app.inject({
+        url: `${A}/media/987654/content`,
+        headers: { authorization: `Bearer ${hal}` },
+      });
+      assert.equal(theirs.statusCode, 404);
+      assert.equal(theirs.body, missing.body);
+      // recalled: private again
+      assert.equal((await status('ready')).status, 200);
+      assert.deepEqual((await turnover()).package, []);
+      assert.equal((await content(vendor)).statusCode, 404);
+    });
+
     it('needs the admin scope: a write key, a vendor key and no key are refused before the body', async () => {
       const m = await mark(env);
       const entries: FormEntry[] = [{ name: 'files', filename: 'a.bin', content: bytes(3) }];

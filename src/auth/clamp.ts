@@ -100,11 +100,31 @@ export class Clamp {
     if (principal.engagementId === null) {
       return new Clamp(principal.productionId, null, null, new Set(), []);
     }
-    const { rows, departmentIds } = await doorRows(db, principal, principal.engagementId, need);
+    const door = await doorRows(db, principal, principal.engagementId, need);
+    return Clamp.fromRows(principal.productionId, principal.engagementId, door, now);
+  }
+
+  /**
+   * An engagement's clamp read afresh, outside any request (no key, no revision to keep its rows
+   * by): what the webhook worker judges an engagement webhook's deliveries with, at delivery time.
+   */
+  static async forEngagement(
+    db: Db,
+    productionId: number,
+    engagementId: number,
+    need: ClampNeed = {},
+    now: Date = new Date(),
+  ): Promise<Clamp> {
+    const door = await readDoorRows(db, productionId, engagementId, need);
+    return Clamp.fromRows(productionId, engagementId, door, now);
+  }
+
+  private static fromRows(productionId: number, engagementId: number, door: DoorRows, now: Date): Clamp {
+    const { rows, departmentIds } = door;
     // An engagement that is archived or no longer exists reaches nothing; it never widens to the production.
     const [first] = rows;
     if (!first) {
-      return new Clamp(principal.productionId, principal.engagementId, null, new Set(), [], false);
+      return new Clamp(productionId, engagementId, null, new Set(), [], false);
     }
     const grants: LiveGrant[] = [];
     const retiredDeliveryIds = new Set<number>();
@@ -124,8 +144,8 @@ export class Clamp {
       });
     }
     return new Clamp(
-      principal.productionId,
-      principal.engagementId,
+      productionId,
+      engagementId,
       first.organisation_id,
       departmentIds,
       grants,
@@ -215,7 +235,7 @@ export class Clamp {
 }
 
 /** The engagement row with the (unexpired or not) grants a door needs. */
-function grantRows(db: Db, principal: Principal, engagementId: number, need: ClampNeed) {
+function grantRows(db: Db, productionId: number, engagementId: number, need: ClampNeed) {
   return (
     db
       .selectFrom('engagements as e')
@@ -229,7 +249,7 @@ function grantRows(db: Db, principal: Principal, engagementId: number, need: Cla
       .leftJoin('nodes as gn', 'gn.id', 'g.node_id')
       .leftJoin('deliveries as gd', 'gd.id', 'g.delivery_id')
       .where('e.id', '=', engagementId)
-      .where('e.production_id', '=', principal.productionId)
+      .where('e.production_id', '=', productionId)
       .where('e.retired_at', 'is', null)
       .select([
         'e.organisation_id',
@@ -258,11 +278,11 @@ interface DoorRows {
 
 async function readDoorRows(
   db: Db,
-  principal: Principal,
+  productionId: number,
   engagementId: number,
   need: ClampNeed,
 ): Promise<DoorRows> {
-  const rows = await grantRows(db, principal, engagementId, need);
+  const rows = await grantRows(db, productionId, engagementId, need);
   const departments =
     need.departments === false || rows.length === 0
       ? []
@@ -311,7 +331,7 @@ async function doorRows(
   engagementId: number,
   need: ClampNeed,
 ): Promise<DoorRows> {
-  if (db.isTransaction) return readDoorRows(db, principal, engagementId, need);
+  if (db.isTransaction) return readDoorRows(db, principal.productionId, engagementId, need);
   const { kept, reading } = memoOf(db);
   const key = [
     principal.productionId,
@@ -325,7 +345,7 @@ async function doorRows(
   if (found) return found;
   let read = reading.get(key);
   if (!read) {
-    read = readDoorRows(db, principal, engagementId, need).finally(() => reading.delete(key));
+    read = readDoorRows(db, principal.productionId, engagementId, need).finally(() => reading.delete(key));
     reading.set(key, read);
     const rows = await read;
     // a door larger than the whole budget is simply not kept (lru-cache refuses it)
@@ -444,4 +464,72 @@ export function seesMedia(clamp: Clamp, media: MediaFacts, reachedByGrants: bool
   }
   if (media.work_item_id !== null || media.uploader_engagement_id !== null) return false;
   return reachedByGrants;
+}
+
+/** What the webhook worker read of the objects a batch of changes names (one query per kind). */
+export interface ChangeFacts {
+  media: ReadonlyMap<
+    number,
+    {
+      delivery_id: number | null;
+      work_item_id: number | null;
+      uploader_engagement_id: number | null;
+      removed_at: string | null;
+    }
+  >;
+  submissions: ReadonlyMap<number, { delivery_id: number; engagement_id: number | null }>;
+  grants: ReadonlyMap<number, { engagement_id: number }>;
+  deliveries: ReadonlyMap<number, { status: string; sent_at: string | null }>;
+}
+
+/** The only change kinds an engagement webhook is ever told of. */
+export const ENGAGEMENT_EVENT_KINDS = ['delivery', 'media', 'submission', 'grant'] as const;
+
+/** A package file of a delivery the engagement is shown: not removed before the package went out. */
+function hearsOfPackageFile(
+  clamp: Clamp,
+  media: NonNullable<ReturnType<ChangeFacts['media']['get']>>,
+  facts: ChangeFacts,
+): boolean {
+  if (media.work_item_id !== null || media.delivery_id === null) return false;
+  if (!clamp.grantedDeliveries().has(media.delivery_id)) return false;
+  const delivery = facts.deliveries.get(media.delivery_id);
+  if (!delivery || !packageShown(delivery.status)) return false;
+  // a file taken out before the package was (last) sent was never shown to a vendor
+  return media.removed_at === null || delivery.sent_at === null || media.removed_at >= delivery.sent_at;
+}
+
+/**
+ * Whether an engagement may be told of a change (an engagement webhook's delivery), judged at
+ * delivery time with its clamp then: a turnover it holds a live read or submit grant on (or one
+ * a re-import retired under such a grant, so it learns to drop it); a file of a package it is
+ * shown (the delivery sent or accepted); its own submission on a turnover it reaches, and the
+ * files it uploaded; a grant of its own, whatever became of it. Nothing else, and nothing at
+ * all for an archived engagement.
+ */
+export function engagementHears(
+  clamp: Clamp,
+  change: { kind: string; id: number },
+  facts: ChangeFacts,
+): boolean {
+  if (clamp.productionWide || !clamp.active) return false;
+  const granted = clamp.grantedDeliveries();
+  switch (change.kind) {
+    case 'delivery':
+      return granted.has(change.id) || clamp.retiredDeliveryIds.has(change.id);
+    case 'submission': {
+      const w = facts.submissions.get(change.id);
+      return w !== undefined && w.engagement_id === clamp.engagementId && granted.has(w.delivery_id);
+    }
+    case 'grant':
+      return facts.grants.get(change.id)?.engagement_id === clamp.engagementId;
+    case 'media': {
+      const m = facts.media.get(change.id);
+      if (!m) return false;
+      if (m.uploader_engagement_id !== null) return m.uploader_engagement_id === clamp.engagementId;
+      return hearsOfPackageFile(clamp, m, facts);
+    }
+    default:
+      return false;
+  }
 }

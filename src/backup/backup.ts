@@ -1,4 +1,4 @@
-import { copyFile, link, mkdir, stat, writeFile } from 'node:fs/promises';
+import { copyFile, link, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
@@ -12,6 +12,7 @@ import {
   DATABASE_FILE,
   describeDatabase,
   FORMAT,
+  MANIFEST,
   MEDIA_DIR,
   sha256Of,
   writeManifest,
@@ -19,7 +20,9 @@ import {
   type MediaEntry,
 } from './manifest.js';
 import { copyTable, countRows, tablesInOrder } from './tables.js';
-import { freshFolder, Undo } from './undo.js';
+import { clearAbandoned, flush, refuseFilled, stagingFor } from './staging.js';
+import type { BackupStep, OnStep } from './steps.js';
+import { folderFor, Undo } from './undo.js';
 
 /** A Kysely over a SQLite file read (or written) by the backup alone, outside the service's own handle. */
 export function sqliteFile(db: SQLite.Database): Db {
@@ -97,7 +100,7 @@ async function placeFile(from: string, to: string): Promise<'linked' | 'copied'>
  * after its commit, so a file not there yet is looked for again for a moment before it counts
  * as missing. Each file is checked against the checksum its row records.
  */
-async function copyMedia(copyDb: Db, mediaDir: string, out: string) {
+async function copyMedia(copyDb: Db, mediaDir: string, out: string, onStep?: OnStep<BackupStep>) {
   const store = new FileMediaStore(mediaDir);
   const rows = await copyDb
     .selectFrom('media')
@@ -128,6 +131,7 @@ async function copyMedia(copyDb: Db, mediaDir: string, out: string) {
     if (sha256 !== r.sha256)
       throw new BackupError(`media ${r.storage_key}: its bytes do not match the checksum its row records`);
     entries.push({ key: r.storage_key, size: Number(r.size), sha256 });
+    await onStep?.('media-file');
   }
   return { entries, missing, linked };
 }
@@ -142,24 +146,57 @@ export interface BackupOptions {
    * At `database` the backup has begun: every write acknowledged before it is in the copy.
    */
   onStage?: (stage: BackupStage) => void | Promise<void>;
+  /** Told of every step (finer than the stages: each file, the last step before the rename). */
+  onStep?: OnStep<BackupStep>;
 }
 
+/** The manifest written, and the staging folders of killed backups into `out` removed before this one began. */
+export type BackupResult = Manifest & { cleared: string[] };
+
 /**
- * Takes a backup of the configured database and media folder into `out` (new, or empty). One
- * that fails part-way removes what it wrote, so a folder is either a whole backup or not one.
+ * Takes a backup of the configured database and media folder into `out` (new, or empty). It is
+ * built in a staging folder beside `out` and renamed into place whole at the end: `out` is a
+ * whole backup or untouched, whether the backup fails or is killed. One that fails removes its
+ * staging folder; one that was killed leaves it to the next backup into `out`, which removes it.
  */
 export async function takeBackup(
   config: Config,
   out: string,
   version: string,
   options: BackupOptions = {},
-): Promise<Manifest> {
+): Promise<BackupResult> {
+  await refuseFilled(out, 'backup folder');
+  const cleared = await clearAbandoned(out, 'backup');
   const undo = new Undo();
-  await freshFolder(out, 'backup folder', undo);
+  const staging = stagingFor(out, 'backup');
   try {
-    return await backupInto(config, out, version, options);
+    await folderFor(dirname(out), undo);
+    await mkdir(staging, { mode: 0o700 });
+    undo.add(staging, () => rm(staging, { recursive: true, force: true }));
+    await options.onStep?.('staging');
+    const manifest = await backupInto(config, staging, version, options);
+    await options.onStep?.('manifest');
+    await flush(join(staging, MANIFEST));
+    await flush(staging);
+    await moveIntoPlace(staging, out);
+    undo.keep();
+    await flush(dirname(out));
+    return { ...manifest, cleared };
   } catch (err) {
     throw await undo.failed(err);
+  }
+}
+
+/** The staging folder renamed to `out` (over an empty folder, never over a filled one). */
+async function moveIntoPlace(staging: string, out: string): Promise<void> {
+  try {
+    await rename(staging, out);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOTEMPTY' || code === 'EEXIST')
+      throw new BackupError(`backup folder ${out} is not empty; name a new folder`);
+    if (code === 'ENOTDIR') throw new BackupError(`backup folder ${out} is a file; name a new folder`);
+    throw err;
   }
 }
 
@@ -167,11 +204,12 @@ async function backupInto(
   config: Config,
   out: string,
   version: string,
-  { onStage }: BackupOptions,
+  { onStage, onStep }: BackupOptions,
 ): Promise<Manifest> {
   const dbFile = join(out, DATABASE_FILE);
   const takenAt = new Date().toISOString();
   await onStage?.('database');
+  await onStep?.('database');
   if (config.db.dialect === 'sqlite') await copySqlite(config.db.path, dbFile);
   else await copyPostgres(config.db, dbFile);
 
@@ -183,7 +221,8 @@ async function backupInto(
     await sql`pragma journal_mode = delete`.execute(copy.db);
     const tables = (await tablesInOrder(copy.db)).map((t) => t.name);
     await onStage?.('media');
-    const media = await copyMedia(copy.db, config.mediaDir, out);
+    await onStep?.('media');
+    const media = await copyMedia(copy.db, config.mediaDir, out, onStep);
     manifest = {
       format: FORMAT,
       taken_at: takenAt,
@@ -201,6 +240,7 @@ async function backupInto(
   } finally {
     await copy.close();
   }
+  await flush(dbFile);
   manifest.database.size = (await stat(dbFile)).size;
   manifest.database.sha256 = await sha256Of(dbFile);
   await writeManifest(out, manifest);

@@ -1,5 +1,4 @@
-import { mkdir, readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, rm } from 'node:fs/promises';
 import { BackupError } from './manifest.js';
 
 /**
@@ -29,6 +28,11 @@ export class Undo {
     return left;
   }
 
+  /** What was made now stands (the command reached its commit): nothing of it is undone any more. */
+  keep(): void {
+    this.steps.length = 0;
+  }
+
   /** Undoes, then answers the error to throw: `err` itself, or one that also names what is left over. */
   async failed(err: unknown): Promise<unknown> {
     const left = await this.run();
@@ -36,28 +40,6 @@ export class Undo {
     const reason = err instanceof Error ? err.message : String(err);
     return new BackupError(`${reason}; could not remove what was made: ${left.join(', ')}`, { cause: err });
   }
-}
-
-/** Every entry of a folder removed, the folder itself kept (one that existed, empty, before). */
-async function emptyFolder(dir: string): Promise<void> {
-  for (const name of await readdir(dir)) await rm(join(dir, name), { recursive: true, force: true });
-}
-
-/**
- * A folder to write into: new, or empty (anything else is refused, untouched). With `undo`, a
- * failure later removes the folder (and the parents made for it), or empties one that was there.
- */
-export async function freshFolder(dir: string, what: string, undo?: Undo): Promise<void> {
-  const entries = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return null;
-    throw new BackupError(`${what} ${dir}: ${err.code ?? err.message}`);
-  });
-  if (entries && entries.length > 0) throw new BackupError(`${what} ${dir} is not empty; name a new folder`);
-  const created = await mkdir(dir, { recursive: true, mode: 0o700 });
-  undo?.add(
-    created ?? dir,
-    created ? () => rm(created, { recursive: true, force: true }) : () => emptyFolder(dir),
-  );
 }
 
 /** The folder a new file goes in, made when missing; with `undo`, removed again on failure when it was made. */

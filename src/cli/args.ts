@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.js';
 import { openAndMigrate, type DbHandle } from '../db/index.js';
 import { findProductionByCode } from '../modules/production/repository.js';
+import { PACKAGE_VERSION } from '../version.js';
 
 /** A failure the user can act on: printed as one line, exit 1. */
 export class CliError extends Error {}
@@ -44,13 +44,7 @@ export function printTo(target: (text: string) => void): () => void {
 
 export const wantsHelp = (args: readonly string[]): boolean => args.includes('--help') || args.includes('-h');
 
-export function version(): string {
-  // package.json sits two folders up from both src/cli and dist/cli
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
-  return pkg.version;
-}
+export const version = (): string => PACKAGE_VERSION;
 
 const common = {
   db: { type: 'string' },

@@ -1,9 +1,16 @@
 import { resolve } from 'node:path';
 import { takeBackup } from '../backup/backup.js';
-import { loadConfig } from '../config.js';
+import { pauseAt, type BackupStep, type OnStep } from '../backup/steps.js';
+import { loadConfig, readPausePoint } from '../config.js';
 import { COMMON_FLAGS, out, parse, required, version, type Command } from './args.js';
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+/** PRODGRAPH_TEST_PAUSE_AT's hook for `backup` and `restore` (a crash test's fixed kill point), or none. */
+export function pauseHook<S extends string>(): OnStep<S> | undefined {
+  const point = readPausePoint();
+  return point ? pauseAt<S>(point, (line) => process.stderr.write(`prodgraph: ${line}\n`)) : undefined;
+}
 
 export const backupCommand: Command = {
   name: 'backup',
@@ -15,13 +22,16 @@ goes on serving and writing: every write acknowledged before the backup began is
 through its online backup API; PostgreSQL table by table in one snapshot, into a SQLite file
 (either restores into either). Media files are hard-linked where the file system allows.
 DIR/manifest.json records the row count of every table and each file's size and SHA-256;
-"prodgraph restore" checks them. ${COMMON_FLAGS}.`,
+"prodgraph restore" checks them. The backup is built in a hidden folder beside DIR and renamed
+to DIR at the end: DIR is a whole backup or untouched, even if the command is killed, and the
+next backup into DIR removes what a killed one left. ${COMMON_FLAGS}.`,
   async run(args) {
     const { values } = parse(args, { out: { type: 'string' }, json: { type: 'boolean' } });
     const dir = resolve(required(values.out, '--out'));
     const config = loadConfig(values);
+    const onStep = pauseHook<BackupStep>();
     const started = performance.now();
-    const m = await takeBackup(config, dir, version());
+    const m = await takeBackup(config, dir, version(), { onStep });
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     if (values.json) {
       out(JSON.stringify({ dir, seconds: Number(seconds), ...m, media: { ...m.media, entries: undefined } }));
@@ -35,5 +45,6 @@ DIR/manifest.json records the row count of every table and each file's size and 
       out(
         `  warning: ${m.missing.length} files the database names were not in the media folder (listed in manifest.json)`,
       );
+    for (const path of m.cleared) out(`  removed what a killed backup left: ${path}`);
   },
 };

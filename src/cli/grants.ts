@@ -14,6 +14,7 @@ import {
   type Command,
 } from './args.js';
 import { resolveId } from './resolve.js';
+import { resolveScene } from './scene-option.js';
 
 const actor = cliAdminActor;
 
@@ -73,13 +74,19 @@ ${COMMON_FLAGS}.`,
 const add: Command = {
   name: 'add',
   summary: 'grant an engagement a scene, character, delivery or its own purchase orders',
-  usage: `usage: prodgraph grants add --production CODE --engagement REF_OR_ID (--scene REF_OR_ID | --character REF_OR_ID | --delivery REF_OR_ID --access read|submit | --own-po) [--expires TIMESTAMP] [--json]
+  usage: `usage: prodgraph grants add --production CODE --engagement REF_OR_ID (--scene SCENE [--episode EPISODE] | --character REF_OR_ID | --delivery REF_OR_ID --access read|submit | --own-po) [--expires TIMESTAMP] [--json]
 
 Name exactly one target:
-  --scene REF_OR_ID                         the scene bundle
+  --scene SCENE                             the scene bundle (below)
   --character REF_OR_ID                     the character bundle
   --delivery REF_OR_ID --access read|submit the turnover (submit: may also submit work)
   --own-po                                  the engagement's own purchase orders
+
+SCENE is what the script says: the scene's number (9, 12A), on an episodic production with its
+episode (102/9, or --scene 9 --episode 102; the episode's code or ref), or the scene's ref
+(sc102-9). A node id only as id:123. A number that names several scenes (scene 9 of two
+episodes) is refused with the candidates. Other objects are named by ref, or by id (a bare
+number that is not a ref, or id:123).
 
 Effective on the very next request; recorded in activity. A grant made here is never revoked
 by a document sync. --expires takes an ISO-8601 time in the future. ${COMMON_FLAGS}.`,
@@ -95,6 +102,7 @@ by a document sync. --expires takes an ISO-8601 time in the future. ${COMMON_FLA
       production: { type: 'string' },
       engagement: { type: 'string' },
       scene: { type: 'string' },
+      episode: { type: 'string' },
       character: { type: 'string' },
       delivery: { type: 'string' },
       access: { type: 'string' },
@@ -113,6 +121,8 @@ by a document sync. --expires takes an ISO-8601 time in the future. ${COMMON_FLA
     if (targets.filter((t) => t !== undefined).length !== 1) {
       throw new CliError('name exactly one of --scene, --character, --delivery or --own-po');
     }
+    if (values.episode !== undefined && values.scene === undefined)
+      throw new CliError('--episode goes with --scene (the episode of the scene number)');
     const access = values.access;
     if (access !== undefined && access !== 'read' && access !== 'submit') {
       throw new CliError('--access is read or submit');
@@ -129,7 +139,7 @@ by a document sync. --expires takes an ISO-8601 time in the future. ${COMMON_FLA
             ? ('delivery' as const)
             : ('own_po' as const);
       const node_id = scene
-        ? await resolveId(h, pid, code, 'scene', scene)
+        ? await resolveScene(h, pid, code, scene, values.episode)
         : character
           ? await resolveId(h, pid, code, 'character', character)
           : undefined;

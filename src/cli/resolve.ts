@@ -3,10 +3,11 @@ import { CliError } from './args.js';
 
 /*
  * The CLI names objects by the document's ref or by the API's id: a ref is looked up first,
- * so a ref made of digits ("12") still means the scene with that ref.
+ * so a ref made of digits ("12") still means the object with that ref; `id:12` is always the id.
+ * Scenes are named otherwise, by what a person reads (scene-option.ts).
  */
 
-type Kind = 'scene' | 'character' | 'delivery' | 'engagement' | 'organisation' | 'person';
+type Kind = 'character' | 'delivery' | 'engagement' | 'organisation' | 'person';
 
 async function byRefOrId(
   h: DbHandle,
@@ -15,7 +16,7 @@ async function byRefOrId(
   refOrId: string,
 ): Promise<number | null> {
   const table =
-    kind === 'scene' || kind === 'character'
+    kind === 'character'
       ? 'nodes'
       : kind === 'delivery'
         ? 'deliveries'
@@ -29,10 +30,14 @@ async function byRefOrId(
       .selectFrom(table as 'nodes')
       .where('production_id', '=', productionId)
       .select('id');
-    if (kind === 'scene') q = q.where('kind', '=', 'scene');
     if (kind === 'character') q = q.where('kind', '=', 'character');
     return q;
   };
+  const explicit = /^id:(\d{1,9})$/.exec(refOrId);
+  if (explicit) {
+    const byId = await base().where('id', '=', Number(explicit[1])).executeTakeFirst();
+    return byId?.id ?? null;
+  }
   const byRef = await base().where('ref', '=', refOrId).executeTakeFirst();
   if (byRef) return byRef.id;
   if (/^\d{1,9}$/.test(refOrId)) {

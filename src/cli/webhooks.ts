@@ -1,4 +1,5 @@
 import { loadConfig } from '../config.js';
+import { ENGAGEMENT_EVENT_KINDS } from '../auth/clamp.js';
 import { CHANGE_KINDS } from '../db/change-log.js';
 import type { Webhook } from '../modules/webhooks/schemas.js';
 import {
@@ -20,9 +21,11 @@ import {
   withDb,
   type Command,
 } from './args.js';
+import { resolveId } from './resolve.js';
 
 const actor = cliAdminActor;
-const line = (w: Webhook) => `webhook ${w.id} to ${w.url}${w.kinds ? ` (${w.kinds.join(', ')})` : ''}`;
+const line = (w: Webhook) =>
+  `webhook ${w.id} to ${w.url}${w.kinds ? ` (${w.kinds.join(', ')})` : ''}${w.engagement_id !== null ? ` for engagement ${w.engagement_id}` : ''}`;
 
 function idOf(positionals: string[], what: string): number {
   const raw = positionals[0];
@@ -35,18 +38,21 @@ function idOf(positionals: string[], what: string): number {
 const add: Command = {
   name: 'add',
   summary: 'subscribe a URL to the production’s changes; prints the signing secret once',
-  usage: `usage: prodgraph webhooks add URL --production CODE [--kinds k1,k2] [--after CURSOR] [--json]
+  usage: `usage: prodgraph webhooks add URL --production CODE [--kinds k1,k2] [--after CURSOR] [--engagement REF_OR_ID] [--json]
 
 Each change of the production (as GET /api/v1/changes lists it) is POSTed to URL as JSON,
 signed with HMAC-SHA256 in the Prodgraph-Signature header, at least once, in commit order, by
 the running server (prodgraph serve). Prints the signing secret once: keep it.
 
-  --kinds k1,k2     only these kinds (${CHANGE_KINDS.join(', ')}); default every kind
-  --after CURSOR    start after this change feed cursor (replay); default: from now on
-  --json            print the subscription with its secret
+  --kinds k1,k2            only these kinds (${CHANGE_KINDS.join(', ')}); default every kind
+  --after CURSOR           start after this change feed cursor (replay); default: from now on
+  --engagement REF_OR_ID   a webhook for a vendor engagement: sent only what that engagement can
+                           see (its turnovers, their sent packages, its own submissions and their
+                           reviews, its own grants and their expiry); kinds among ${ENGAGEMENT_EVENT_KINDS.join(', ')}
+  --json                   print the subscription with its secret
 
 Recorded in activity. ${COMMON_FLAGS}.`,
-  flags: { url: 'URL', kinds: '--kinds', after: '--after' },
+  flags: { url: 'URL', kinds: '--kinds', after: '--after', engagement_id: '--engagement' },
   async run(args) {
     const { values, positionals } = parse(
       args,
@@ -54,6 +60,7 @@ Recorded in activity. ${COMMON_FLAGS}.`,
         production: { type: 'string' },
         kinds: { type: 'string' },
         after: { type: 'string' },
+        engagement: { type: 'string' },
         json: { type: 'boolean' },
       },
       1,
@@ -68,13 +75,19 @@ Recorded in activity. ${COMMON_FLAGS}.`,
     const unknown = kinds?.filter((k) => !(CHANGE_KINDS as readonly string[]).includes(k)) ?? [];
     if (unknown.length)
       throw new CliError(`--kinds: unknown kind "${unknown[0]}" (${CHANGE_KINDS.join(', ')})`);
-    const w = await withDb(loadConfig(values), async (h) =>
-      addWebhook(h.db, await productionId(h, code), actor(), {
+    const w = await withDb(loadConfig(values), async (h) => {
+      const pid = await productionId(h, code);
+      const engagement =
+        values.engagement === undefined
+          ? undefined
+          : await resolveId(h, pid, code, 'engagement', values.engagement);
+      return addWebhook(h.db, pid, actor(), {
         url,
         ...(kinds?.length ? { kinds: [...new Set(kinds)] as Webhook['kinds'] } : {}),
         ...(values.after ? { after: values.after } : {}),
-      }),
-    );
+        ...(engagement !== undefined ? { engagement_id: engagement } : {}),
+      });
+    });
     if (values.json) {
       out(JSON.stringify(w));
       return;
@@ -90,7 +103,7 @@ const list: Command = {
   usage: `usage: prodgraph webhooks list --production CODE [--json]
 
 Lists subscriptions (never their secrets): id, URL, kinds, active, failures in a row, last
-delivery, next attempt, last error. ${COMMON_FLAGS}.`,
+delivery, next attempt, last error, and the engagement an engagement webhook is for. ${COMMON_FLAGS}.`,
   async run(args) {
     const { values } = parse(args, { production: { type: 'string' }, json: { type: 'boolean' } });
     const code = required(values.production, '--production');
@@ -102,7 +115,17 @@ delivery, next attempt, last error. ${COMMON_FLAGS}.`,
       return;
     }
     table(
-      ['ID', 'URL', 'KINDS', 'ACTIVE', 'FAILURES', 'LAST DELIVERED', 'NEXT ATTEMPT', 'LAST ERROR'],
+      [
+        'ID',
+        'URL',
+        'KINDS',
+        'ACTIVE',
+        'FAILURES',
+        'LAST DELIVERED',
+        'NEXT ATTEMPT',
+        'LAST ERROR',
+        'ENGAGEMENT',
+      ],
       rows.map((w) => [
         w.id,
         w.url,
@@ -112,6 +135,7 @@ delivery, next attempt, last error. ${COMMON_FLAGS}.`,
         w.last_delivered_at,
         w.next_attempt_at,
         w.last_error,
+        w.engagement_id ?? 'production',
       ]),
     );
   },

@@ -29,6 +29,15 @@ const NO_ROOM = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL']);
  */
 const PG_UNAVAILABLE = /^(08[0-9A-Z]{3}|57P0[1-3]|53[23]00)$/;
 
+/**
+ * 55000 (object not in prerequisite state) as PostgreSQL refuses a login to a database closed
+ * to connections (`ALTER DATABASE … ALLOW_CONNECTIONS false`, or one being dropped or created
+ * from): "not now" as well. The same state raised by a statement (a sequence's currval not yet
+ * defined, say) is a bug, left a 500.
+ */
+const closedDatabase = (code: string, message: string): boolean =>
+  code === '55000' && /is not currently accepting connections/.test(message);
+
 /** What pg and Kysely say, without a code, when a connection or the pool is gone. */
 const GONE = [
   'Connection terminated',
@@ -41,10 +50,10 @@ const GONE = [
 function ownFailure(err: { code?: unknown; message?: unknown }): StorageFailure | null {
   const code = typeof err.code === 'string' ? err.code : '';
   if (NO_ROOM.has(code) || code === '53100') return 'full';
-  if (NETWORK.has(code) || PG_UNAVAILABLE.test(code)) return 'unavailable';
+  const message = typeof err.message === 'string' ? err.message : '';
+  if (NETWORK.has(code) || PG_UNAVAILABLE.test(code) || closedDatabase(code, message)) return 'unavailable';
   // SQLITE_BUSY_*, SQLITE_LOCKED_*: held past the busy timeout; SQLITE_IOERR_*: the disk failed a read or write
   if (/^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|READONLY)/.test(code)) return 'unavailable';
-  const message = typeof err.message === 'string' ? err.message : '';
   if (GONE.some((m) => message.startsWith(m) || message.includes(m))) return 'unavailable';
   return null;
 }

@@ -493,6 +493,10 @@ export interface WebhooksTable {
   created_by: string;
   /** Set: the webhook is sent only what this engagement can see. */
   engagement_id: Generated<number | null>;
+  /** An engagement webhook's position among its engagement's grant expiries: the instant announced up to… */
+  expiries_at: Generated<string | null>;
+  /** …and the last grant announced at that instant. */
+  expiries_grant_id: Generated<number | null>;
 }
 
 export interface WebhookDeliveriesTable {
@@ -505,6 +509,8 @@ export interface WebhookDeliveriesTable {
   error: string | null;
   duration_ms: number;
   delivered: Bool;
+  /** Set when the attempt announced this grant's expiry (not a change of the log). */
+  expired_grant_id: Generated<number | null>;
 }
 
 export interface Database {

@@ -251,6 +251,10 @@ const ITEM_CHECKS: Partial<Record<keyof Doc, ItemCheck<never>>> = {
     expect(scope, d.gating_approval, ['approval'], [...at, 'gating_approval']);
   },
   engagements: checkEngagement,
+  submissions: (scope, s: Doc['submissions'][number], at) => {
+    expect(scope, s.delivery, ['delivery'], [...at, 'delivery']);
+    expect(scope, s.engagement, ['engagement'], [...at, 'engagement']);
+  },
   purchase_orders: (scope, o: Doc['purchase_orders'][number], at) => {
     expect(scope, o.vendor, ['organisation'], [...at, 'vendor']);
     expect(scope, o.department, ['department'], [...at, 'department']);

@@ -24,6 +24,7 @@ export const SECTIONS = [
   'department_notes',
   'deliveries',
   'engagements',
+  'submissions',
   'purchase_orders',
   'cost_reports',
   'script_changes',

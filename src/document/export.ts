@@ -20,6 +20,7 @@ import { moneyDoc, moneyRefs, readMoney } from './tables/money.js';
 import { organisationsDoc, readOrganisations } from './tables/organisations.js';
 import { peopleDoc, readPeople } from './tables/people.js';
 import { readSchedule, scheduleDoc, scheduleRefs } from './tables/schedule.js';
+import { packagesDoc, readTurnovers, submissionsDoc } from './tables/turnovers.js';
 import { nameVersions, readVersions, versionRefs, versionsDoc } from './tables/versions.js';
 
 /*
@@ -29,10 +30,11 @@ import { nameVersions, readVersions, versionRefs, versionsDoc } from './tables/v
  * activity. Importing it into an empty database gives the same answer on every read route,
  * ids aside — the way to back up a production and to move it between databases.
  *
- * The format cannot carry (and the export leaves out): retired objects; turnover submissions
- * and their files; storage events, tasks and library history (only live library paths);
- * API keys and idempotency records; who uploaded a media file and when; whether an engagement
- * or grant came from the document or an administrator.
+ * The format cannot carry (and the export leaves out): retired objects (and the submissions
+ * on a retired delivery or of a retired engagement); files taken out of a package; storage
+ * events, tasks and library history (only live library paths); API keys and idempotency
+ * records; who uploaded a media file and when (a submission's files take its author and time);
+ * whether an engagement or grant came from the document or an administrator.
  *
  * Each table's file (under tables/) reads its rows and turns them back into document objects;
  * this one reads every section, names the objects the others refer to, and assembles the
@@ -63,6 +65,7 @@ async function readSections(db: Db, pid: number) {
     approvals,
     deliveries,
     engagements,
+    turnovers,
     money,
     feed,
   ] = await Promise.all([
@@ -77,6 +80,7 @@ async function readSections(db: Db, pid: number) {
     readApprovals(db, pid),
     readDeliveries(db, pid),
     readEngagements(db, pid),
+    readTurnovers(db, pid),
     readMoney(db, pid),
     readFeed(db, pid),
   ]);
@@ -92,6 +96,7 @@ async function readSections(db: Db, pid: number) {
     approvals,
     deliveries,
     engagements,
+    turnovers,
     money,
     feed,
   };
@@ -123,6 +128,8 @@ export async function exportDocument(db: Db, code: string): Promise<Exported | n
   nameGraph(s.graph, ex);
   nameVersions(s.versions, subjectVersions(s.approvals), ex);
   nameApprovals(s.approvals, gatingApprovals(s.deliveries), ex);
+  ex.name(s.deliveries, ex.delivery, () => 'delivery');
+  ex.name(s.engagements.engagements, ex.engagement, () => 'engagement');
   const doc: ProductionDocument = {
     production: productionDoc(p, ex),
     ...episodesDoc(s.episodes, ex),
@@ -132,8 +139,14 @@ export async function exportDocument(db: Db, code: string): Promise<Exported | n
     ...graphDoc(s.graph, ex, versionsDoc(s.versions, ex)),
     ...scheduleDoc(s.schedule, ex),
     ...approvalsDoc(s.approvals, ex),
-    ...deliveriesDoc(s.deliveries, ex),
-    ...engagementsDoc(s.engagements, s.deliveries, ex),
+    ...deliveriesDoc(s.deliveries, packagesDoc(s.turnovers, ex), ex),
+    ...engagementsDoc(s.engagements, ex),
+    ...submissionsDoc(
+      s.turnovers,
+      (id) => ex.delivery.get(id),
+      (id) => ex.engagement.get(id),
+      ex,
+    ),
     ...moneyDoc(s.money, ex),
     ...feedDoc(s.feed, ex),
   };

@@ -15,12 +15,21 @@ import { EngagementsSection } from './sections/engagements.js';
 import { EpisodesSection } from './sections/episodes.js';
 import { FeedSection } from './sections/feed.js';
 import { GraphSection } from './sections/graph.js';
-import { MediaSection, readDocumentFiles, stageNewFiles, type DocumentFile } from './sections/media.js';
+import {
+  MediaSection,
+  readDocumentFiles,
+  readTurnoverFiles,
+  stageNewFiles,
+  type DocumentFile,
+} from './sections/media.js';
 import { MoneySection } from './sections/money.js';
 import { OrganisationsSection } from './sections/organisations.js';
+import { PackageSection } from './sections/package.js';
 import { PeopleSection } from './sections/people.js';
 import { ProductionSection } from './sections/production.js';
 import { ScheduleSection } from './sections/schedule.js';
+import { SubmissionsSection } from './sections/submissions.js';
+import { TurnoverFiles } from './sections/turnover-files.js';
 import { VersionsSection } from './sections/versions.js';
 import { idOf } from './sync/cells.js';
 import { changesOfPlan } from './sync/changes.js';
@@ -81,7 +90,9 @@ class Sections {
   readonly schedule = new ScheduleSection();
   readonly approvals = new ApprovalsSection();
   readonly deliveries = new DeliveriesSection();
+  readonly package: PackageSection;
   readonly engagements = new EngagementsSection();
+  readonly submissions: SubmissionsSection;
   readonly money = new MoneySection();
   readonly feed = new FeedSection();
 
@@ -89,8 +100,11 @@ class Sections {
     files: ReadonlyMap<string, DocumentFile>,
     staged: Map<string, StagedObject>,
     store: MediaStore,
+    turnoverFiles: TurnoverFiles,
   ) {
     this.media = new MediaSection(files, staged, store);
+    this.package = new PackageSection(turnoverFiles);
+    this.submissions = new SubmissionsSection(turnoverFiles);
   }
 }
 
@@ -106,8 +120,11 @@ async function decide(ctx: SyncContext, s: Sections): Promise<void> {
   await s.versions.diff(ctx, s.media);
   await s.schedule.diff(ctx);
   await s.approvals.diff(ctx);
-  await s.deliveries.diff(ctx);
+  // a delivery whose package changes is itself updated
+  await s.package.diff(ctx);
+  await s.deliveries.diff(ctx, s.package);
   await s.engagements.diff(ctx);
+  await s.submissions.diff(ctx);
   await s.money.diff(ctx);
   await s.feed.diff(ctx);
   // What left the document: those that refer to others decide first, so each object knows
@@ -142,7 +159,9 @@ async function apply(ctx: SyncContext, s: Sections): Promise<string[]> {
   await s.schedule.write(ctx);
   await s.approvals.write(ctx);
   await s.deliveries.write(ctx);
+  await s.package.write(ctx);
   await s.engagements.write(ctx);
+  await s.submissions.write(ctx);
   await s.money.write(ctx);
   await s.feed.write(ctx);
   // after the writes, so no row that stays still points at what goes
@@ -175,9 +194,10 @@ export async function planDocument(db: Db, doc: ProductionDocument, options: Imp
   checkDocument(doc);
   if (!(await exists(db, doc.production.code))) return planLoad(db, documentSource(doc), options);
   const files = await readDocumentFiles(doc, options.baseDir);
+  const turnoverFiles = new TurnoverFiles(await readTurnoverFiles(doc, options.baseDir), options.store);
   return db.transaction().execute(async (trx) => {
     const ctx = new SyncContext(trx, doc, nowIso(), { replace: options.replace ?? false, planOnly: true });
-    await decide(ctx, new Sections(files, new Map(), options.store));
+    await decide(ctx, new Sections(files, new Map(), options.store, turnoverFiles));
     return ctx.plan(doc.production.code);
   });
 }
@@ -194,10 +214,11 @@ export async function importDocument(
     return { production: loaded.production, refs: loaded.refs(), plan: loaded.plan };
   }
   const files = await readDocumentFiles(doc, options.baseDir);
+  const turnoverFiles = new TurnoverFiles(await readTurnoverFiles(doc, options.baseDir), options.store);
   const staged = new Map<string, StagedObject>();
   const actor = options.actor ?? 'prodgraph import';
   const out = await commitStaged(
-    () => staged.values(),
+    () => [...staged.values(), ...turnoverFiles.staged],
     async () => {
       await stageNewFiles(db, doc.production.code, files, options.store, staged);
       // the one write path; the production's id (new on a first import) is known once written
@@ -211,7 +232,7 @@ export async function importDocument(
             replace: options.replace ?? false,
             planOnly: false,
           });
-          const s = new Sections(files, staged, options.store);
+          const s = new Sections(files, staged, options.store, turnoverFiles);
           await decide(ctx, s);
           const plan = ctx.plan(doc.production.code);
           const orphaned = await apply(ctx, s);
@@ -228,6 +249,8 @@ export async function importDocument(
           }
           const refs = refsOf(ctx);
           changesOfPlan(changes, plan, productionId, refs);
+          s.package.logCreated(changes);
+          s.submissions.logCreated(changes);
           return { plan, orphaned, refs, productionId, unused: s.media.unused() };
         },
       );

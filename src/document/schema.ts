@@ -183,6 +183,12 @@ const DepartmentNote = Type.Object(
   strict,
 );
 
+/**
+ * A file a delivery's package or a submission holds: the file beside the document, and the
+ * name it goes by (the file name as uploaded; without one, the path's last part).
+ */
+const TurnoverFile = Type.Object({ media: MediaFile, label: Opt(Text) }, strict);
+
 const Delivery = Type.Object(
   {
     ref: Ref,
@@ -196,6 +202,8 @@ const Delivery = Type.Object(
     spec: Opt(Type.Array(FreeObject)),
     sent_at: OptN(Timestamp),
     gating_approval: OptN(Ref),
+    /** The package: what the production sends. Absent: a sync leaves the package as it is. */
+    files: Opt(Type.Array(TurnoverFile)),
   },
   strict,
 );
@@ -208,6 +216,32 @@ const Grant = Type.Object(
     access: Opt(StringEnum(V.GRANT_ACCESS)),
     expires_at: OptN(Timestamp),
     revoked: Opt(Type.Boolean()),
+  },
+  strict,
+);
+
+/** The production's answer to a submission: its decision is the submission's status. */
+const Review = Type.Object(
+  {
+    decision: StringEnum(V.REVIEW_DECISIONS),
+    note: Opt(Text),
+    reviewed_by: OptN(NonEmpty),
+    reviewed_at: Timestamp,
+  },
+  strict,
+);
+
+/** Work an engagement submitted on a delivery, with the production's review of it. */
+const Submission = Type.Object(
+  {
+    delivery: Ref,
+    engagement: Ref,
+    title: NonEmpty,
+    note: Opt(Text),
+    created_by: OptN(Text),
+    created_at: Timestamp,
+    files: Opt(Type.Array(TurnoverFile)),
+    review: OptN(Review),
   },
   strict,
 );
@@ -301,6 +335,7 @@ export const ProductionDocument = Type.Object(
     department_notes: Opt(Type.Array(DepartmentNote)),
     deliveries: Opt(Type.Array(Delivery)),
     engagements: Opt(Type.Array(Engagement)),
+    submissions: Opt(Type.Array(Submission)),
     purchase_orders: Opt(Type.Array(PurchaseOrder)),
     cost_reports: Opt(Type.Array(CostReport)),
     script_changes: Opt(Type.Array(ScriptChange)),
@@ -320,6 +355,8 @@ export type DocAsset = Static<typeof Asset>;
 export type DocVersion = Static<typeof Version>;
 export type DocApproval = Static<typeof Approval>;
 export type DocStep = DocApproval['steps'][number];
+export type DocTurnoverFile = Static<typeof TurnoverFile>;
+export type DocSubmission = Static<typeof Submission>;
 
 /** The person ref of a step, written either as the ref alone or as a decided step. */
 export const stepPerson = (step: DocStep): string => (typeof step === 'string' ? step : step.person);

@@ -4,7 +4,7 @@ import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { assets, departments, episodes, organisations, people, scenes } from './breakdown.js';
 import { activity, costReports, jobs, library, purchaseOrders, scriptChanges } from './history.js';
-import { approvals, deliveries, departmentNotes, engagements, shootDays } from './operations.js';
+import { approvals, deliveries, departmentNotes, engagements, shootDays, submissions } from './operations.js';
 import { makePlan, ref, type Plan } from './plan.js';
 import { emptyTally, type Tally } from './tally.js';
 import { documentChunks, type OutputFormat } from './write.js';
@@ -92,6 +92,7 @@ export async function generateTo(
         section('department_notes', departmentNotes),
         section('deliveries', deliveries),
         section('engagements', engagements),
+        section('submissions', submissions),
         section('purchase_orders', purchaseOrders),
         section('cost_reports', costReports),
         section('script_changes', scriptChanges),

@@ -13,7 +13,7 @@ import {
   type Plan,
 } from './plan.js';
 import { nth, Rng } from './random.js';
-import type { Item, Tally } from './tally.js';
+import { emptyTally, type Item, type Tally } from './tally.js';
 
 /** The running of the show: the shoot schedule, approvals, notes, deliveries and vendor engagements. */
 
@@ -233,3 +233,65 @@ export function* engagements(plan: Plan, tally: Tally): Generator<Item<'engageme
     };
   }
 }
+
+/**
+ * Work vendors sent back on the deliveries they may submit on, once those have gone out (sent
+ * or accepted), with the production's reviews: one to three passes a delivery, the earlier ones
+ * sent back with changes requested; on an accepted delivery the last pass was accepted, on a
+ * sent one it waits for review. No files: a generated document names none.
+ */
+export function* submissions(plan: Plan, tally: Tally): Generator<Item<'submissions'>> {
+  const rng = Rng.of(plan.seed, 17);
+  const statusOf = new Map([...deliveries(plan, emptyTally())].map((d) => [d.ref, d.status]));
+  for (const e of engagements(plan, emptyTally())) {
+    for (const g of e.grants ?? []) {
+      const status = g.delivery ? statusOf.get(g.delivery) : undefined;
+      if (g.access !== 'submit' || (status !== 'sent' && status !== 'accepted')) continue;
+      yield* passes(plan, rng, { delivery: g.delivery!, engagement: e.ref }, status, tally);
+    }
+  }
+}
+
+function* passes(
+  plan: Plan,
+  rng: Rng,
+  on: { delivery: string; engagement: string },
+  status: 'sent' | 'accepted',
+  tally: Tally,
+): Generator<Item<'submissions'>> {
+  const count = rng.int(1, 3);
+  let minutes = rng.int(0, 150_000);
+  for (let k = 0; k < count; k++) {
+    minutes += rng.int(600, 5_000);
+    const created_at = timeAt(minutes);
+    const last = k === count - 1;
+    const decision = !last ? 'changes_requested' : status === 'accepted' ? 'accepted' : null;
+    minutes += rng.int(60, 2_000);
+    tally.submissions++;
+    if (decision) tally.reviewedSubmissions++;
+    yield {
+      ...on,
+      title: `Pass ${k + 1}`,
+      note: rng.pick(['', 'Comp and roto', 'Full CG shots', 'Paint-out only']),
+      created_by: 'Vendor pipeline',
+      created_at,
+      ...(decision
+        ? {
+            review: {
+              decision,
+              note: decision === 'accepted' ? 'Approved for the cut' : rng.pick(REVIEW_NOTES),
+              reviewed_by: ref.person(rng.int(0, plan.counts.people - 1)),
+              reviewed_at: timeAt(minutes),
+            },
+          }
+        : {}),
+    };
+  }
+}
+
+const REVIEW_NOTES = [
+  'Edge matte chatters',
+  'Grain does not match the plate',
+  'Too warm',
+  'Track slips at the end',
+];

@@ -25,6 +25,8 @@ export interface Tally {
   deliveries: number;
   engagements: number;
   grants: number;
+  submissions: number;
+  reviewedSubmissions: number;
   purchaseOrders: number;
   costReports: number;
   costReportLines: number;
@@ -54,6 +56,8 @@ export const emptyTally = (): Tally => ({
   deliveries: 0,
   engagements: 0,
   grants: 0,
+  submissions: 0,
+  reviewedSubmissions: 0,
   purchaseOrders: 0,
   costReports: 0,
   costReportLines: 0,

@@ -5,6 +5,7 @@ import { isDatabaseRefusal } from '../db/refusals.js';
 import { AppError, defaultCode, errors, isAppError, type ErrorCode } from '../errors.js';
 import { validationFailure } from '../validation.js';
 import { isBrokenForm } from './multipart-parts.js';
+import { allowedMethods } from './allowed-methods.js';
 
 /**
  * The field a 422 names: the one the error carries, else the word its detail starts with (every
@@ -114,6 +115,10 @@ export { clientError };
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    // the client went away mid-request (its body cut off, ECONNRESET "aborted"): not the
+    // database's connection, not a bug; nobody is left to answer, and the request log says
+    // `request aborted` with its method and URL
+    if (request.raw.aborted) return send(reply, fail(400, 'the request was cut off before it arrived whole'));
     const known = classify(err);
     if (known) {
       // the database caught what a service should have: worth a look, though the client is answered
@@ -126,7 +131,19 @@ export function installErrorHandling(app: FastifyInstance): void {
     return send(reply, fail(500, 'internal server error'));
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    send(reply, fail(404, `no route for ${request.method} ${request.url.split('?')[0]}`, 'route_not_found')),
-  );
+  // built on the first miss, when every route is registered
+  let allowed: ((path: string) => string[]) | undefined;
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    allowed ??= allowedMethods(app.routeTable);
+    const allow = allowed(path);
+    if (allow.length > 0) {
+      const list = allow.join(', ');
+      return send(
+        reply,
+        errors.methodNotAllowed(`${request.method} is not allowed on ${path}; it takes ${list}`, list),
+      );
+    }
+    return send(reply, fail(404, `no route for ${request.method} ${path}`, 'route_not_found'));
+  });
 }

@@ -13,6 +13,7 @@ export const HTTP_LAYER = [
   '@fastify/multipart',
   'prodgraph-auth',
   'prodgraph-request-rules',
+  'prodgraph-request-body',
   'prodgraph-idempotency',
   'prodgraph-rate-limit',
   'prodgraph-security-headers',

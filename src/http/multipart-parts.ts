@@ -1,8 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { textProblem } from '../domain/text.js';
-import { errors } from '../errors.js';
+import { errors, isAppError } from '../errors.js';
 import type { Limits } from '../config.js';
+import type { UploadRule } from './request-body.js';
 
 export type FormPart =
   | { type: 'field'; name: string; value: string }
@@ -24,13 +25,42 @@ export const uploadLimits = (limits: Limits, fileField = 'files'): FormLimits =>
   fileField,
 });
 
+/**
+ * Room beside a form's files for its fields and its framing (each part's boundary and headers):
+ * the upload forms' fields are a few short texts (a note of at most 20,000 characters).
+ */
+export const FORM_ROOM_BYTES = 1024 * 1024;
+
+/**
+ * The `config.upload` of a route that takes this form: its whole body may carry every file at
+ * its largest plus the room above, and no more (src/http/request-body.ts refuses the rest).
+ */
+export const formUpload = (limits: FormLimits): UploadRule => ({
+  maxBytes: limits.files * limits.fileBytes + FORM_ROOM_BYTES,
+});
+
 /** busboy's own words for a body that is not the multipart framing it announced (cut short, no boundary). */
 export const isBrokenForm = (err: unknown): boolean =>
   err instanceof Error &&
   /^Multipart: Boundary not found$|unexpected end of multipart data$/i.test(err.message);
 
+const fileTooLarge = (limits: FormLimits) =>
+  errors.tooLarge(`${limits.fileField}: a file is larger than the limit of ${limits.fileBytes} bytes`);
+
+/**
+ * A file part that passes the size limit fails at once: busboy would only cut it short and
+ * read the rest of the part to its end, so its reader (the store staging it) learned of the
+ * limit only after the whole file had been read.
+ */
+function failAtLimit(file: Readable, limits: FormLimits): Readable {
+  file.once('limit', () => file.destroy(fileTooLarge(limits)));
+  return file;
+}
+
 /** @fastify/multipart's limit errors, in the catalogue's words (413 naming what was exceeded). */
 function translate(err: unknown, limits: FormLimits): unknown {
+  // already in the catalogue's words (the body's limit, src/http/request-body.ts)
+  if (isAppError(err)) return err;
   const code = (err as { code?: string } | null)?.code;
   switch (code) {
     case 'FST_FILES_LIMIT':
@@ -38,9 +68,7 @@ function translate(err: unknown, limits: FormLimits): unknown {
         `${limits.fileField}: at most ${limits.files} ${limits.files === 1 ? 'file' : 'files'} per request`,
       );
     case 'FST_REQ_FILE_TOO_LARGE':
-      return errors.tooLarge(
-        `${limits.fileField}: a file is larger than the limit of ${limits.fileBytes} bytes`,
-      );
+      return fileTooLarge(limits);
     case 'FST_PARTS_LIMIT':
     case 'FST_FIELDS_LIMIT':
       return errors.tooLarge('too many form fields in this request');
@@ -91,7 +119,12 @@ export async function* formParts(request: FastifyRequest, limits: FormLimits): A
     for await (const raw of parts) {
       const part: FormPart =
         raw.type === 'file'
-          ? { type: 'file', name: raw.fieldname, filename: raw.filename ?? '', stream: raw.file }
+          ? {
+              type: 'file',
+              name: raw.fieldname,
+              filename: raw.filename ?? '',
+              stream: failAtLimit(raw.file, limits),
+            }
           : { type: 'field', name: raw.fieldname, value: String(raw.value ?? '') };
       try {
         checkText(part);

@@ -3,10 +3,11 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { referenceRoute } from './reference.js';
-import { everyOperationRefuses, nameSchemas } from './reference-document.js';
+import { bodiesAsRequired, everyOperationRefuses, nameSchemas } from './reference-document.js';
 import { documentHeaders } from './reference-headers.js';
 import { TAGS } from './reference-tags.js';
 import { ErrorBody } from './schemas.js';
+import { PACKAGE_VERSION } from '../version.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -93,6 +94,7 @@ async function openApiPlugin(app: FastifyInstance): Promise<void> {
   /** The last pass, once every route is in the document: named schemas, then every header. */
   const finish = <T>(document: T): T => {
     const routes = new Map(app.routeTable.map((r) => [r.operationId, r]));
+    bodiesAsRequired(document as Record<string, unknown>);
     const doc = nameSchemas(document) as Record<string, unknown>;
     everyOperationRefuses(doc);
     documentHeaders(doc, (id) => routes.get(id));
@@ -103,7 +105,7 @@ async function openApiPlugin(app: FastifyInstance): Promise<void> {
       openapi: '3.1.0',
       info: {
         title: 'prodgraph — Production Graph Service',
-        version: '1.0.0',
+        version: PACKAGE_VERSION,
         description: DESCRIPTION.trim(),
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
       },

@@ -8,9 +8,13 @@
  * `$ref` to one entry under components/schemas (nameSchemas).
  *
  * Common refusals. What every route may answer whatever it declares (everyOperationRefuses).
+ *
+ * Request bodies. Whether each must be sent, by the rule the routes apply (bodiesAsRequired).
  */
 
 import { REFUSALS } from './reference.js';
+import { bodyRequired } from './request-rules.js';
+import { CHECKED_WHERE_READ } from './schemas.js';
 
 type Json = Record<string, unknown>;
 
@@ -23,7 +27,11 @@ export function markNamedSchemas(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(markNamedSchemas);
   if (!isObject(schema)) return schema;
   const out: Json = {};
-  for (const [k, v] of Object.entries(schema)) out[k] = k === 'examples' ? v : markNamedSchemas(v);
+  for (const [k, v] of Object.entries(schema)) {
+    // the validator's business only (src/http/validator.ts): the document states the schema as it is
+    if (k === CHECKED_WHERE_READ) continue;
+    out[k] = k === 'examples' ? v : markNamedSchemas(v);
+  }
   if (typeof schema.$id === 'string') out[MARK] = schema.$id;
   return out;
 }
@@ -55,16 +63,39 @@ const refusal = (description: string) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
 });
 
+const operationsOf = (document: Json): Json[] =>
+  Object.values(isObject(document.paths) ? document.paths : {}).flatMap((item) =>
+    Object.values(isObject(item) ? item : {}).filter(isObject),
+  );
+
 /**
  * What any operation may answer, whatever it declares: 422 (every route refuses an unknown query
- * parameter, naming it) and 500 (an unexpected failure, with nothing more said).
+ * parameter, naming it) and 500 (an unexpected failure, with nothing more said); and every
+ * operation that takes a body, 415 (a Content-Type it does not take: the request rules refuse
+ * it before reading) and 400 (bytes that are not the JSON or multipart framing they claim).
  */
 export function everyOperationRefuses(document: Json): void {
-  for (const item of Object.values(isObject(document.paths) ? document.paths : {})) {
-    for (const op of Object.values(isObject(item) ? item : {})) {
-      if (!isObject(op) || !isObject(op.responses)) continue;
-      op.responses['422'] ??= refusal(`${REFUSALS[422]} (here: an unknown query parameter)`);
-      op.responses['500'] ??= refusal(REFUSALS[500]);
-    }
+  for (const op of operationsOf(document)) {
+    if (!isObject(op.responses)) continue;
+    op.responses['422'] ??= refusal(`${REFUSALS[422]} (here: an unknown query parameter)`);
+    op.responses['500'] ??= refusal(REFUSALS[500]);
+    if (!isObject(op.requestBody)) continue;
+    op.responses['400'] ??= refusal(REFUSALS[400]);
+    op.responses['415'] ??= refusal(REFUSALS[415]);
+  }
+}
+
+/**
+ * `requestBody.required` as the routes apply it (bodyRequired, src/http/request-rules.ts): the
+ * generator marks every body required, though a body whose schema requires no field may be left
+ * out (`POST /vision/session-token`). Run before the schemas are named, while they are inline.
+ */
+export function bodiesAsRequired(document: Json): void {
+  for (const op of operationsOf(document)) {
+    const body = op.requestBody;
+    if (!isObject(body) || !isObject(body.content)) continue;
+    const content = body.content;
+    const schemas = Object.values(content).map((c) => (isObject(c) ? c.schema : undefined));
+    body.required = bodyRequired(Object.keys(content), schemas);
   }
 }

@@ -10,8 +10,8 @@ import { markNamedSchemas } from './reference-document.js';
 
 type Schema = Record<string, unknown>;
 
-/** What each refusal means, whatever the route (the detail says which case it is); every route can answer 422 and 500. */
-export const REFUSALS: Record<string, string> & Record<422 | 500, string> = {
+/** What each refusal means, whatever the route (the detail says which case it is); every route can answer 422 and 500, every route taking a body 400 and 415. */
+export const REFUSALS: Record<string, string> & Record<400 | 415 | 422 | 500, string> = {
   400: 'Malformed request: invalid JSON, a malformed multipart body or URL',
   401: 'No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`)',
   403: 'Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`)',

@@ -32,6 +32,10 @@ type Schema = Record<string, unknown>;
 const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
 const requiresField = (s: unknown) => isObject(s) && Array.isArray(s.required) && s.required.length > 0;
 
+/** Whether a request must carry a body: every upload must, and so must a body whose schema requires a field. */
+export const bodyRequired = (accepts: readonly string[], schemas: readonly unknown[]): boolean =>
+  accepts.includes(MULTIPART) || schemas.some(requiresField);
+
 function bodyRule(schema: Schema): { accepts: string[]; required: boolean } | undefined {
   const body = schema.body;
   const content = isObject(body) && isObject(body.content) ? body.content : undefined;
@@ -39,7 +43,7 @@ function bodyRule(schema: Schema): { accepts: string[]; required: boolean } | un
   if (body === undefined && consumes === undefined) return undefined;
   const accepts = (consumes ?? (content ? Object.keys(content) : [JSON_TYPE])).map((t) => t.toLowerCase());
   const schemas = content ? Object.values(content).map((c) => (isObject(c) ? c.schema : undefined)) : [body];
-  return { accepts, required: accepts.includes(MULTIPART) || schemas.some(requiresField) };
+  return { accepts, required: bodyRequired(accepts, schemas) };
 }
 
 function hasBody(request: FastifyRequest): boolean {

@@ -15,6 +15,8 @@ export interface RouteEntry {
   responseHeaders: RouteResponseHeaders | undefined;
   /** Its JSON answers are compressed on request (src/http/compression.ts): not media bytes. */
   compresses: boolean;
+  /** It only refuses (it documents no success, as `GET /mcp`, which answers 405): no method a 405 offers. */
+  refusesEveryRequest: boolean;
 }
 
 declare module 'fastify' {
@@ -37,7 +39,8 @@ async function routeTablePlugin(app: FastifyInstance) {
   app.decorate('routeTable', table);
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const schema = (route.schema ?? {}) as { hide?: boolean; operationId?: string };
+    const schema = (route.schema ?? {}) as { hide?: boolean; operationId?: string; response?: object };
+    const statuses = Object.keys(schema.response ?? {});
     for (const method of methods) {
       // Fastify adds a HEAD twin to every GET route; the service declares no HEAD route of its own
       if (method === 'HEAD') continue;
@@ -49,6 +52,7 @@ async function routeTablePlugin(app: FastifyInstance) {
         operationId: schema.operationId,
         responseHeaders: route.config?.responseHeaders,
         compresses: route.compress !== false,
+        refusesEveryRequest: statuses.length > 0 && statuses.every((s) => Number(s) >= 400),
       });
     }
   });

@@ -64,6 +64,29 @@ export const RetiredAt = Type.String({
 
 export const CalendarDate = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
 
+/**
+ * Marks a schema the document states but Fastify's validator does not enforce, because the
+ * value is checked where it is read: a multipart form's parts as they stream (the upload routes
+ * validate an empty stand-in body, the form being unread then), and each storage event on its
+ * own (one bad event is listed in `refused` and never sinks its batch). The validator compiles a
+ * marked schema as `{}` (validator.ts); the document leaves the keyword out.
+ */
+export const CHECKED_WHERE_READ = 'x-prodgraph-checked-where-read';
+
+export const checkedWhereRead = <T extends object>(schema: T): T => ({
+  ...schema,
+  [CHECKED_WHERE_READ]: true,
+});
+
+/**
+ * The media types of a stored file's bytes (the media routes' `produces`): whatever the file is.
+ * Each answer's Content-Type is the type sniffed from the bytes when the file arrived (an image,
+ * a video, audio, application/pdf, …; application/octet-stream when unrecognised), and a
+ * submission may be any file, so no list short of "any type" would hold; generators map any
+ * type with `format: binary` to a blob or a stream.
+ */
+export const FILE_MEDIA_TYPES = ['*/*'];
+
 /** An error response: JSON whatever the route produces when it succeeds (a file route included). */
 export const errorResponse = {
   description: 'Refused',

@@ -2,6 +2,7 @@ import AjvCompiler from '@fastify/ajv-compiler';
 import type { Ajv, ErrorObject } from 'ajv';
 import { textProblem, type TextKind } from '../domain/text.js';
 import type { ValidationItem } from '../validation.js';
+import { CHECKED_WHERE_READ } from './schemas.js';
 
 /*
  * How every request part is validated: as sent, never coerced, never silently trimmed.
@@ -66,6 +67,17 @@ function withTextRule(schema: unknown, kind: TextKind): unknown {
     if (isObject(out[k])) out[k] = mapValues(out[k], (s) => withTextRule(s, kind));
   const type = out.type;
   if (type === 'string' || (Array.isArray(type) && type.includes('string'))) out[TEXT_KEYWORD] = kind;
+  return out;
+}
+
+/** A copy of the schema with every part checked where it is read (CHECKED_WHERE_READ) taking anything. */
+function enforced(schema: unknown): unknown {
+  if (!isObject(schema)) return schema;
+  if (schema[CHECKED_WHERE_READ] === true) return {};
+  const out: Schema = { ...schema };
+  for (const k of SUBSCHEMA) if (k in out) out[k] = enforced(out[k]);
+  for (const k of SUBSCHEMA_LISTS) if (Array.isArray(out[k])) out[k] = (out[k] as unknown[]).map(enforced);
+  for (const k of SUBSCHEMA_MAPS) if (isObject(out[k])) out[k] = mapValues(out[k], enforced);
   return out;
 }
 
@@ -159,8 +171,9 @@ export function strictValidatorBuilder(): AjvCompiler.ValidatorFactory {
         options.onCreate?.(ajv);
       },
     });
-    return ({ schema, method, url, httpPart }) => {
+    return ({ schema: stated, method, url, httpPart }) => {
       const part = httpPart ?? 'body';
+      const schema = enforced(stated) as Schema;
       const shaped = part === 'headers' ? lowerCaseHeaders(schema) : schema;
       const validate = compile({
         schema: withTextRule(shaped, part === 'body' ? 'free' : 'line') as Schema,

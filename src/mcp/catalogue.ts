@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
 import type { Prompt, Resource, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { RouteAuth } from '../auth/principal.js';
@@ -8,6 +7,7 @@ import { PROMPTS, type PromptSpec } from './prompts.js';
 import { RESOURCES, type ResourceSpec } from './resources.js';
 import { TOOLS, type ToolSpec } from './tools.js';
 import type { RestTwins } from './twins.js';
+import { PACKAGE_VERSION } from '../version.js';
 
 export interface CompiledTool {
   spec: ToolSpec;
@@ -35,11 +35,6 @@ export interface Catalogue {
   prompts: Map<string, CompiledPrompt>;
   promptList: { prompts: Prompt[] };
 }
-
-// src/mcp and dist/mcp both sit two levels under the package root
-const version = (): string =>
-  (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
-    .version;
 
 export function buildCatalogue(twins: RestTwins): Catalogue {
   const tools = new Map<string, CompiledTool>();
@@ -95,7 +90,7 @@ export function buildCatalogue(twins: RestTwins): Catalogue {
   }));
 
   return {
-    info: { name: 'prodgraph', version: version() },
+    info: { name: 'prodgraph', version: PACKAGE_VERSION },
     instructions: INSTRUCTIONS,
     tools,
     toolList: { tools: toolList },

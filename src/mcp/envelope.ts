@@ -28,7 +28,8 @@ export const JsonRpcRequest = Type.Object(
   {
     $id: 'JsonRpcRequest',
     title: 'JSON-RPC 2.0 request',
-    description: 'Exactly one message per request: a JSON array (batch) is refused with -32600.',
+    description:
+      'Exactly one message per request: a JSON array (batch) is refused with -32600. Members other than these four are ignored (JSON-RPC 2.0 does not forbid them).',
   },
 );
 export type JsonRpcRequest = Static<typeof JsonRpcRequest>;
@@ -105,5 +106,17 @@ export function classify(body: unknown): Envelope {
   }
   // A notification never gets an answer (JSON-RPC 2.0 §4.1); stateless, none has an effect.
   if (body.id === undefined) return { kind: 'notification' };
-  return { kind: 'request', message: body as JsonRpcRequest & { id: string | number } };
+  // Lenient on members the specification does not define: JSON-RPC 2.0 names four and forbids
+  // no others, so a message carrying one more is still a valid request (answered, the member
+  // ignored), while the SDK's strict parser would call it unparseable (-32700).
+  const { jsonrpc, id: requestId, method, params } = body;
+  return {
+    kind: 'request',
+    message: {
+      jsonrpc,
+      id: requestId,
+      method,
+      ...(params === undefined ? {} : { params }),
+    },
+  };
 }

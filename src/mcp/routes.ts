@@ -5,7 +5,7 @@ import { errors, isAppError } from '../errors.js';
 import { jsonParser } from '../http/json-body.js';
 import { HTTP_LAYER } from '../http/layer.js';
 import { principalOf } from '../auth/route-hook.js';
-import { errorResponses } from '../http/schemas.js';
+import { ErrorBody, errorResponses } from '../http/schemas.js';
 import { buildCatalogue, type Catalogue } from './catalogue.js';
 import { classify, JsonRpcRequest, JsonRpcResponse, UNPARSEABLE } from './envelope.js';
 import { PROMPTS } from './prompts.js';
@@ -54,6 +54,17 @@ const CATALOGUE = [
 let sdk: Promise<typeof import('./exchange.js')> | undefined;
 const loadSdk = () => (sdk ??= import('./exchange.js'));
 
+/**
+ * A 400 here is either the MCP transport's JSON-RPC error (an `MCP-Protocol-Version` header it
+ * does not support) or the HTTP layer's `{detail, code}` (a body nested deeper than any JSON route
+ * reads): both documented, so a client can read either.
+ */
+const BAD_REQUEST = {
+  description:
+    'Bad request: a JSON-RPC 2.0 error response (`id` null, `error.code` -32000) for an `MCP-Protocol-Version` header the server does not support, or `{detail, code}` for a body nested too deep to read',
+  content: { 'application/json': { schema: Type.Union([JsonRpcResponse, ErrorBody]) } },
+};
+
 const NOT_ALLOWED = 'this endpoint takes POST only: one JSON-RPC request per POST, no SSE stream';
 
 async function mcpRoutes(app: FastifyInstance, opts: { catalogue: () => Catalogue }): Promise<void> {
@@ -70,8 +81,11 @@ async function mcpRoutes(app: FastifyInstance, opts: { catalogue: () => Catalogu
   app.post(
     '/mcp',
     {
-      config: { auth: { scopes: [], surface: 'round-trip' } },
-      bodyLimit: app.ctx.config.limits.mcpBodyBytes,
+      // submit_turnover carries its files in base64: the message is bounded like an upload
+      config: {
+        auth: { scopes: [], surface: 'round-trip' },
+        upload: { maxBytes: app.ctx.config.limits.mcpBodyBytes },
+      },
       // the envelope is checked by the JSON-RPC layer, whose refusals are JSON-RPC errors
       validatorCompiler: () => () => true,
       schema: {
@@ -88,7 +102,8 @@ async function mcpRoutes(app: FastifyInstance, opts: { catalogue: () => Catalogu
         response: {
           200: JsonRpcResponse,
           202: Type.Null({ description: 'A notification was received; no body' }),
-          ...errorResponses(400, 413, 415),
+          400: BAD_REQUEST,
+          ...errorResponses(413, 415),
         },
       },
     },

@@ -9,21 +9,31 @@ import { NOTE_MAX, TITLE_MAX, type IncomingPart } from '../modules/turnovers/ser
  */
 export const SubmissionUpload = Type.Object({
   title: Type.Optional(
-    Type.String({ description: `Defaults to the delivery's title; at most ${TITLE_MAX} characters` }),
+    Type.String({
+      minLength: 1,
+      maxLength: TITLE_MAX,
+      description: `Defaults to the delivery's title; at most ${TITLE_MAX} characters`,
+    }),
   ),
-  note: Type.Optional(Type.String({ description: `Free text; at most ${NOTE_MAX} characters` })),
+  note: Type.Optional(
+    Type.String({ maxLength: NOTE_MAX, description: `Free text; at most ${NOTE_MAX} characters` }),
+  ),
   files: Type.Array(
     Type.Object(
       {
         filename: Type.String({ maxLength: 255, description: 'The name the file is recorded under' }),
         content_base64: Type.String({
+          // at least one byte: an empty file is refused
+          minLength: 2,
           pattern: '^[A-Za-z0-9+/]*={0,2}$',
-          description: "The file's bytes, base64 (standard alphabet, no line breaks)",
+          description:
+            "The file's bytes, base64 (standard alphabet, no line breaks); an empty file is refused",
         }),
       },
       { additionalProperties: false },
     ),
     {
+      minItems: 1,
       description:
         'One or more files; each becomes its own media object, typed from its bytes. The per-file size and the file count have the same limits as the REST upload (413 beyond them); the whole request is bounded by PRODGRAPH_MAX_MCP_BODY_BYTES.',
     },

@@ -47,12 +47,32 @@ const sample = (
   send: () => Promise<LightMyRequestResponse>,
 ): Sample => ({ operationId, method, path, status, send });
 
+/** How the samples are sent: in process (the default), or over HTTP (`injectOver` in prism.ts). */
+export interface SampleTransport {
+  inject?: (options: {
+    method: string;
+    url: string;
+    headers: Record<string, string>;
+    payload?: string | Buffer;
+  }) => Promise<LightMyRequestResponse>;
+  /** `Accept-Encoding` on every request (default gzip); null sends none. */
+  acceptEncoding?: string | null;
+  /** The image every upload sends (default: a PNG for the submission, a JPEG for the version). */
+  still?: { content: Buffer; filename: string; contentType: string };
+}
+
 /**
  * A request for every operation of the document, each sent as a client would (its key,
  * `Accept-Encoding: gzip`), to be run in order: later ones use what earlier ones made (a key, a
  * grant, a webhook). Built on the round-trip production (`importRoundTrip(env, 'film')`).
  */
-export async function operationSamples(env: TestEnv, refs: Refs): Promise<Sample[]> {
+export async function operationSamples(
+  env: TestEnv,
+  refs: Refs,
+  transport: SampleTransport = {},
+): Promise<Sample[]> {
+  const inject = transport.inject ?? ((options) => env.app.inject(options));
+  const encoding = transport.acceptEncoding === undefined ? 'gzip' : transport.acceptEncoding;
   const keys = {
     wide: await env.mint({ production: 'film', scopes: ALL_SCOPES }),
     admin: await env.mint({ production: 'film', scopes: ['admin'] }),
@@ -66,11 +86,11 @@ export async function operationSamples(env: TestEnv, refs: Refs): Promise<Sample
   const made: Record<string, any> = {};
   const send: Kit['send'] = (method, url, options = {}) => {
     const token = options.token === undefined ? keys.wide : options.token;
-    return env.app.inject({
+    return inject({
       method,
       url,
       headers: {
-        'accept-encoding': 'gzip',
+        ...(encoding ? { 'accept-encoding': encoding } : {}),
         ...(token ? { authorization: `Bearer ${token}` } : {}),
         ...(options.json !== undefined ? { 'content-type': 'application/json' } : {}),
         ...options.form?.headers,
@@ -85,7 +105,7 @@ export async function operationSamples(env: TestEnv, refs: Refs): Promise<Sample
     return res;
   };
   const kit: Kit = { refs, keys, db: env.handle.db, productionId, made, send, keep };
-  return [...readSamples(kit), ...(await writeSamples(kit)), ...adminSamples(kit)];
+  return [...readSamples(kit), ...(await writeSamples(kit, transport)), ...adminSamples(kit)];
 }
 
 /** The service, the reads and the round trip's reads (a vendor's where it has its own). */
@@ -148,12 +168,21 @@ function readSamples({ refs, keys, made, send, keep }: Kit): Sample[] {
 }
 
 /** Every write, the storage agent's, vision's and MCP's (and the two /mcp methods it refuses). */
-async function writeSamples({ refs, keys, db, productionId, send, keep, made }: Kit): Promise<Sample[]> {
+async function writeSamples(
+  { refs, keys, db, productionId, send, keep, made }: Kit,
+  transport: SampleTransport,
+): Promise<Sample[]> {
   const jpeg = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#888' } })
     .jpeg()
     .toBuffer();
-  const still = await png('#246');
-  made.still = still;
+  const plate = transport.still ?? {
+    content: await png('#246'),
+    filename: 'plate.png',
+    contentType: 'image/png',
+  };
+  const version = transport.still ?? { content: jpeg, filename: 'still.jpg', contentType: 'image/jpeg' };
+  // the package sample (adminSamples) uploads the same file
+  made.still = plate;
   const post = (operationId: string, path: string, status: number, url: string, json?: unknown) =>
     sample(operationId, 'POST', path, status, () => send('POST', url, json === undefined ? {} : { json }));
   return [
@@ -162,7 +191,7 @@ async function writeSamples({ refs, keys, db, productionId, send, keep, made }: 
         token: keys.vendor,
         form: multipart([
           { name: 'title', value: 'Plates v1' },
-          { name: 'files', filename: 'plate.png', content: still, contentType: 'image/png' },
+          { name: 'files', ...plate },
         ]),
       }).then(keep('submission', (b) => b.id)),
     ),
@@ -172,7 +201,7 @@ async function writeSamples({ refs, keys, db, productionId, send, keep, made }: 
     }),
     sample('landAssetVersion', 'POST', `${A}/assets/{node_id}/versions`, 201, () =>
       send('POST', `${A}/assets/${refs['co-coat']}/versions`, {
-        form: multipart([{ name: 'file', filename: 'still.jpg', content: jpeg, contentType: 'image/jpeg' }]),
+        form: multipart([{ name: 'file', ...version }]),
       }),
     ),
     post(
@@ -244,7 +273,7 @@ function adminSamples({ refs, keys, made, send, keep }: Kit): Sample[] {
         token: keys.admin,
         form: multipart([
           { name: 'label', value: 'plate-a.png' },
-          { name: 'files', filename: 'a.png', content: Buffer.from(made.still), contentType: 'image/png' },
+          { name: 'files', ...(made.still as { content: Buffer; filename: string; contentType: string }) },
         ]),
       }).then(keep('packageFile', (b) => b.files[0].id)),
     ),

@@ -79,6 +79,7 @@ export async function readState(
     '/api/v1/activity?limit=200',
     '/api/v1/people',
     '/api/v1/jobs?limit=200',
+    '/api/v1/submissions',
   ]) {
     await fetch(url);
   }

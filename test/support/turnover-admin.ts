@@ -1,17 +1,25 @@
-import { Readable } from 'node:stream';
+import assert from 'node:assert/strict';
 import { inWriteTransaction } from '../../src/db/write-hooks.js';
 import { nowIso } from '../../src/db/values.js';
-import { commitStaged, mediaKindOf, type StagedObject } from '../../src/media/store.js';
 import type { TestEnv } from './env.js';
+import { call } from './http.js';
+import { multipart } from './multipart.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
 
 /*
- * The production side of a turnover, written as its admin routes write it: one write each,
- * through inWriteTransaction, with the change kinds those routes record (a status move is
- * `delivery` updated; a package file added is `media` created, taken out `media` updated; a
- * review is `submission` updated). For the vendor-side tests.
+ * The production side of a turnover, through its admin routes (an admin key minted once per
+ * production): a package's files added and taken out, a delivery's status moved, a submission
+ * reviewed. For the vendor-side tests. Grants and their expiry have helpers below written
+ * through inWriteTransaction, as the admin grant routes record them (an expiry a moment ahead
+ * has no route: POST /admin/grants takes only a future one, and no route edits it).
  */
 
 const scope = { actor: 'coordinator' };
+/** The label of the admin key these helpers act with: a review records it as the reviewer. */
+export const DESK = 'Turnover desk';
+
+const adminKeys = new WeakMap<TestEnv, Map<number, Promise<string>>>();
 
 async function productionOf(env: TestEnv, deliveryId: number): Promise<number> {
   const d = await env.handle.db
@@ -22,7 +30,38 @@ async function productionOf(env: TestEnv, deliveryId: number): Promise<number> {
   return d.production_id;
 }
 
-/** Adds a file to a delivery's package (a media row with its delivery_id and no work item). */
+/** An admin key of the production (minted on first use). */
+function adminOf(env: TestEnv, productionId: number): Promise<string> {
+  let keys = adminKeys.get(env);
+  if (!keys) adminKeys.set(env, (keys = new Map()));
+  let key = keys.get(productionId);
+  if (!key) {
+    key = (async () => {
+      const p = await env.handle.db
+        .selectFrom('productions')
+        .where('id', '=', productionId)
+        .select('code')
+        .executeTakeFirstOrThrow();
+      return env.mint({ production: p.code, scopes: ['admin'], label: DESK });
+    })();
+    keys.set(productionId, key);
+  }
+  return key;
+}
+
+async function ok(
+  env: TestEnv,
+  productionId: number,
+  url: string,
+  body?: unknown,
+  expected = 200,
+): Promise<any> {
+  const r = await call(env.app, 'POST', url, { token: await adminOf(env, productionId), body });
+  assert.equal(r.status, expected, `${url}: ${r.text}`);
+  return r.body;
+}
+
+/** Adds a file to a delivery's package: POST /admin/deliveries/{id}/files. */
 export async function addPackageFile(
   env: TestEnv,
   deliveryId: number,
@@ -30,112 +69,54 @@ export async function addPackageFile(
   bytes: Buffer,
 ): Promise<{ id: number; sha256: string; size: number; content_type: string }> {
   const pid = await productionOf(env, deliveryId);
-  let object: StagedObject | undefined;
-  return commitStaged(
-    () => (object ? [object] : []),
-    async () => {
-      object = await env.store.stage(pid, Readable.from([bytes]), { filename: label });
-      const staged = object;
-      return inWriteTransaction(
-        env.handle.db,
-        { productionId: pid, ...scope },
-        undefined,
-        async (trx, changes) => {
-          const at = nowIso();
-          const { id } = await trx
-            .insertInto('media')
-            .values({
-              production_id: pid,
-              ref: null,
-              storage_key: staged.key,
-              kind: mediaKindOf(staged.contentType),
-              label,
-              content_type: staged.contentType,
-              size: staged.size,
-              sha256: staged.sha256,
-              node_id: null,
-              delivery_id: deliveryId,
-              work_item_id: null,
-              uploader_engagement_id: null,
-              created_by: scope.actor,
-              created_at: at,
-            })
-            .returning('id')
-            .executeTakeFirstOrThrow();
-          changes.created('media', id);
-          return { id, sha256: staged.sha256, size: staged.size, content_type: staged.contentType };
-        },
-      );
-    },
-  );
+  const form = multipart([
+    { name: 'label', value: label },
+    { name: 'files', filename: label, content: bytes },
+  ]);
+  const r = await env.app.inject({
+    method: 'POST',
+    url: `/api/v1/admin/deliveries/${deliveryId}/files`,
+    payload: form.payload,
+    headers: { ...form.headers, authorization: `Bearer ${await adminOf(env, pid)}` },
+  });
+  assert.equal(r.statusCode, 201, r.body);
+  const [file] = JSON.parse(r.body).files;
+  return { id: file.id, sha256: file.sha256, size: file.size, content_type: file.content_type };
 }
 
-/** Takes a file out of its package (the row stays, with removed_at). */
+/** Takes a file out of its package (the row stays): POST /admin/deliveries/{id}/files/{media_id}/remove. */
 export async function removePackageFile(env: TestEnv, mediaId: number): Promise<void> {
   const m = await env.handle.db
     .selectFrom('media')
     .where('id', '=', mediaId)
-    .select('production_id')
+    .select(['production_id', 'delivery_id'])
     .executeTakeFirstOrThrow();
-  await inWriteTransaction(
-    env.handle.db,
-    { productionId: m.production_id, ...scope },
-    undefined,
-    async (trx, changes) => {
-      await trx.updateTable('media').set({ removed_at: nowIso() }).where('id', '=', mediaId).execute();
-      changes.updated('media', mediaId);
-    },
-  );
+  await ok(env, m.production_id, `/api/v1/admin/deliveries/${m.delivery_id}/files/${mediaId}/remove`);
 }
 
-/** Moves a delivery to `status` (`sent` stamps sent_at). */
+/** Moves a delivery to `status` by the transition table: POST /admin/deliveries/{id}/status. */
 export async function setDeliveryStatus(
   env: TestEnv,
   deliveryId: number,
   status: 'draft' | 'blocked' | 'ready' | 'sent' | 'accepted',
 ): Promise<void> {
   const pid = await productionOf(env, deliveryId);
-  await inWriteTransaction(
-    env.handle.db,
-    { productionId: pid, ...scope },
-    undefined,
-    async (trx, changes) => {
-      await trx
-        .updateTable('deliveries')
-        .set(status === 'sent' ? { status, sent_at: nowIso() } : { status })
-        .where('id', '=', deliveryId)
-        .execute();
-      changes.updated('delivery', deliveryId);
-    },
-  );
+  await ok(env, pid, `/api/v1/admin/deliveries/${deliveryId}/status`, { status });
 }
 
-/** Reviews a submission: its status becomes the decision, with the note, reviewer and time. */
+/** Reviews a submission as the admin key (its label is the reviewer): POST /admin/submissions/{id}/review. */
 export async function reviewSubmission(
   env: TestEnv,
   submissionId: number,
   decision: 'accepted' | 'changes_requested',
   note: string,
-  reviewedBy = 'Ada Okafor',
 ): Promise<void> {
   const w = await env.handle.db
     .selectFrom('work_items')
     .where('id', '=', submissionId)
     .select('production_id')
     .executeTakeFirstOrThrow();
-  await inWriteTransaction(
-    env.handle.db,
-    { productionId: w.production_id, ...scope },
-    undefined,
-    async (trx, changes) => {
-      await trx
-        .updateTable('work_items')
-        .set({ status: decision, review_note: note, reviewed_by: reviewedBy, reviewed_at: nowIso() })
-        .where('id', '=', submissionId)
-        .execute();
-      changes.updated('submission', submissionId);
-    },
-  );
+  await ok(env, w.production_id, `/api/v1/admin/submissions/${submissionId}/review`, { decision, note });
 }
 
 /** Grants an engagement read or submit access to a delivery (as the admin grant route records it). */

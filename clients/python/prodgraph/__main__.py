@@ -12,7 +12,8 @@ from typing import List, Optional
 USAGE = """usage: python -m prodgraph COMMAND ...
 
 commands:
-  mirror DIR   keep DIR current with the bundles, images and turnovers this key may see
+  mirror DIR   keep DIR current with the bundles, images, turnovers (and their packages) and
+               submissions this key may see
                (python -m prodgraph mirror --help for its options)
   version      print the client's version
 

@@ -164,10 +164,16 @@ class AdminMethods(Base):
         *,
         kinds: Optional[Sequence[str]] = None,
         after: Optional[str] = None,
+        engagement_id: Optional[int] = None,
         idempotency_key: Optional[str] = None,
     ) -> CreatedWebhook:
-        """Subscribes a URL to changes (some ``kinds``, or all); ``secret`` is in this answer only."""
-        body = {"url": url, "kinds": _list(kinds), "after": after}
+        """Subscribes a URL to changes (some ``kinds``, or all); ``secret`` is in this answer only.
+
+        With ``engagement_id`` it is an engagement webhook: sent only what that engagement's own
+        keys can see (its turnovers, their sent packages, its own submissions and their
+        reviews, its grants); each body then names the ``engagement_id``.
+        """
+        body = {"url": url, "kinds": _list(kinds), "after": after, "engagement_id": engagement_id}
         return self._write("/admin/webhooks", body, idempotency_key)
 
     def pause_webhook(self, webhook_id: int, *, idempotency_key: Optional[str] = None) -> Webhook:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import urllib.parse
 import uuid
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ._multipart import FileInput, multipart
+from ._multipart import FileInput, Progress, Text, form, multipart
 from ._paging import Paged
 from ._transport import Response, Transport, next_link
 
@@ -38,8 +38,8 @@ class Base:
     def _api(self, path: str, query: Optional[Mapping[str, Any]] = None) -> str:
         return self._transport.url("/api/v1" + path, query)
 
-    def _get(self, path: str, query: Optional[Mapping[str, Any]] = None, *, timeout: Optional[float] = None) -> Any:
-        _, body = self._transport.json("GET", self._api(path, query), retryable=True, timeout=timeout)
+    def _get(self, path: str, query: Optional[Mapping[str, Any]] = None, *, hold: float = 0.0) -> Any:
+        _, body = self._transport.json("GET", self._api(path, query), retryable=True, hold=hold)
         return body
 
     def _list(self, path: str, query: Optional[Mapping[str, Any]] = None) -> Paged[Any]:
@@ -91,9 +91,13 @@ class Base:
         fields: Sequence[Tuple[str, Optional[str]]],
         files: Sequence[Tuple[str, FileInput]],
         idempotency_key: Optional[str],
+        *,
+        parts: Optional[Sequence[Tuple[str, Union[Text, FileInput]]]] = None,
+        progress: Optional[Progress] = None,
     ) -> Any:
-        """A multipart write POST streamed from its files, with its Idempotency-Key."""
-        body = multipart(fields, files)
+        """A multipart write POST streamed from its files, with its Idempotency-Key: ``fields``
+        then ``files``, or ``parts`` in their own order."""
+        body = form(parts, progress) if parts is not None else multipart(fields, files, progress)
         headers = {"Idempotency-Key": idempotency_key or str(uuid.uuid4())}
         _, answer = self._transport.json("POST", self._api(path), body=body, headers=headers, retryable=True)
         return answer

@@ -29,21 +29,24 @@ class ChangeMethods(Base):
 
         ``after`` is a cursor from an earlier answer, or ``"now"`` (the newest change); None
         reads from the start of the log. With ``wait`` (seconds), an empty answer is held until
-        a change commits or the wait ends.
+        a change commits or the wait ends (the client's timeout and deadline are extended by it).
         """
         query = {"after": after, "limit": limit, "wait": _seconds(wait)}
-        timeout = self._transport.timeout + (wait or 0)
-        return self._get("/changes", query, timeout=timeout)
+        return self._get("/changes", query, hold=float(_seconds(wait) or 0))
 
     def follow_changes(self, after: Optional[str] = None, wait: float = 30, *, limit: Optional[int] = None) -> "ChangeFeed":
         """Every change from ``after`` on, forever: an iterator that long-polls the feed.
 
-        ``after`` as in :meth:`list_changes` (``"now"``: only what happens from here on; None:
-        the whole log first). ``feed.cursor`` is the position after the last change handed out:
+        ``after`` as in :meth:`list_changes`: a cursor, None (the whole log first), or ``"now"``,
+        which is resolved by this call, before it returns (one request): the feed then hands out
+        every change committed after this call, including writes the caller makes before it
+        starts iterating. ``feed.cursor`` is the position after the last change handed out:
         persist it and pass it back as ``after`` to resume exactly there. A dropped connection or
         a server restart is waited out and the feed resumes from its cursor; refusals (a revoked
         key, a cursor the server did not issue) raise.
         """
+        if after == "now":
+            after = self.list_changes("now")["next_cursor"]
         return ChangeFeed(self, after, wait, limit)
 
 

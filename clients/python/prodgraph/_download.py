@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import http.client
+import mimetypes
 import os
 import re
 import socket
@@ -20,10 +21,54 @@ from typing import Any, Callable, Optional, Tuple, Union
 from ._transport import Transport
 from .errors import ChecksumMismatch, ConnectionFailed, RangeNotSatisfiable, Unauthorized
 
-__all__ = ["download", "sha256_of", "etag_sha256"]
+__all__ = ["download", "sha256_of", "etag_sha256", "file_name", "is_folder"]
 
 READ = 256 * 1024
 PathLike = Union[str, "os.PathLike[str]"]
+# Extensions by content type where mimetypes' first guess is an odd one (.jpe for JPEG, say).
+EXTENSIONS = {"image/jpeg": ".jpg", "image/png": ".png", "image/webp": ".webp", "image/gif": ".gif",
+              "image/tiff": ".tif", "image/x-exr": ".exr", "video/mp4": ".mp4", "video/quicktime": ".mov",
+              "text/plain": ".txt"}
+
+
+def file_name(media_id: Optional[int], label: str, content_type: str = "") -> str:
+    """The local name of a downloaded media file, the same in ``download_media`` and the mirror:
+    ``<media id>-<label's slug><extension>``, e.g. ``12-mara-quinn-v1.jpg`` for media 12
+    labelled "Mara Quinn v1" (a JPEG).
+
+    The slug is the label lowercased, each run of characters other than ASCII letters and digits
+    made one ``-``, at most 60 characters (``media`` when nothing is left). The extension is the
+    label's own when it has one (a dot, then a letter and up to 9 more letters or digits:
+    "reel1.edl" keeps ``.edl``), else the content type's (none when unknown). Without an id
+    (``download_media_path``: a path names none) the name is the rest alone.
+    """
+    ext = _label_extension(label)
+    stem = label[: -len(ext)] if ext else label
+    ext = ext.lower() or EXTENSIONS.get(content_type) or _guessed_extension(content_type)
+    name = _slug(stem) + ext
+    return f"{media_id}-{name}" if media_id is not None else name
+
+
+def _label_extension(label: str) -> str:
+    match = re.search(r"\.[A-Za-z][A-Za-z0-9]{0,9}$", label)
+    return match.group() if match else ""
+
+
+def _guessed_extension(content_type: str) -> str:
+    if not content_type or content_type == "application/octet-stream":
+        return ""
+    return mimetypes.guess_extension(content_type.split(";")[0].strip()) or ""
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()[:60].strip("-") or "media"
+
+
+def is_folder(dest: PathLike) -> bool:
+    """Whether ``dest`` names a folder: an existing one, or a path ending in a separator."""
+    text = os.fspath(dest)
+    ends = text.endswith("/") or text.endswith(os.sep) or bool(os.altsep and text.endswith(os.altsep))
+    return ends or os.path.isdir(text)
 
 
 def sha256_of(path: PathLike, limit: Optional[int] = None) -> Tuple[str, int]:
@@ -67,15 +112,17 @@ class _Target:
     """Where the bytes go: the final path (chosen late when ``dest`` is a folder) and its part."""
 
     def __init__(self, dest: PathLike, fallback_name: str) -> None:
+        self.into_dir = is_folder(dest)
         self.dest = Path(dest)
-        self.into_dir = self.dest.is_dir()
+        if self.into_dir:
+            self.dest.mkdir(parents=True, exist_ok=True)
         self.fallback = fallback_name
         self.final: Optional[Path] = None if self.into_dir else self.dest
         self.part = (self.dest / f".{fallback_name}.part") if self.into_dir else self.dest.with_name(self.dest.name + ".part")
 
     def name_from(self, disposition: Optional[str]) -> None:
         if self.final is None:
-            self.final = self.dest / (_filename(disposition) or self.fallback)
+            self.final = self.dest / file_name(None, _filename(disposition) or self.fallback)
 
 
 def download(
@@ -88,7 +135,8 @@ def download(
     fallback_name: str,
     auth: bool = True,
 ) -> Path:
-    """Streams ``url_for(False)`` into ``dest`` (a file path or an existing folder).
+    """Streams ``url_for(False)`` into ``dest``: a file path, or a folder (one that exists, or
+    a path ending in a separator, made if missing) where the file is named by the server's name.
 
     ``url_for(True)`` is asked for a fresh URL after a 401 (a media ticket that expired
     mid-download). ``sha256``/``size`` are what the bytes must be; when ``sha256`` is None the

@@ -16,7 +16,7 @@ from typing import IO, Any, Callable, Iterator, List, Optional, Sequence, Tuple,
 
 from ._transport import Upload, iter_file
 
-__all__ = ["FileInput", "multipart"]
+__all__ = ["FileInput", "Progress", "Text", "form", "multipart"]
 
 Source = Union[str, "os.PathLike[str]", bytes, IO[bytes]]
 FileInput = Union[Source, Tuple[str, Source]]
@@ -96,36 +96,64 @@ def _field(boundary: str, name: str, value: str) -> bytes:
     return head.encode("utf-8") + value.encode("utf-8") + b"\r\n"
 
 
-def multipart(fields: Sequence[Tuple[str, Optional[str]]], files: Sequence[Tuple[str, FileInput]]) -> Upload:
-    """An Upload for these text fields (None skipped) and files, in that order."""
+class Text:
+    """A text part of a form, where a part may be a text field or a file (``form``)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+
+Progress = Callable[[int, Optional[int]], None]
+
+
+def multipart(
+    fields: Sequence[Tuple[str, Optional[str]]],
+    files: Sequence[Tuple[str, FileInput]],
+    progress: Optional[Progress] = None,
+) -> Upload:
+    """An Upload for these text fields (None skipped), then these files."""
+    parts: List[Tuple[str, Union[Text, FileInput]]] = [(n, Text(v)) for n, v in fields if v is not None]
+    parts += list(files)
+    return form(parts, progress)
+
+
+def form(parts: Sequence[Tuple[str, Union[Text, FileInput]]], progress: Optional[Progress] = None) -> Upload:
+    """An Upload of these parts in this order: ``Text`` values as text fields, anything else a
+    file. Its length is known before a byte is sent (each file's size read from disk, not its
+    bytes), so it goes with a Content-Length; files are read in chunks as the body is sent.
+    ``progress(sent_bytes, total_bytes)`` is called as each chunk leaves."""
     boundary = "prodgraph-" + uuid.uuid4().hex
-    text = b"".join(_field(boundary, name, value) for name, value in fields if value is not None)
-    parts: List[Tuple[bytes, _File]] = []
-    for name, given in files:
-        part = _File(given)
-        parts.append((_file_head(boundary, name, part), part))
-    tail = f"--{boundary}--\r\n".encode("ascii")
-    sizes = [p.size for _, p in parts]
+    pieces: List[Union[bytes, _File]] = []
+    for name, value in parts:
+        if isinstance(value, Text):
+            pieces.append(_field(boundary, name, value.value))
+        else:
+            part = _File(value)
+            pieces += [_file_head(boundary, name, part), part, b"\r\n"]
+    pieces.append(f"--{boundary}--\r\n".encode("ascii"))
+    files = [p for p in pieces if isinstance(p, _File)]
     length: Optional[int] = None
-    if all(s is not None for s in sizes):
-        length = len(text) + len(tail) + sum(len(h) + (s or 0) + 2 for (h, _), s in zip(parts, sizes))
+    if all(f.size is not None for f in files):
+        length = sum(len(p) if isinstance(p, bytes) else (p.size or 0) for p in pieces)
 
     def chunks() -> Iterator[bytes]:
-        yield text
-        for head, part in parts:
-            yield head
-            f, owned = part.open()
+        for piece in pieces:
+            if isinstance(piece, bytes):
+                yield piece
+                continue
+            f, owned = piece.open()
             try:
                 yield from iter_file(f)
             finally:
                 if owned:
                     f.close()
-            yield b"\r\n"
-        yield tail
 
     return Upload(
         f"multipart/form-data; boundary={boundary}",
         chunks,
         length,
-        rewindable=all(p.rewindable for _, p in parts),
+        rewindable=all(f.rewindable for f in files),
+        progress=progress,
     )

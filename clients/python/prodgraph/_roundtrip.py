@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 from ._base import Base, segment
-from ._download import PathLike, download
+from ._download import PathLike, download, file_name, is_folder
 from ._multipart import FileInput
 from ._paging import Paged
 from .types import BundleEntry, CharacterBundle, Media, MediaTicket, PurchaseOrders, SceneBundle, Submission, SubmissionRow, Turnover
@@ -139,13 +139,19 @@ class RoundTripMethods(Base):
         return raw
 
     def download_media(self, media_id: int, dest: PathLike) -> Path:
-        """Streams a media object to ``dest`` (a file path, or an existing folder), verified.
+        """Streams a media object to ``dest``, verified; returns the path written.
 
-        A dropped connection resumes where it stopped (``Range``), also in a later call; the
-        file appears at ``dest`` only once its size and SHA-256 match the metadata. A ``dest``
-        that already holds those bytes is left as it is. Returns the path written.
+        ``dest`` is a file path, or a folder: one that exists, or a path ending in a separator
+        (``"downloads/"``), made if missing. In a folder the file is named as the mirror names it:
+        ``<media id>-<label's slug><extension>`` (``12-mara-quinn-v1.jpg``; see
+        ``prodgraph._download.file_name``). A dropped connection resumes where it stopped
+        (``Range``), also in a later call (the bytes so far wait in ``<file>.part``); the file
+        appears only once its size and SHA-256 match the metadata. A file already holding those
+        bytes is left as it is.
         """
         meta = self.get_media(media_id)
+        if is_folder(dest):
+            dest = Path(dest) / file_name(media_id, meta.get("label", ""), meta.get("content_type", ""))
         url = self._api(f"/media/{segment(media_id)}/content")
         return download(
             self._transport,
@@ -173,8 +179,11 @@ class RoundTripMethods(Base):
         """Streams the file at a ``media_path`` to ``dest`` through a media ticket, verified.
 
         For production-wide keys (a vendor key uses :meth:`download_media` with the ``media_id``
-        beside the path). Resumes like :meth:`download_media`; the SHA-256 checked is the one the
-        server tags the file with (its ETag). A ticket that expires midway is renewed.
+        beside the path). ``dest`` as in :meth:`download_media`; in a folder the file is named by
+        the same rule without the id (a path names none): the slug of the server's file name and
+        its extension (``mara-quinn-v1.jpg``). Resumes like :meth:`download_media`; the SHA-256
+        checked is the one the server tags the file with (its ETag). A ticket that expires midway
+        is renewed.
         """
         name = media_path.rstrip("/").rsplit("/", 1)[-1] or "media"
         return download(

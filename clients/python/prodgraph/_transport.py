@@ -61,7 +61,8 @@ class Upload:
 
     ``length`` is the byte count when known in advance (sent as Content-Length), else None
     (sent chunked). ``rewindable`` is False when a source cannot be read twice, so a retry is
-    impossible once sending began.
+    impossible once sending began. ``progress(sent_bytes, total_bytes)``, when given, is called
+    as each chunk leaves (``total_bytes`` is ``length``); a retry starts again from 0.
     """
 
     def __init__(
@@ -70,11 +71,46 @@ class Upload:
         chunks: Callable[[], Iterable[bytes]],
         length: Optional[int],
         rewindable: bool,
+        progress: Optional[Callable[[int, Optional[int]], None]] = None,
     ) -> None:
         self.content_type = content_type
         self.chunks = chunks
         self.length = length
         self.rewindable = rewindable
+        self.progress = progress
+
+
+class Budget:
+    """What is left of one call's time: ``timeout`` per wait, within the call's ``deadline``.
+
+    ``timeout`` bounds each wait on the network of one attempt (connecting, each chunk sent,
+    the answer's head, each chunk of its body); ``deadline`` (None: no bound) bounds the whole
+    call, its retries and the pauses between them included.
+    """
+
+    __slots__ = ("per_wait", "seconds", "end")
+
+    def __init__(self, per_wait: float, deadline: Optional[float]) -> None:
+        self.per_wait = per_wait
+        self.seconds = deadline
+        self.end = None if deadline is None else time.monotonic() + deadline
+
+    def left(self) -> Optional[float]:
+        return None if self.end is None else self.end - time.monotonic()
+
+    def wait(self) -> float:
+        """The socket timeout for the next wait: ``timeout``, or less when the deadline is nearer."""
+        left = self.left()
+        if left is None:
+            return self.per_wait
+        if left <= 0:
+            raise socket.timeout(f"the call's deadline of {self.seconds:g} s has passed")
+        return min(self.per_wait, left)
+
+    def allows(self, pause: float) -> bool:
+        """Whether a pause of this long still leaves time for another attempt."""
+        left = self.left()
+        return left is None or pause < left
 
 
 Body = Union[None, bytes, Upload]
@@ -135,6 +171,7 @@ class Transport:
         timeout: float,
         retries: int,
         user_agent: Optional[str],
+        deadline: Optional[float] = None,
     ) -> None:
         parts = urllib.parse.urlsplit(base_url.strip())
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -151,6 +188,7 @@ class Transport:
         self.base_url = self.origin + prefix
         self._key = key
         self.timeout = float(timeout)
+        self.deadline = None if deadline is None else float(deadline)
         self.retries = max(0, int(retries))
         ua = f"prodgraph-python/{__version__} Python/{platform.python_version()}"
         self.user_agent = f"{user_agent} {ua}" if user_agent else ua
@@ -237,7 +275,7 @@ class Transport:
         body: Body = None,
         content_type: Optional[str] = None,
         retryable: bool,
-        timeout: Optional[float] = None,
+        hold: float = 0.0,
         stream: bool = False,
         auth: bool = True,
         raise_for_status: bool = True,
@@ -245,31 +283,29 @@ class Transport:
         """Sends one logical request, retried per the policy; returns (response, payload).
 
         The payload is the body's bytes, or with ``stream=True`` the open ``HTTPResponse`` (the
-        caller reads it and then calls ``release``). ``retryable`` says the request may be sent
-        again (a GET, or a write carrying its Idempotency-Key); a request that never left the
-        machine (no connection) is always tried again.
+        caller reads it and then calls ``release``; each read then waits up to ``timeout``, the
+        deadline no longer applies). ``retryable`` says the request may be sent again (a GET, or
+        a write carrying its Idempotency-Key); a request that never left the machine (no
+        connection) is always tried again. ``hold`` is how long the server may hold the answer on
+        purpose (a long poll): it is added to the timeout and to the deadline.
         """
         all_headers = self._headers(headers, body, content_type, auth)
-        if isinstance(body, Upload) and not body.rewindable:
-            rewind_ok = False
-        else:
-            rewind_ok = True
+        rewind_ok = not (isinstance(body, Upload) and not body.rewindable)
+        budget = Budget(self.timeout + hold, None if self.deadline is None else self.deadline + hold)
         attempt = 0
         while True:
             fresh = not retryable  # never write a non-repeatable request into a stale socket
             try:
-                conn, resp = self._send(method, url, all_headers, body, timeout or self.timeout, fresh)
+                conn, resp = self._send(method, url, all_headers, body, budget, fresh)
             except _Failure as failure:
                 may_retry = (retryable and rewind_ok) or not failure.sent
-                if not may_retry or attempt >= self.retries:
-                    raise _connection_failed(method, url, failure.cause) from failure.cause
-                self._sleep(self._backoff(attempt))
+                self._pause_or_raise(may_retry, attempt, budget, method, url, failure.cause)
                 attempt += 1
                 continue
             response = Response(method, resp.status, resp.msg, _mask(url))
             if resp.status in RETRY_STATUSES and retryable and rewind_ok and attempt < self.retries:
                 delay = self._retry_delay(resp, attempt)
-                if delay is not None:
+                if delay is not None and budget.allows(delay):
                     self._drain(conn, resp)
                     self._local.last = response
                     self._sleep(delay)
@@ -277,15 +313,15 @@ class Transport:
                     continue
             if stream and resp.status < 300:
                 self._local.last = response
+                if conn.sock is not None:
+                    conn.sock.settimeout(self.timeout)
                 resp.prodgraph_conn = conn  # type: ignore[attr-defined]  # closed by finish()
                 return response, resp
             try:
-                raw = resp.read()
+                raw = _read_all(conn, resp, budget)
             except (OSError, http.client.HTTPException) as exc:
                 conn.close()
-                if not retryable or not rewind_ok or attempt >= self.retries:
-                    raise _connection_failed(method, url, exc) from exc
-                self._sleep(self._backoff(attempt))
+                self._pause_or_raise(retryable and rewind_ok, attempt, budget, method, url, exc)
                 attempt += 1
                 continue
             self.release(conn, resp)
@@ -293,6 +329,18 @@ class Transport:
             if raise_for_status and resp.status >= 400:
                 raise error_from(resp.status, raw, response)
             return response, raw
+
+    def _pause_or_raise(
+        self, may_retry: bool, attempt: int, budget: Budget, method: str, url: str, cause: BaseException
+    ) -> None:
+        """After a failed attempt: the pause before the next one, or the error for the caller
+        (no retry allowed, none left, or no time left before the deadline)."""
+        if not may_retry or attempt >= self.retries:
+            raise _connection_failed(method, url, cause, attempt + 1) from cause
+        pause = self._backoff(attempt)
+        if not budget.allows(pause):
+            raise _connection_failed(method, url, cause, attempt + 1, budget.seconds) from cause
+        self._sleep(pause)
 
     def json(self, method: str, url: str, **kwargs: Any) -> Tuple[Response, Any]:
         """``request`` whose payload is decoded JSON (None for an empty body, e.g. a 304)."""
@@ -387,10 +435,13 @@ class Transport:
         url: str,
         headers: Dict[str, str],
         body: Body,
-        timeout: float,
+        budget: Budget,
         fresh: bool,
     ) -> Tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
-        conn, reused = self._connection(fresh, timeout)
+        try:
+            conn, reused = self._connection(fresh, budget.wait())
+        except socket.timeout as exc:
+            raise _Failure(exc, sent=False) from exc
         if self._proxy is not None and self.scheme == "http" and self._proxy[2]:
             headers = dict(headers, **{"Proxy-Authorization": self._proxy[2]})
         try:
@@ -400,7 +451,7 @@ class Transport:
             conn.close()
             raise _Failure(exc, sent=False) from exc
         try:
-            payload: Any = body.chunks() if isinstance(body, Upload) else body
+            payload: Any = _paced(body, conn, budget) if isinstance(body, Upload) else body
             chunked = isinstance(body, Upload) and body.length is None
             if chunked:
                 headers = {k: v for k, v in headers.items() if k != "Transfer-Encoding"}
@@ -416,6 +467,8 @@ class Transport:
             conn.close()
             raise _Failure(exc, sent=True) from exc
         try:
+            if conn.sock is not None:
+                conn.sock.settimeout(budget.wait())
             return conn, conn.getresponse()
         except (OSError, http.client.HTTPException) as exc:
             conn.close()
@@ -514,11 +567,44 @@ def _mask(url: str) -> str:
     return re.sub(r"([?&]t=)[^&#]*", r"\1…", url)
 
 
-def _connection_failed(method: str, url: str, cause: BaseException) -> ConnectionFailed:
+def _connection_failed(
+    method: str, url: str, cause: BaseException, attempts: int = 1, deadline: Optional[float] = None
+) -> ConnectionFailed:
     where = f"{method} {_mask(url)}"
+    tries = f"{attempts} attempt{'s' if attempts != 1 else ''}"
+    if deadline is not None:
+        tries += f", and the call's deadline of {deadline:g} s leaves no time for another"
     if isinstance(cause, (socket.timeout, TimeoutError)):
-        return Timeout(f"{where}: no answer in time ({cause})")
-    return ConnectionFailed(f"{where}: {type(cause).__name__}: {cause}")
+        return Timeout(f"{where}: no answer in time ({cause}; {tries})")
+    return ConnectionFailed(f"{where}: {type(cause).__name__}: {cause} ({tries})")
+
+
+def _paced(body: Upload, conn: http.client.HTTPConnection, budget: Budget) -> Iterator[bytes]:
+    """An upload's chunks, each sent within the time left (``timeout``, or less near the
+    deadline), reporting progress as each one leaves."""
+    sent = 0
+    for block in body.chunks():
+        if conn.sock is not None:
+            conn.sock.settimeout(budget.wait())
+        yield block
+        sent += len(block)
+        if body.progress is not None and block:
+            body.progress(sent, body.length)
+
+
+def _read_all(conn: http.client.HTTPConnection, resp: http.client.HTTPResponse, budget: Budget) -> bytes:
+    """An answer's whole body, each read within the time left (a server that trickles bytes
+    does not outlast the deadline)."""
+    blocks = []
+    while True:
+        if conn.sock is not None:
+            conn.sock.settimeout(budget.wait())
+        # read1: what one read of the socket brings (read(n) would wait for all n bytes)
+        block = resp.read1(CHUNK)
+        if not block:
+            blocks.append(resp.read())  # b"": marks the answer complete, so the connection is kept
+            return b"".join(blocks)
+        blocks.append(block)
 
 
 def iter_file(fileobj: Any, chunk: int = CHUNK) -> Iterator[bytes]:

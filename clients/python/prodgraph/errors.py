@@ -99,6 +99,11 @@ class Conflict(ApiError):
     """409: the object is not in a state that allows this (already settled, a stale step)."""
 
 
+class InvalidTransition(Conflict):
+    """409 ``invalid_transition``: a delivery cannot move to that status from where it is (its
+    ``detail`` names the statuses it may move to)."""
+
+
 class PayloadTooLarge(ApiError):
     """413: a body, file, batch or part count over the server's limit."""
 
@@ -155,7 +160,8 @@ class ConnectionFailed(ProdgraphError):
 
 
 class Timeout(ConnectionFailed):
-    """No answer within the client's ``timeout``, after the last retry."""
+    """No answer in time: each attempt waited its ``timeout`` and none was left, or the call's
+    ``deadline`` passed."""
 
 
 class ChecksumMismatch(ProdgraphError):
@@ -191,6 +197,7 @@ CODES: Dict[str, Tuple[int, Type[ApiError]]] = {
     "route_not_found": (404, RouteNotFound),
     "method_not_allowed": (405, ApiError),
     "conflict": (409, Conflict),
+    "invalid_transition": (409, InvalidTransition),
     "too_large": (413, PayloadTooLarge),
     "unsupported_media_type": (415, UnsupportedMediaType),
     "range_not_satisfiable": (416, RangeNotSatisfiable),

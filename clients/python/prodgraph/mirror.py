@@ -1,32 +1,36 @@
 """``python -m prodgraph mirror DIR``: a local folder that stays current with what a key may see.
 
 The folder holds, for a vendor key, its granted scene and character bundles as JSON, every
-image those bundles show, its turnovers and its own submissions with their files; for a
+image those bundles show, its turnovers with the package of each sent one, and its own
+submissions with their files (and reports the production's reviews of them); for a
 production-wide key the same for the whole production::
 
     DIR/bundles/scene/<node_id>.json       each bundle exactly as the API answers it (its bytes)
     DIR/bundles/character/<node_id>.json
-    DIR/media/<media_id>-<label>.<ext>     every image the bundles show, SHA-256 verified
+    DIR/media/<media_id>-<slug>.<ext>      every image the bundles show, SHA-256 verified
     DIR/turnovers.json                     the turnovers the key reaches
+    DIR/turnovers/<id>-<slug>/<media_id>-<slug>.<ext>  each sent package's files (_mirror_packages)
     DIR/submissions.json                   the submissions it may see (a vendor: its own)
-    DIR/submissions/<id>/<media_id>-<name> each submission's files, SHA-256 verified
+    DIR/submissions/<id>/<media_id>-<slug>.<ext>  each submission's files, SHA-256 verified
     DIR/.prodgraph/mirror.json             what the mirror wrote, ETags, the feed cursor
+
+Files are named as ``Client.download_media`` names them in a folder: ``<media id>-<label's
+slug><extension>`` (``12-mara-quinn-v1.jpg``).
 
 A run fetches only what changed: a production-wide key first asks the change feed whether
 anything happened since the last run (nothing: one request and done), bundles are asked with
-their ETag (unchanged: 304), an image or a submitted file already on disk is never fetched
-again, and turnovers and submissions are asked ``updated_since`` the last run where the key's
+their ETag (unchanged: 304), an image, a package file or a submitted file already on disk is
+never fetched again, and turnovers and submissions are asked ``updated_since`` the last run where the key's
 view cannot shrink. It never deletes or overwrites a file it did not write (nor one edited
 since), fetches again one it wrote that was deleted since, is resumable after an interruption
-(a cut download resumes with ``Range``), and reports on one line.
+(a cut download resumes with ``Range``), and reports on one line (a review of the key's own
+submissions not seen before gets a line of its own).
 """
 
 from __future__ import annotations
 
 import json
-import mimetypes
 import os
-import re
 import sys
 import time
 from email.utils import parsedate_to_datetime
@@ -35,8 +39,10 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Set
 
 from ._base import segment
-from ._download import download, sha256_of
+from ._download import download, file_name, sha256_of
 from ._interrupt import StickyInterrupt
+from ._mirror_packages import Packages
+from ._transport import next_link
 from .client import Client
 from .errors import ApiError, EngagementDoor, Forbidden, NotFound, ProdgraphError
 
@@ -51,9 +57,9 @@ TURNOVER_KINDS = {"delivery", "approval", "grant", "engagement", "organisation",
 SUBMISSION_KINDS = {"submission", "media", "delivery", "grant", "engagement", "production"}
 # How much of the feed is read to decide what to refresh before refreshing everything anyway.
 FEED_PAGES = 10
-EXTENSIONS = {"image/jpeg": ".jpg", "image/png": ".png", "image/webp": ".webp", "image/gif": ".gif",
-              "image/tiff": ".tif", "video/mp4": ".mp4", "video/quicktime": ".mov"}
 SAVE_EVERY = 2.0
+# Turnover rows a page when the mirror reads them whole (the server's largest page).
+TURNOVER_PAGE = 1000
 
 
 class Progress:
@@ -88,6 +94,11 @@ class Progress:
         self.stream.write(f"prodgraph mirror: {text}\n")
         self.stream.flush()
 
+    def say(self, text: str) -> None:
+        """A line of news (a review), kept in the log; not with --quiet."""
+        if not self.quiet:
+            self.warn(text)
+
 
 class Mirror:
     """One folder, one key. ``run()`` brings the folder up to date once."""
@@ -100,6 +111,8 @@ class Mirror:
         self.state: Dict[str, Any] = self._load()
         self.counts: Dict[str, int] = {}
         self.fetched_bytes = 0
+        # the reviews of the key's own submissions this run saw first (see Packages.reviews)
+        self.new_reviews: List[Dict[str, Any]] = []
         self._saved_at = time.monotonic()
 
     # -- state ---------------------------------------------------------------------------------
@@ -189,7 +202,13 @@ class Mirror:
     # -- a run ---------------------------------------------------------------------------------
 
     def run(self) -> Dict[str, int]:
-        """Brings the folder up to date; returns the counts the progress line shows."""
+        """Brings the folder up to date; returns the counts the progress line shows.
+
+        Among them: ``images_fetched``, ``bundles_changed``, ``submitted_fetched``; for a vendor's
+        turnovers ``packages`` (turnovers showing a package), ``package_files``,
+        ``package_fetched``, ``reviews`` (its submissions reviewed) and ``reviews_new`` (reviews
+        this run saw first, detailed in ``self.new_reviews``); ``removed`` and ``left_alone``.
+        """
         started = time.monotonic()
         self.root.mkdir(parents=True, exist_ok=True)
         head, changed_kinds, server_now = self._feed()
@@ -227,7 +246,8 @@ class Mirror:
         bundles = {b["file"] for b in self.state["bundles"].values()}
         bundles |= {m["file"] for m in self.state["media"].values()}
         submissions = {"submissions.json"} | {f["file"] for f in self._submitted().values()}
-        parts = {"bundles": bundles, "turnovers": {"turnovers.json"}, "submissions": submissions}
+        turnovers = {"turnovers.json"} | {f["file"] for f in self.state.get("package", {}).values()}
+        parts = {"bundles": bundles, "turnovers": turnovers, "submissions": submissions}
         return {part for part, rels in parts.items() if gone & rels}
 
     def _has_submissions(self) -> bool:
@@ -335,7 +355,7 @@ class Mirror:
             meta = self.client.get_media(media_id)
         except NotFound:
             return
-        rel = kept["file"] if kept else f"media/{media_id}-{_slug(meta.get('label', ''))}{_extension(meta)}"
+        rel = kept["file"] if kept else f"media/{_name(meta)}"
         if not self._may_write(rel, meta.get("sha256")):
             return
         before = (self.root / (rel + ".part")).stat().st_size if (self.root / (rel + ".part")).exists() else 0
@@ -361,13 +381,42 @@ class Mirror:
                     rows[row["id"]] = row
             turnovers = [rows[k] for k in sorted(rows)]
         else:
-            # a vendor's view shrinks silently when a grant is revoked: read it whole
-            turnovers = sorted(self.client.list_turnovers(), key=lambda t: t["id"])
+            # a vendor's view shrinks silently when a grant is revoked: read it whole (a 304
+            # to the last answer's ETag when nothing changed)
+            fresh = self._read_turnovers()
+            if fresh is None:
+                turnovers = json.loads((self.root / rel).read_text(encoding="utf-8"))
+            else:
+                turnovers = sorted(fresh, key=lambda t: t["id"])
         data = (json.dumps(turnovers, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
         current = self.root / rel
         if not (current.exists() and current.read_bytes() == data):
             self._write(rel, data)
+        elif rel not in self.state["files"]:
+            self._record(rel)  # the same bytes, from a run whose record was lost: the mirror's again
         self._count("turnovers", len(turnovers))
+        packages = Packages(self)
+        packages.sync(turnovers)
+        packages.reviews(turnovers)
+
+    def _read_turnovers(self) -> Optional[List[Dict[str, Any]]]:
+        """Every turnover row the key reaches; None when the list is as the last run read it
+        (a 304 to its ETag, asked only when that answer was one page and its file is intact)."""
+        etag = self.state.get("turnovers_etag") if self._intact("turnovers.json") else None
+        transport = self.client._transport
+        headers = {"If-None-Match": etag} if etag else None
+        url = self.client._api("/turnovers", {"limit": TURNOVER_PAGE})
+        response, raw = transport.request("GET", url, headers=headers, retryable=True)
+        if response.status == 304:
+            return None
+        rows: List[Dict[str, Any]] = json.loads(raw.decode("utf-8"))
+        link = next_link(response.headers.get("Link"))
+        self.state["turnovers_etag"] = None if link else response.headers.get("ETag")
+        while link:
+            more, after = self.client._fetch_page(transport.resolve(link))
+            rows += more
+            link = after
+        return rows
 
     # -- submissions and their files ----------------------------------------------------------
 
@@ -391,6 +440,8 @@ class Mirror:
         current = self.root / rel
         if not (current.exists() and current.read_bytes() == data):
             self._write(rel, data)
+        elif rel not in self.state["files"]:
+            self._record(rel)  # the same bytes, from a run whose record was lost: the mirror's again
         wanted = {str(f["id"]): (s["id"], f) for s in submissions for f in s.get("media", [])}
         for n, (key, (submission_id, file)) in enumerate(sorted(wanted.items()), 1):
             self.progress.show(f"prodgraph mirror: submitted files {n}/{len(wanted)} · {self._media_line()}")
@@ -411,7 +462,7 @@ class Mirror:
         kept = self._submitted().get(str(file["id"]))
         if kept and self._intact(kept["file"]):
             return
-        rel = kept["file"] if kept else f"submissions/{submission_id}/{file['id']}-{_file_name(file)}"
+        rel = kept["file"] if kept else f"submissions/{submission_id}/{_name(file)}"
         if not self._may_write(rel, file.get("sha256")):
             return
         part = self.root / (rel + ".part")
@@ -445,6 +496,15 @@ class Mirror:
             f"{c.get('bundles', 0)} bundles ({c.get('bundles_changed', 0)} changed)",
             f"{c.get('images', len(self.state['media']))} images ({c.get('images_fetched', 0)} fetched, {_size(self.fetched_bytes)})",
             f"{c.get('turnovers', 0)} turnovers" if "turnovers" in c else "turnovers unchanged",
+        ]
+        if c.get("packages") or c.get("package_fetched"):
+            parts.append(
+                f"{c.get('package_files', 0)} package files in {c.get('packages', 0)} turnovers"
+                f" ({c.get('package_fetched', 0)} fetched)"
+            )
+        if c.get("reviews"):
+            parts.append(f"{c['reviews']} review{'s' if c['reviews'] != 1 else ''} ({c.get('reviews_new', 0)} new)")
+        parts += [
             (
                 f"{c['submissions']} submissions ({c.get('submitted_fetched', 0)} files fetched)"
                 if "submissions" in c
@@ -468,22 +528,9 @@ def _media_ids(document: Mapping[str, Any]) -> Set[int]:
     return ids
 
 
-def _slug(label: str) -> str:
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", label).strip("-").lower()
-    return slug[:60] or "media"
-
-
-def _file_name(file: Mapping[str, Any]) -> str:
-    """A safe local name for a submitted file: its uploaded name slugged, its extension kept."""
-    stem, ext = os.path.splitext(str(file.get("label") or ""))
-    if not re.fullmatch(r"\.[A-Za-z0-9]{1,10}", ext):
-        ext = _extension(file)
-    return _slug(stem) + ext.lower()
-
-
-def _extension(meta: Mapping[str, Any]) -> str:
-    kind = str(meta.get("content_type") or "")
-    return EXTENSIONS.get(kind) or mimetypes.guess_extension(kind) or ""
+def _name(media: Mapping[str, Any]) -> str:
+    """A media file's local name: ``download_media``'s rule (``12-mara-quinn-v1.jpg``)."""
+    return file_name(media["id"], str(media.get("label") or ""), str(media.get("content_type") or ""))
 
 
 def _size(n: int) -> str:
@@ -500,7 +547,8 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     parser = argparse.ArgumentParser(
         prog="python -m prodgraph mirror",
-        description="Keep DIR current with the bundles, images, turnovers and submissions this key may see.",
+        description="Keep DIR current with the bundles, images, turnovers (and their packages) and"
+        " submissions this key may see; report the reviews of its submissions.",
     )
     parser.add_argument("dir", help="the folder to keep (created if absent)")
     parser.add_argument("--url", help="the server (default: $PRODGRAPH_URL)")
@@ -531,7 +579,7 @@ def _run(mirror: Mirror, args: Any, progress: Progress, interrupts: StickyInterr
         mirror.run()
         while args.follow:
             _wait_for_change(mirror, args.interval)
-            mirror.counts, mirror.fetched_bytes = {}, 0
+            mirror.counts, mirror.fetched_bytes, mirror.new_reviews = {}, 0, []
             mirror.run()
     except KeyboardInterrupt:
         interrupts.stopped()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 
-__all__ = ['ActivityEntry', 'ActivityEntryNode', 'Approval', 'ApprovalStep', 'ApprovalSubject', 'Asset', 'AssetRow', 'AssetScene', 'BundleEntry', 'Change', 'ChangesPage', 'CharacterBundle', 'CharacterBundleCharacter', 'CharacterBundleCostume', 'CharacterBundleCostumeIngredient', 'CharacterBundleEntry', 'CostReportLine', 'CreatedAsset', 'CreatedKey', 'CreatedWebhook', 'CurrentKey', 'CurrentKeyEngagement', 'CurrentKeyProduction', 'Delivery', 'DeliveryGatingApproval', 'DeliveryPackage', 'DeliverySubmission', 'DeliverySubmissionReview', 'Department', 'DepartmentDetail', 'DepartmentMember', 'Engagement', 'EngagementOrganisation', 'EngagementView', 'EngagementViewSubmission', 'EngagementViewSubmissionMedia', 'ErrorBody', 'Grant', 'GrantTarget', 'Health', 'Ingredient', 'Job', 'Key', 'LandedVersion', 'LockedVersion', 'LookBrief', 'LookBriefColour', 'LookBriefExposure', 'LookBriefImage', 'LookBriefPalette', 'McpResponse', 'McpResponseError', 'Media', 'MediaProxyResult', 'MediaTicket', 'Note', 'Organisation', 'Person', 'Production', 'ProductionStats', 'PurchaseOrder', 'PurchaseOrders', 'ReleasedVersion', 'Scene', 'SceneBundle', 'SceneBundleApproval', 'SceneBundleAsset', 'SceneBundleDepartmentNote', 'SceneBundleEntry', 'SceneBundleScene', 'SceneBundleShootDay', 'ScriptChange', 'ShootDay', 'ShootDayScene', 'StorageEventsResult', 'StorageEventsResultRefused', 'StorageTask', 'StorageTaskAck', 'Submission', 'SubmissionMedia', 'SubmissionRow', 'Turnover', 'TurnoverSubmission', 'VersionNote', 'VersionSummary', 'VisionSessionToken', 'Webhook', 'WebhookDelivery', 'WebhookDeliveryChange']
+__all__ = ['ActivityEntry', 'ActivityEntryNode', 'Approval', 'ApprovalStep', 'ApprovalSubject', 'Asset', 'AssetRow', 'AssetScene', 'BundleEntry', 'Change', 'ChangesPage', 'CharacterBundle', 'CharacterBundleCharacter', 'CharacterBundleCostume', 'CharacterBundleCostumeIngredient', 'CharacterBundleEntry', 'CostReportLine', 'CreatedAsset', 'CreatedKey', 'CreatedWebhook', 'CurrentKey', 'CurrentKeyEngagement', 'CurrentKeyProduction', 'Delivery', 'DeliveryGatingApproval', 'DeliveryPackage', 'Department', 'DepartmentDetail', 'DepartmentMember', 'Engagement', 'EngagementOrganisation', 'EngagementView', 'EngagementViewSubmission', 'EngagementViewSubmissionMedia', 'ErrorBody', 'Grant', 'GrantTarget', 'Health', 'Ingredient', 'Job', 'Key', 'LandedVersion', 'LockedVersion', 'LookBrief', 'LookBriefColour', 'LookBriefExposure', 'LookBriefImage', 'LookBriefPalette', 'McpResponse', 'McpResponseError', 'Media', 'MediaFile', 'MediaProxyResult', 'MediaTicket', 'Note', 'Organisation', 'PackageUpload', 'Person', 'Production', 'ProductionStats', 'PurchaseOrder', 'PurchaseOrders', 'ReleasedVersion', 'Review', 'Scene', 'SceneBundle', 'SceneBundleApproval', 'SceneBundleAsset', 'SceneBundleDepartmentNote', 'SceneBundleEntry', 'SceneBundleScene', 'SceneBundleShootDay', 'ScriptChange', 'ShootDay', 'ShootDayScene', 'StorageEventsResult', 'StorageEventsResultRefused', 'StorageTask', 'StorageTaskAck', 'Submission', 'SubmissionRow', 'Turnover', 'TurnoverSubmission', 'VersionNote', 'VersionSummary', 'VisionSessionToken', 'Webhook', 'WebhookDelivery', 'WebhookDeliveryChange']
 
 
 class Health(TypedDict):
@@ -240,7 +240,7 @@ class DeliveryGatingApproval(TypedDict):
     status: Literal['pending', 'approved', 'changes_requested', 'rejected']
 
 
-class DeliveryPackage(TypedDict):
+class MediaFile(TypedDict):
     id: int
     label: str
     kind: str
@@ -249,26 +249,26 @@ class DeliveryPackage(TypedDict):
     sha256: str
 
 
-class DeliverySubmissionReview(TypedDict):
+class Review(TypedDict):
     decision: Literal['accepted', 'changes_requested']
     note: str
     reviewed_by: Optional[str]
     reviewed_at: str
 
 
-class _DeliverySubmissionRequired(TypedDict):
+class _SubmissionRowRequired(TypedDict):
     id: int
     delivery_id: int
     engagement_id: Optional[int]
     status: Literal['submitted', 'accepted', 'changes_requested']
     title: str
     note: str
-    media: List[DeliveryPackage]
+    media: List[MediaFile]
     created_at: str
-    review: Optional[DeliverySubmissionReview]
+    review: Optional[Review]
 
 
-class DeliverySubmission(_DeliverySubmissionRequired, total=False):
+class SubmissionRow(_SubmissionRowRequired, total=False):
     retired_at: str
 
 
@@ -284,8 +284,8 @@ class _DeliveryRequired(TypedDict):
     spec: List[Dict[str, Any]]
     sent_at: Optional[str]
     gating_approval: Optional[DeliveryGatingApproval]
-    package: List[DeliveryPackage]
-    submissions: List[DeliverySubmission]
+    package: List[MediaFile]
+    submissions: List[SubmissionRow]
     submissions_total: int
     updated_at: str
 
@@ -513,7 +513,7 @@ class _VersionSummaryRequired(TypedDict):
     version: int
     variant: str
     status: str
-    released: bool
+    released: Literal[True]
 
 
 class VersionSummary(_VersionSummaryRequired, total=False):
@@ -605,8 +605,8 @@ class TurnoverSubmission(TypedDict):
     status: Literal['submitted', 'accepted', 'changes_requested']
     title: str
     created_at: str
-    media: List[DeliveryPackage]
-    review: Optional[DeliverySubmissionReview]
+    media: List[MediaFile]
+    review: Optional[Review]
 
 
 class _TurnoverRequired(TypedDict):
@@ -615,7 +615,7 @@ class _TurnoverRequired(TypedDict):
     status: Literal['draft', 'blocked', 'ready', 'sent', 'accepted']
     spec: List[Dict[str, Any]]
     can_submit: bool
-    package: List[DeliveryPackage]
+    package: List[MediaFile]
     submissions: List[TurnoverSubmission]
     updated_at: str
 
@@ -627,23 +627,14 @@ class Turnover(_TurnoverRequired, total=False):
     retired_at: str
 
 
-class SubmissionMedia(TypedDict):
-    id: int
-    label: str
-    kind: str
-
-
 class Submission(TypedDict):
     id: int
     delivery_id: int
     status: Literal['submitted']
     title: str
     note: str
-    media: List[SubmissionMedia]
+    media: List[MediaFile]
     created_at: Optional[str]
-
-
-SubmissionRow = DeliverySubmission
 
 
 class _MediaRequired(TypedDict):
@@ -820,6 +811,7 @@ class Webhook(TypedDict):
     last_delivered_at: Optional[str]
     created_at: str
     created_by: str
+    engagement_id: Optional[int]
 
 
 class CreatedWebhook(TypedDict):
@@ -834,6 +826,7 @@ class CreatedWebhook(TypedDict):
     last_delivered_at: Optional[str]
     created_at: str
     created_by: str
+    engagement_id: Optional[int]
     secret: Optional[str]
 
 
@@ -862,6 +855,14 @@ class Organisation(TypedDict):
     engagements: int
 
 
+class PackageUpload(TypedDict):
+    delivery_id: int
+    files: List[MediaFile]
+
+
+DeliveryPackage = PackageUpload
+
+
 class GrantTarget(TypedDict):
     kind: Literal['scene', 'character', 'delivery']
     id: int
@@ -884,7 +885,7 @@ class EngagementViewSubmission(TypedDict):
     title: str
     created_at: str
     status: Literal['submitted', 'accepted', 'changes_requested']
-    review: Optional[DeliverySubmissionReview]
+    review: Optional[Review]
     media: List[EngagementViewSubmissionMedia]
 
 

@@ -54,6 +54,19 @@ class Changes(unittest.TestCase):
         self.assertLess(elapsed, 10, "the long poll answered when the write committed")
         self.assertEqual(feed.cursor, change["cursor"])
 
+    def test_now_is_when_the_feed_is_opened_so_a_write_before_iterating_is_seen(self) -> None:
+        """A script opens the feed, writes, then iterates: it sees its own write."""
+        reader = client()
+        feed = reader.follow_changes(after="now", wait=1)
+        self.assertNotEqual(feed.cursor, "now", "resolved by the call itself")
+        made = self.c.create_asset(f"Own write {uuid.uuid4().hex[:6]}")
+        got: dict = {}
+        thread = threading.Thread(target=lambda: got.update(next(feed)), daemon=True)
+        thread.start()
+        thread.join(20)  # before the fix the feed started after the write and waited for ever
+        self.assertEqual((got.get("kind"), got.get("op"), got.get("id")), ("asset", "created", made["node_id"]))
+        reader.close()
+
     def test_a_persisted_cursor_resumes_exactly_there(self) -> None:
         start = self.c.list_changes("now")["next_cursor"]
         labels = [f"Resume {i} {uuid.uuid4().hex[:6]}" for i in range(3)]

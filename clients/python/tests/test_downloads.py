@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import tempfile
 import unittest
@@ -12,6 +13,7 @@ from faults import FaultProxy
 from live import client, live
 
 import prodgraph
+from prodgraph._download import file_name
 
 
 class Downloads(unittest.TestCase):
@@ -86,7 +88,31 @@ class Downloads(unittest.TestCase):
         tries = self.proxy.requests("GET", media_path)
         self.assertEqual(len(tries), 2)
         self.assertNotIn("Authorization", tries[0]["headers"], "the ticket route needs no key")
-        self.assertIn("Mara", path.name)  # named as the server names the file
+        self.assertEqual(path.name, "mara-quinn-v1.jpg", "the server's name, by download_media's rule")
+
+    def test_a_path_ending_in_a_separator_is_a_folder_made_for_the_file(self) -> None:
+        dest = str(self.dir / "new" / "deeper") + "/"
+        path = self.c.download_media(self.meta["id"], dest)
+        self.assertEqual(path, self.dir / "new" / "deeper" / f"{self.meta['id']}-mara-quinn-v1.jpg")
+        self.assertEqual(self.sha(path), self.meta["sha256"])
+        self.assertEqual(sorted(p.name for p in path.parent.iterdir()), [path.name], "no part file left")
+        again = self.c.download_media(self.meta["id"], self.dir / "new" / "deeper")  # an existing folder
+        self.assertEqual(again, path)
+        ticketed = self.c.download_media_path(self.version["media_path"], str(self.dir / "by-path") + os.sep)
+        self.assertEqual(ticketed, self.dir / "by-path" / "mara-quinn-v1.jpg")
+
+    def test_download_media_names_a_file_as_the_mirror_does(self) -> None:
+        from prodgraph.mirror import Mirror
+
+        mirrored = self.dir / "mirror"
+        Mirror(self.c, mirrored).run()
+        (image,) = (mirrored / "media").glob(f"{self.meta['id']}-*")
+        self.assertEqual(self.c.download_media(self.meta["id"], self.dir).name, image.name)
+        self.assertEqual(
+            [file_name(7, "reel1.EDL", "application/octet-stream"), file_name(8, "Dr. Fenn — v2", "image/png"),
+             file_name(9, "Plate v1.2", "image/x-exr"), file_name(10, "***", "")],
+            ["7-reel1.edl", "8-dr-fenn-v2.png", "9-plate-v1-2.exr", "10-media"],
+        )
 
     def test_vendor_downloads_by_id(self) -> None:
         vendor = client(self.server.vendor_key)

@@ -1,18 +1,26 @@
-"""The package in a bare interpreter (``python -I -S``), copied or pip-installed offline."""
+"""The package in a bare interpreter (``python -I -S``), copied, or installed offline as the README says."""
 
 from __future__ import annotations
 
+import base64
+import csv
+import hashlib
+import importlib.util
+import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import unittest
+import zipfile
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List
 
-from live import CLIENT_DIR, live
+from live import CLIENT_DIR, REPO, live
 
 import prodgraph
 
@@ -94,71 +102,141 @@ class Packaging(unittest.TestCase):
             self.skipTest("this Python has no pip in its site-packages to try the check with")
         self.assertIn("pip", self.outside_the_stdlib("-I", also=", pip"))
 
-    def test_pip_install_offline(self) -> None:
-        """``pip install --no-build-isolation`` into a virtual environment of the Python under
-        test, with no index: what a TD does on a box with no network."""
+    def test_the_readme_install_command_offline(self) -> None:
+        """The README's install command, as written, in a scratch folder where ``python3`` is the
+        Python under test: a fresh virtual environment, no index, no pip configuration, nothing
+        installed but the pip the venv comes with. The installed files are what the wheel's
+        RECORD lists, hashes and all; uninstalling takes them all away again."""
         if self.server.dialect != "sqlite":
             self.skipTest("packaging does not depend on the database: checked on the SQLite run")
-        if subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True).returncode != 0:
-            self.skipTest("this Python has no pip")
-        venv = self.tmp / "venv"
-        # --system-site-packages: the venv uses this Python's own pip (and setuptools, if new enough)
-        self.run_py([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)])
+        work = self.tmp / "readme-install"
+        work.mkdir()
+        (work / "clients").symlink_to(REPO / "clients", target_is_directory=True)
+        before = _tree(CLIENT_DIR)
+        self.run_py(["bash", "-c", readme_install_command()], cwd=work, env=offline_env(self.tmp))
+        self.assertEqual(_tree(CLIENT_DIR), before, "building leaves the source folder as it was")
+        venv = work / "v"
+        site = self.check_installed(venv)
+        script = venv / "bin" / "prodgraph-mirror"
+        self.assertIn("usage:", self.run_py([str(script), "--help"]))
+        self.run_py([str(venv / "bin" / "pip"), "uninstall", "--yes", "--quiet", "prodgraph"], env=offline_env(self.tmp))
+        self.assertEqual([p.name for p in site.iterdir() if p.name.startswith("prodgraph")], [])
+        self.assertFalse(script.exists())
+
+    def test_editable_and_sdist_installs_offline(self) -> None:
+        """``pip install -e`` imports the sources in place; the sdist the backend makes installs
+        the same package, offline, with nothing but the standard library to build it."""
+        if self.server.dialect != "sqlite":
+            self.skipTest("packaging does not depend on the database: checked on the SQLite run")
+        env = offline_env(self.tmp)
+        venv = self.tmp / "venv-e"
+        self.run_py([sys.executable, "-m", "venv", str(venv)], env=env)
+        pip = [str(venv / "bin" / "pip"), "install", "--quiet"]
+        self.run_py([*pip, "-e", str(CLIENT_DIR)], env=env)
+        where = self.run_py([str(venv / "bin" / "python"), "-I", "-c", "import prodgraph; print(prodgraph.__file__)"])
+        self.assertEqual(Path(where.strip()), CLIENT_DIR / "prodgraph" / "__init__.py")
+        self.run_py([str(venv / "bin" / "pip"), "uninstall", "--yes", "--quiet", "prodgraph"], env=env)
+        sdist = self.tmp / "sdist"
+        name = backend().build_sdist(str(sdist))
+        self.assertEqual(name, f"prodgraph-{prodgraph.__version__}.tar.gz")
+        with tarfile.open(sdist / name) as tar:
+            names = sorted(m.name.split("/", 1)[1] for m in tar.getmembers())
+        self.assertIn("build_backend/prodgraph_build.py", names)
+        self.assertIn("prodgraph/py.typed", names)
+        self.assertIn("PKG-INFO", names)
+        self.run_py([*pip, str(sdist / name)], env=env)
+        self.check_installed(venv)
+
+    def check_installed(self, venv: Path) -> Path:
+        """The package as installed in ``venv``: imported from there (not the sources), its
+        version, every file of the package listed in RECORD with its right hash and size (py.typed
+        too), and it works against the server. The site-packages folder."""
         python = str(venv / "bin" / "python")
-        # offline, whatever the machine's pip configuration names; and pip's own warnings are its own
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_") and k != "PYTHONWARNINGS"}
-        env.update(PIP_NO_INDEX="1", PIP_CONFIG_FILE=os.devnull, PIP_NO_INPUT="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
-        pip = [python, "-m", "pip", "install", "--quiet", "--no-deps"]
-        if not _can_build(python):
-            backend = _backend_wheels()
-            if backend is None:
-                self.skipTest("no setuptools 61+ (with wheel) here to build with, installed or as wheel files")
-            self.run_py([*pip, *backend], env=env)
-        # from a copy: building in place would leave build/ and *.egg-info in the repository
-        source = self.tmp / "source"
-        leave_out = shutil.ignore_patterns("__pycache__", "tests", "tools", "examples", "build", "*.egg-info")
-        shutil.copytree(CLIENT_DIR, source, ignore=leave_out)
-        self.run_py([*pip, "--no-build-isolation", str(source)], env=env)
         code = "import importlib.metadata as m, prodgraph; print(m.version('prodgraph'), prodgraph.__file__)\n" + SMOKE
         out = self.run_py([python, "-I", "-c", code, self.server.url, self.server.admin_key]).split()
         self.assertEqual(out[0], prodgraph.__version__)
-        self.assertTrue(Path(out[1]).resolve().is_relative_to(venv.resolve()), f"imported from {out[1]}")
-        self.assertTrue((Path(out[1]).parent / "py.typed").exists(), "py.typed ships with the package")
+        installed = Path(out[1]).parent
+        self.assertTrue(installed.resolve().is_relative_to(venv.resolve()), f"imported from {installed}")
         self.assertEqual(out[2], "Nightfall")
+        site = installed.parent
+        record = site / f"prodgraph-{prodgraph.__version__}.dist-info" / "RECORD"
+        rows = {row[0]: row[1:] for row in csv.reader(record.read_text(encoding="utf-8").splitlines())}
+        shipped = {f"prodgraph/{p.name}" for p in (CLIENT_DIR / "prodgraph").iterdir() if p.suffix == ".py" or p.name == "py.typed"}
+        # pip adds the bytecode it compiled, with no hash: not the wheel's
+        rows = {name: row for name, row in rows.items() if "__pycache__" not in name}
+        listed = {name for name in rows if name.startswith("prodgraph/")}
+        self.assertEqual(listed, shipped, "the wheel holds the package's modules and py.typed, nothing else")
+        self.assertIn("prodgraph/py.typed", listed)
+        for name, (digest, size) in rows.items():
+            if name.endswith(".dist-info/RECORD") or not digest:
+                continue  # RECORD cannot hash itself; pip's own additions (INSTALLER...) may not
+            data = (site / name).read_bytes()
+            self.assertEqual(digest, _record_hash(data), name)
+            self.assertEqual(int(size), len(data), name)
+        metadata = (record.parent / "METADATA").read_text(encoding="utf-8")
+        self.assertIn("Requires-Python: >=3.9", metadata)
+        self.assertIn("# prodgraph for Python", metadata, "the README is the long description")
+        return site
+
+    def test_builds_are_reproducible_and_the_toml_is_read_as_tomllib_reads_it(self) -> None:
+        made = []
+        for n in range(2):
+            folder = self.tmp / f"wheel-{n}"
+            name = backend().build_wheel(str(folder))
+            made.append((folder / name).read_bytes())
+        self.assertEqual(made[0], made[1], "the same sources make the same wheel, byte for byte")
+        with zipfile.ZipFile(io.BytesIO(made[0])) as whl:
+            self.assertEqual(whl.testzip(), None)
+            wheel = whl.read(f"prodgraph-{prodgraph.__version__}.dist-info/WHEEL").decode()
+        self.assertIn("Tag: py3-none-any", wheel)
+        text = (CLIENT_DIR / "pyproject.toml").read_text(encoding="utf-8")
+        parsed = backend().parse_toml(text)
+        self.assertEqual(parsed["build-system"]["requires"], [], "building needs nothing installed")
+        if sys.version_info >= (3, 11):
+            import tomllib
+
+            self.assertEqual(parsed, tomllib.loads(text))
+        with self.assertRaisesRegex(ValueError, "line 2"):
+            backend().parse_toml('[project]\nname = 1979-05-27\n')
 
 
-def _can_build(python: str) -> bool:
-    """Whether this interpreter has a setuptools that reads pyproject.toml (61+), and the wheel
-    package where that setuptools still needs it (before 70.1)."""
-    probe = (
-        "import setuptools, sys\n"
-        "v = tuple(int(x) for x in setuptools.__version__.split('.')[:2])\n"
-        "ok = v >= (61, 0)\n"
-        "if ok and v < (70, 1):\n"
-        "    import wheel\n"
-        "sys.exit(0 if ok else 1)\n"
-    )
-    return subprocess.run([python, "-c", probe], capture_output=True).returncode == 0
+def readme_install_command() -> str:
+    """The first command of the README's Install section, exactly as written there."""
+    text = (CLIENT_DIR / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("\n## Install\n") :]
+    match = re.search(r"```sh\n([^\n]+)\n", section)
+    assert match, "the README's Install section has no sh block"
+    return match.group(1)
 
 
-def _backend_wheels() -> Optional[List[str]]:
-    """A build backend to install offline: setuptools 61+ and wheel as the wheel files CPython
-    ships with its own tests (pyenv keeps them). Debian's setuptools wheel is left out: it is
-    patched for Debian's Python and fails to build under any other."""
-    found: Dict[str, List[Tuple[Tuple[int, ...], str]]] = {"setuptools": [], "wheel": []}
-    # this interpreter's and its siblings' (pyenv's versions/*): pure-Python wheels, any will do
-    for whl in Path(sys.base_prefix).parent.glob("*/lib/python3*/test/**/*.whl"):
-        name, _, rest = whl.name.partition("-")
-        version = tuple(int(x) for x in rest.split("-")[0].split(".")[:3] if x.isdigit())
-        if name in found:
-            found[name].append((version, str(whl)))
-    setuptools = [w for w in found["setuptools"] if w[0] >= (61,)]
-    if not setuptools:
-        return None
-    best = max(setuptools)
-    if best[0] >= (70, 1):
-        return [best[1]]
-    return [best[1], max(found["wheel"])[1]] if found["wheel"] else None
+def offline_env(tmp: Path) -> Dict[str, str]:
+    """This environment with ``python3`` the Python under test, pip offline whatever the
+    machine's pip configuration names (no index, no find-links), and pip's warnings its own."""
+    bin_dir = tmp / "bin"
+    if not bin_dir.exists():
+        bin_dir.mkdir()
+        (bin_dir / "python3").symlink_to(sys.executable)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_") and k != "PYTHONWARNINGS"}
+    env.update(PIP_NO_INDEX="1", PIP_CONFIG_FILE=os.devnull, PIP_NO_INPUT="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def backend() -> Any:
+    """The build backend, imported as pip imports it (from its backend-path folder)."""
+    spec = importlib.util.spec_from_file_location("prodgraph_build", CLIENT_DIR / "build_backend" / "prodgraph_build.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _record_hash(data: bytes) -> str:
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def _tree(folder: Path) -> List[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if "__pycache__" not in p.parts)
 
 
 def _scenes() -> list:

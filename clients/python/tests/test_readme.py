@@ -39,7 +39,9 @@ class Readme(unittest.TestCase):
     def setUpClass(cls) -> None:
         cls.server = live()
         cls.work = Path(tempfile.mkdtemp(prefix="prodgraph-readme-"))
-        for name in ("renders/coat_v004.jpg", "comps/ep101_sc12_v003.jpg", "comps/ep101_sc12_v003_matte.jpg"):
+        names = ("renders/coat_v004.jpg", "comps/ep101_sc12_v003.jpg", "comps/ep101_sc12_v003_matte.jpg",
+                 "plates/ep102_sh010_plate.jpg", "edit/ep102_turnover.edl")
+        for name in names:
             (cls.work / name).parent.mkdir(parents=True, exist_ok=True)
             (cls.work / name).write_bytes(jpeg(hash(name) % 1000))
         (cls.work / "downloads").mkdir()

@@ -179,6 +179,21 @@ class Surface(unittest.TestCase):
         self.rows(c.list_webhook_deliveries(hook["id"], limit=5), T.WebhookDelivery)
         self.conforms(c.remove_webhook(hook["id"]), T.Webhook)
 
+    def test_turnover_admin(self) -> None:
+        c, refs = self.c, self.refs
+        org = self.conforms(c.create_organisation(f"Py Surface {uuid.uuid4().hex[:6]}"), T.Organisation)
+        self.assertEqual(org["engagements"], 0)
+        delivery = refs["dl-agnes-uniforms"]  # a draft
+        added = self.conforms(c.add_delivery_files(delivery, [("swatch.jpg", jpeg(5))], labels=["swatch-a.jpg"]), T.PackageUpload)
+        self.assertEqual([f["label"] for f in added["files"]], ["swatch-a.jpg"])
+        left = self.conforms(c.remove_delivery_file(delivery, added["files"][0]["id"]), T.DeliveryPackage)
+        self.assertNotIn(added["files"][0]["id"], [f["id"] for f in left["files"]])
+        self.assertEqual(self.conforms(c.set_delivery_status(delivery, "blocked", note="py"), T.Delivery)["status"], "blocked")
+        self.assertEqual(self.conforms(c.set_delivery_status(delivery, "draft"), T.Delivery)["status"], "draft")
+        submitted = self.vendor.submit_turnover(refs["dl-101-comp"], [("review me.jpg", jpeg(6))], title="For review")
+        reviewed = self.conforms(c.review_submission(submitted["id"], "changes_requested", "Warmer, please"), T.SubmissionRow)
+        self.assertEqual((reviewed["status"], reviewed["review"]["note"]), ("changes_requested", "Warmer, please"))
+
     def test_zz_every_operation_was_called(self) -> None:
         """Runs last (by name): the tests above called every method the client has."""
         every = {snake(op) for op, *_ in OPERATIONS}

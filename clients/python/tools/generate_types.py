@@ -40,7 +40,10 @@ RENAME = {
     "PurchaseOrdersLine": "CostReportLine",
     "BundleEntry1": "SceneBundleEntry",
     "BundleEntry2": "CharacterBundleEntry",
-    "SubmissionRowMedia": "SubmissionFile",
+    # a file of a package or of a submission: one shape (media id, label, type, size, SHA-256)
+    "DeliveryPackage": "MediaFile",
+    "DeliverySubmission": "SubmissionRow",
+    "SubmissionRowReview": "Review",
 }
 
 HEADER = '''"""Typed shapes of the server's answers (TypedDicts), generated from its OpenAPI document.
@@ -188,6 +191,8 @@ class Generator:
             else:
                 made = self.typed_dict(schema, type_name)
             if made != type_name:
+                if type_name in self.names:
+                    raise SystemExit(f"{type_name}: already the name of another shape; rename one in RENAME")
                 self.classes.append(f"{type_name} = {made}")
             if type_name not in exported:
                 exported.append(type_name)

@@ -1037,7 +1037,7 @@ export interface paths {
     };
     /**
      * The production's webhook subscriptions
-     * @description Never with their secrets. Each change of the production (the entries of `GET /changes`) is POSTed to the URL as JSON `{webhook_id, production, change}`, signed in the `Prodgraph-Signature` header (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the secret>`; the README shows how to check it) and named by `Prodgraph-Delivery` (the same for every attempt at one change: use it to drop repeats). One change at a time, in commit order; a 2xx within the timeout moves on, anything else is retried with exponential backoff (1 s, 2 s, 4 s, … up to an hour) until it succeeds: at least once, never skipped. Subscriptions are delivered independently, so a slow or dead receiver delays only its own.
+     * @description Never with their secrets; `engagement_id` names the engagement an engagement webhook is for. Each change of the production (the entries of `GET /changes`) is POSTed to the URL as JSON `{webhook_id, production, change}`, signed in the `Prodgraph-Signature` header (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the secret>`; the README shows how to check it) and named by `Prodgraph-Delivery` (the same for every attempt at one change: use it to drop repeats). One change at a time, in commit order; a 2xx within the timeout moves on, anything else is retried with exponential backoff (1 s, 2 s, 4 s, … up to an hour) until it succeeds: at least once, never skipped. Subscriptions are delivered independently, so a slow or dead receiver delays only its own.
      *
      *     Scope `admin`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
      */
@@ -1045,7 +1045,7 @@ export interface paths {
     put?: never;
     /**
      * Subscribe a URL to the production’s changes
-     * @description The answer carries the signing `secret` this once: keep it now. Delivery starts with the next change (or after `after`, a change feed cursor, to replay history). Recorded in the activity feed. Each change of the production (the entries of `GET /changes`) is POSTed to the URL as JSON `{webhook_id, production, change}`, signed in the `Prodgraph-Signature` header (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the secret>`; the README shows how to check it) and named by `Prodgraph-Delivery` (the same for every attempt at one change: use it to drop repeats). One change at a time, in commit order; a 2xx within the timeout moves on, anything else is retried with exponential backoff (1 s, 2 s, 4 s, … up to an hour) until it succeeds: at least once, never skipped. Subscriptions are delivered independently, so a slow or dead receiver delays only its own.
+     * @description The answer carries the signing `secret` this once: keep it now. Delivery starts with the next change (or after `after`, a change feed cursor, to replay history). Recorded in the activity feed. With `engagement_id`, the webhook is for that engagement: a vendor is pushed exactly its own reach (below); an unknown or archived engagement, or `kinds` an engagement is never told of, is 422. Each change of the production (the entries of `GET /changes`) is POSTed to the URL as JSON `{webhook_id, production, change}`, signed in the `Prodgraph-Signature` header (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the secret>`; the README shows how to check it) and named by `Prodgraph-Delivery` (the same for every attempt at one change: use it to drop repeats). One change at a time, in commit order; a 2xx within the timeout moves on, anything else is retried with exponential backoff (1 s, 2 s, 4 s, … up to an hour) until it succeeds: at least once, never skipped. Subscriptions are delivered independently, so a slow or dead receiver delays only its own. An **engagement webhook** (`engagement_id` set) is sent only what that engagement can see, judged through its grants when each change is delivered (a grant revoked before then already counts), with `engagement_id` in the body and `actor` always null: `delivery` changes of a turnover it holds a live read or submit grant on (a status move: sent, recalled, accepted; or any other edit of the row it sees; or its retirement by a re-import), to be read with GET /turnovers; `media` changes of a file of such a delivery's package while the delivery is sent or accepted (`created`: added; `updated`: taken out, after which the id answers 404), and of the files it submitted itself; `submission` changes of its own submissions (made, or reviewed: GET /turnovers or GET /submissions carry the review); `grant` changes of its own grants (`created`, `updated`, `retired` when revoked) and `expired` when one lapses: the worker watches the engagement's next expiry and announces it within about a second of `expires_at` passing (at `at` = `expires_at`; `Prodgraph-Delivery` is `<webhook>.expired.<grant>.<expiry in unix ms>`). Nothing else: no scene, asset or version changes (keep bundles fresh with their ETags), no other engagement's objects, no titles. An archived engagement is told nothing. `kinds`, if given, must be among `delivery`, `media`, `submission`, `grant`.
      *
      *     Scope `admin`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
      */
@@ -2060,6 +2060,7 @@ export interface components {
        */
       created_at: string;
       created_by: string;
+      engagement_id: number | null;
       secret: string | null;
     };
     /** Decision */
@@ -2314,7 +2315,7 @@ export interface components {
     };
     /**
      * JSON-RPC 2.0 request
-     * @description Exactly one message per request: a JSON array (batch) is refused with -32600.
+     * @description Exactly one message per request: a JSON array (batch) is refused with -32600. Members other than these four are ignored (JSON-RPC 2.0 does not forbid them).
      */
     JsonRpcRequest: {
       /** @enum {string} */
@@ -2596,6 +2597,7 @@ export interface components {
         | null;
       /** @description Start delivering after this change feed cursor (to replay history); default `now`: changes from now on */
       after?: string;
+      engagement_id?: number | null;
     };
     /** Files added to a package */
     PackageUpload: {
@@ -3058,12 +3060,47 @@ export interface components {
       /** @description Only when episode_id is given on an episodic production: at least one strip of the day is marked. Absent otherwise. */
       marked?: boolean;
     };
+    /**
+     * Storage event
+     * @example {
+     *       "event_type": "create",
+     *       "path": "plates/sh010/sh010_v001.exr",
+     *       "source": "audit_tail",
+     *       "dedupe_key": "audit-7f3a-000128",
+     *       "detected_at": "2026-03-01T11:00:00Z",
+     *       "size": 48213
+     *     }
+     */
+    StorageEvent: {
+      /**
+       * @description What happened to the file; a `move` also carries `to_path`
+       * @enum {string}
+       */
+      event_type: 'create' | 'modify' | 'delete' | 'move';
+      /** @description Relative to the filespace root: forward or back slashes; no leading `/`, no drive letter, no `..`, no control character; stored normalised (at most 4,096 characters) */
+      path: string;
+      /** @description Where a `move` went (required on a move, refused on any other type); the same rules as `path` */
+      to_path?: string;
+      /**
+       * @description How the agent saw it
+       * @enum {string}
+       */
+      source: 'audit_tail' | 'scan' | 'manual';
+      /** @description The agent’s own key for this event, unique per production: a replay counts under `duplicates` and changes nothing */
+      dedupe_key: string;
+      /**
+       * Format: date-time
+       * @description When the agent saw it: ISO-8601 with a zone (stored in UTC)
+       */
+      detected_at: string;
+      size?: number | null;
+    };
     /** Storage event batch */
     StorageEventsRequest: {
       /** @description Name of the filespace install the agent runs against; must be the production's active install (403 otherwise) */
       filespace: string;
-      /** @description Applied in order, in one transaction. More events than the configured batch limit (PRODGRAPH_MAX_EVENT_BATCH, default 10,000) answers 413 and applies nothing. */
-      events: unknown[];
+      /** @description Applied in order, in one transaction. Each event is checked on its own: one that breaks the event schema is listed in `refused` (naming the field) and never sinks the rest. More events than the configured batch limit (PRODGRAPH_MAX_EVENT_BATCH, default 10,000) answers 413 and applies nothing. */
+      events: components['schemas']['StorageEvent'][];
     };
     /** Storage event batch result */
     StorageEventsResult: {
@@ -3312,15 +3349,8 @@ export interface components {
       status: 'submitted';
       title: string;
       note: string;
-      /** @description One media object per uploaded file, in upload order */
-      media: {
-        /** @description Media id: GET /media/{id} and /media/{id}/content */
-        id: number;
-        /** @description The file name as uploaded */
-        label: string;
-        /** @description image, video, audio, document or file, from the bytes */
-        kind: string;
-      }[];
+      /** @description One media object per uploaded file, in upload order, as GET /submissions lists it: check the upload against `size` and `sha256` */
+      media: components['schemas']['SubmissionFile'][];
       created_at: string | null;
     };
     /** What a vendor sees */
@@ -3409,8 +3439,11 @@ export interface components {
       variant: string;
       /** @description Open set: wip, review, approved, rejected, … */
       status: string;
-      /** @description Always true in a bundle */
-      released: boolean;
+      /**
+       * @description Always true: only released versions are summarised
+       * @enum {boolean}
+       */
+      released: true;
       note?: string | null;
       media_path?: string | null;
       /** @description null when there is no file */
@@ -3487,6 +3520,7 @@ export interface components {
        */
       created_at: string;
       created_by: string;
+      engagement_id: number | null;
     };
     /** Webhook delivery attempt */
     WebhookDelivery: {
@@ -3656,7 +3690,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/octet-stream': Blob;
+          '*/*': Blob;
         };
       };
       /** @description Partial content: The requested byte range */
@@ -3676,7 +3710,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/octet-stream': Blob;
+          '*/*': Blob;
         };
       };
       /** @description Not modified: the copy you hold (If-None-Match) is current; no body: Not modified: If-None-Match matched the ETag; no body */
@@ -3889,7 +3923,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    /** @description Exactly one message per request: a JSON array (batch) is refused with -32600. */
+    /** @description Exactly one message per request: a JSON array (batch) is refused with -32600. Members other than these four are ignored (JSON-RPC 2.0 does not forbid them). */
     requestBody: {
       content: {
         'application/json': components['schemas']['JsonRpcRequest'];
@@ -3920,7 +3954,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
+      /** @description Bad request: a JSON-RPC 2.0 error response (`id` null, `error.code` -32000) for an `MCP-Protocol-Version` header the server does not support, or `{detail, code}` for a body nested too deep to read */
       400: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
@@ -3931,7 +3965,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ErrorBody'];
+          'application/json': components['schemas']['JsonRpcResponse'] | components['schemas']['ErrorBody'];
         };
       };
       /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
@@ -4894,6 +4928,20 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Content-Encoding': components['headers']['Content-Encoding'];
           Vary: components['headers']['Vary'];
           [name: string]: unknown;
@@ -6312,6 +6360,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -6404,9 +6466,9 @@ export interface operations {
         'multipart/form-data': {
           /**
            * Format: binary
-           * @description Required, exactly one. Streamed to the media store; its content type is sniffed from the bytes, never taken from the request, and must be an image or a video (415 otherwise; an empty file is 422). Larger than the configured upload limit (PRODGRAPH_MAX_UPLOAD_BYTES): 413.
+           * @description Exactly one. Streamed to the media store; its content type is sniffed from the bytes, never taken from the request, and must be an image or a video (415 otherwise; an empty file is 422). Larger than the configured upload limit (PRODGRAPH_MAX_UPLOAD_BYTES): 413.
            */
-          file?: Blob;
+          file: Blob;
           /** @description Optional version note */
           note?: string;
           /** @description Optional; default `On-Set` */
@@ -6429,6 +6491,20 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['CreatedVersion'];
+        };
+      };
+      /** @description Malformed request: invalid JSON, a malformed multipart body or URL */
+      400: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
         };
       };
       /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
@@ -6713,6 +6789,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -6869,6 +6959,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -6956,6 +7060,17 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['MediaProxyJson'];
+        'multipart/form-data': {
+          /** @description Name of the filespace install the agent runs against; must be the production's active install (403 otherwise) */
+          filespace: string;
+          /** @description Library path of the file the image stands in for (a live library row) */
+          path: string;
+          /**
+           * Format: binary
+           * @description The JPEG itself, at most 8 MiB (read up to the limit and no further)
+           */
+          file: Blob;
+        };
       };
     };
     responses: {
@@ -7303,6 +7418,20 @@ export interface operations {
       };
       /** @description No such object, or one out of this key's reach: the two are indistinguishable */
       404: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
@@ -8268,8 +8397,8 @@ export interface operations {
     requestBody: {
       content: {
         'multipart/form-data': {
-          /** @description One or more files; each becomes its own media object */
-          files?: Blob[];
+          /** @description One or more file parts, each sent under the name `files`; each becomes its own media object. An empty file is 422. */
+          files: Blob[];
           /** @description Defaults to the delivery's title */
           title?: string;
           note?: string;
@@ -8345,6 +8474,20 @@ export interface operations {
       };
       /** @description Too large: a body, file, batch or part count over its limit */
       413: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
@@ -8589,7 +8732,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK: The raw bytes */
+      /** @description OK: The file's bytes, typed by Content-Type */
       200: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
@@ -8605,7 +8748,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/octet-stream': Blob;
+          '*/*': Blob;
         };
       };
       /** @description Partial content: The requested byte range */
@@ -8625,7 +8768,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/octet-stream': Blob;
+          '*/*': Blob;
         };
       };
       /** @description Not modified: the copy you hold (If-None-Match) is current; no body: Not modified: If-None-Match matched the ETag; no body */
@@ -8883,7 +9026,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody: {
+    requestBody?: {
       content: {
         'application/json': {
           /**
@@ -8939,6 +9082,20 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Content-Encoding': components['headers']['Content-Encoding'];
           Vary: components['headers']['Vary'];
           [name: string]: unknown;
@@ -9351,6 +9508,20 @@ export interface operations {
       };
       /** @description Conflict: already settled, a stale step, a duplicate */
       409: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
@@ -9894,6 +10065,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -10287,6 +10472,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -10668,6 +10867,20 @@ export interface operations {
       /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
       403: {
         headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Content-Encoding': components['headers']['Content-Encoding'];
           Vary: components['headers']['Vary'];
           [name: string]: unknown;
@@ -11487,6 +11700,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -11692,8 +11919,8 @@ export interface operations {
         'multipart/form-data': {
           /** @description Optional, one before each file it names: a file name (no `/` or `\`), unique in the package */
           label?: string[];
-          /** @description One or more files; each becomes its own media object in the package */
-          files?: Blob[];
+          /** @description One or more file parts, each sent under the name `files`; each becomes its own media object in the package. An empty file is 422. */
+          files: Blob[];
         };
       };
     };
@@ -11780,6 +12007,20 @@ export interface operations {
       };
       /** @description Too large: a body, file, batch or part count over its limit */
       413: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
@@ -12146,6 +12387,20 @@ export interface operations {
           'application/json': components['schemas']['ErrorBody'];
         };
       };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
@@ -12334,6 +12589,20 @@ export interface operations {
       };
       /** @description Conflict: already settled, a stale step, a duplicate */
       409: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unsupported media type: a Content-Type or file type this endpoint does not take */
+      415: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
@@ -12942,7 +13211,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK: The raw bytes */
+      /** @description OK: The file's bytes, typed by Content-Type */
       200: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
@@ -12958,7 +13227,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/octet-stream': Blob;
+          '*/*': Blob;
         };
       };
       /** @description Partial content: The requested byte range */
@@ -12978,7 +13247,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/octet-stream': Blob;
+          '*/*': Blob;
         };
       };
       /** @description Not modified: the copy you hold (If-None-Match) is current; no body: Not modified: If-None-Match matched the ETag; no body */

@@ -14,9 +14,10 @@ import { POSITION_GAP } from '../tables/row-context.js';
 import { shootDayRow } from '../tables/schedule.js';
 import { deliveryRow } from '../tables/deliveries.js';
 import { engagementRow, grantRow } from '../tables/engagements.js';
+import { labelOf, submissionRow } from '../tables/turnovers.js';
 import { ingredientRow, notesOf, versionRow } from '../tables/versions.js';
 import type { Loader } from './loader.js';
-import type { MediaUse } from './media.js';
+import type { MediaUse, OwnFile } from './media.js';
 import { zip } from '../../util/zip.js';
 
 /*
@@ -194,6 +195,57 @@ const approvals: Load = async (L, ready) => {
   );
 };
 
+/** Deliveries, then the files of their packages. */
+const deliveries: Load = async (L, ready) => {
+  const list = items<Doc['deliveries'][number]>(ready);
+  const ids = await simple(L, ready, 'deliveries', 'deliveries', (d: Doc['deliveries'][number], i) =>
+    deliveryRow(d, position(i), L),
+  );
+  const files = zip(list, ids).flatMap(([{ item, i }, id]): OwnFile[] =>
+    (item.files ?? []).map((f, j) => ({
+      rel: f.media,
+      path: ['deliveries', i, 'files', j, 'media'],
+      label: labelOf(f),
+      owner: { packageOf: id },
+      createdBy: null,
+      at: L.now,
+    })),
+  );
+  if (files.length === 0) return;
+  await L.media.own(files);
+  L.created('package_files', files.length);
+};
+
+/** Submissions, then their files. */
+const submissions: Load = async (L, ready) => {
+  const list = items<Doc['submissions'][number]>(ready);
+  const name = (ref: string) => L.personNames.get(ref);
+  // every reference resolved before anything is written (a submission may have to wait)
+  for (const { item } of list) {
+    L.need(item.delivery);
+    L.need(item.engagement);
+    // a reviewer named by a person's ref waits for the person (free text does not)
+    const by = item.review?.reviewed_by;
+    if (by && L.lookup(by)?.kind === 'person') L.need(by);
+  }
+  const rows = list.map(({ item }) => submissionRow(item, name, L));
+  const ids = await L.insert('work_items', rows);
+  L.created('submissions', rows.length);
+  const files = zip(zip(list, rows), ids).flatMap(([[{ item, i }, row], id]): OwnFile[] =>
+    (item.files ?? []).map((f, j) => ({
+      rel: f.media,
+      path: ['submissions', i, 'files', j, 'media'],
+      label: labelOf(f),
+      owner: { deliveryId: row.delivery_id, workItemId: id, uploaderEngagementId: row.engagement_id },
+      createdBy: row.created_by,
+      at: row.created_at,
+    })),
+  );
+  if (files.length === 0) return;
+  await L.media.own(files);
+  L.created('media', files.length);
+};
+
 const engagements: Load = async (L, ready) => {
   const list = items<Doc['engagements'][number]>(ready);
   const departmentsOf = list.map(({ item }) => [...new Set(item.departments ?? [])].map((d) => L.need(d)));
@@ -294,12 +346,9 @@ export const SECTION_LOADERS: Record<Section, Load> & {
       departmentNoteRow(n, L),
     );
   },
-  deliveries: async (L, ready) => {
-    await simple(L, ready, 'deliveries', 'deliveries', (d: Doc['deliveries'][number], i) =>
-      deliveryRow(d, position(i), L),
-    );
-  },
+  deliveries,
   engagements,
+  submissions,
   purchase_orders: async (L, ready) => {
     await simple(L, ready, 'purchase_orders', 'purchase_orders', (o: Doc['purchase_orders'][number]) =>
       purchaseOrderRow(o, L),

@@ -4,17 +4,20 @@ import { orderPositions } from '../sync/order.js';
 import { zip } from '../../util/zip.js';
 import { referencedByAny } from '../sync/references.js';
 import { DELIVERY_COLUMNS, deliveryRow } from '../tables/deliveries.js';
+import type { PackageSection } from './package.js';
 
 /*
  * Deliveries: what a vendor turns work over on. A delivery that left the document is retired
  * (archived) when anything refers to it (submissions, media, grants) and deleted otherwise.
+ * Its package is the PackageSection's; a change to it reports the delivery updated.
  */
 
 export class DeliveriesSection {
   deliveries!: KeyedDiff<'deliveries'>;
   private readonly retire: number[] = [];
 
-  async diff(ctx: SyncContext): Promise<void> {
+  /** After the packages: a delivery whose package changes counts as updated (`files`). */
+  async diff(ctx: SyncContext, packages: PackageSection): Promise<void> {
     const pid = ctx.existingProductionId;
     const doc = ctx.doc;
     const deliveries =
@@ -55,6 +58,7 @@ export class DeliveriesSection {
         ref: d.ref,
         row: deliveryRow(d, position, ctx),
       })),
+      children: (_, w) => (packages.changed.has(w.key) ? ['files'] : []),
     });
   }
 

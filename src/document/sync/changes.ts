@@ -17,8 +17,11 @@ const KIND: Partial<Record<PlanKind, ChangeKind>> = {
   approvals: 'approval',
   department_notes: 'department_note',
   deliveries: 'delivery',
+  // a package file is a media object
+  package_files: 'media',
   engagements: 'engagement',
   grants: 'grant',
+  submissions: 'submission',
   purchase_orders: 'purchase_order',
   cost_reports: 'cost_report',
   script_changes: 'script_change',
@@ -45,6 +48,8 @@ export function changesOfPlan(
     if (id === null) continue;
     if (c.action === 'created') log.created(kind, id);
     else if (c.action === 'updated') log.updated(kind, id);
+    // a file taken out of its package is still a media object: changed, as the API reports it
+    else if (c.kind === 'package_files' && c.action === 'retired') log.updated(kind, id);
     else if (c.action === 'retired' || c.action === 'deleted') log.retired(kind, id);
     else if (c.applied && c.applied.length > 0) log.updated(kind, id);
   }

@@ -1,9 +1,9 @@
 import type { Db } from '../../db/index.js';
 import { parseJson } from '../../db/values.js';
 import type { Id } from '../sync/cells.js';
-import type { ProductionDocument } from '../schema.js';
+import type { DocTurnoverFile, ProductionDocument } from '../schema.js';
 import type { ColumnTypes } from '../sync/write.js';
-import type { ExportContext } from './export-context.js';
+import { nameOf, type ExportContext } from './export-context.js';
 import { iso, json, type RowContext } from './row-context.js';
 
 /**
@@ -61,9 +61,14 @@ export type StoredDelivery = Awaited<ReturnType<typeof readDeliveries>>[number];
 export const gatingApprovals = (deliveries: readonly StoredDelivery[]): Set<number> =>
   new Set(deliveries.flatMap((d) => (d.gating_approval_id === null ? [] : [d.gating_approval_id])));
 
-export const deliveriesDoc = (deliveries: readonly StoredDelivery[], ex: ExportContext) => ({
+/** `packageOf`: the files of a delivery's package (a delivery without any lists none). */
+export const deliveriesDoc = (
+  deliveries: readonly StoredDelivery[],
+  packageOf: (deliveryId: number) => DocTurnoverFile[],
+  ex: ExportContext,
+) => ({
   deliveries: deliveries.map((d): DocDelivery => ({
-    ref: ex.refFor(d, 'delivery'),
+    ref: nameOf(ex.delivery, d.id),
     title: d.title,
     kind: d.kind,
     status: d.status,
@@ -74,5 +79,10 @@ export const deliveriesDoc = (deliveries: readonly StoredDelivery[], ex: ExportC
     spec: parseJson<Array<Record<string, unknown>>>(d.spec, []),
     sent_at: d.sent_at,
     gating_approval: d.gating_approval_id === null ? null : (ex.approval.get(d.gating_approval_id) ?? null),
+    ...withList('files', packageOf(d.id)),
   })),
 });
+
+/** `{[key]: list}`, or nothing when the list is empty (the document leaves it out). */
+const withList = <K extends string, T>(key: K, list: T[]) =>
+  (list.length ? { [key]: list } : {}) as Partial<Record<K, T[]>>;

@@ -3,7 +3,6 @@ import { groupBy } from '../../util/group-by.js';
 import type { Id } from '../sync/cells.js';
 import type { ProductionDocument } from '../schema.js';
 import type { ColumnTypes } from '../sync/write.js';
-import type { StoredDelivery } from './deliveries.js';
 import { type ExportContext, nameOf } from './export-context.js';
 import { iso, type RowContext } from './row-context.js';
 
@@ -98,40 +97,31 @@ type StoredGrant = StoredEngagements['grants'][number];
 export const engagementRefs = (e: StoredEngagements): Array<string | null> => e.engagements.map((r) => r.ref);
 
 /** A grant on a retired scene, character or delivery names nothing the document has: null. */
-function grantDoc(
-  g: StoredGrant,
-  liveDelivery: ReadonlyMap<number, StoredDelivery>,
-  ex: ExportContext,
-): DocGrant | null {
+function grantDoc(g: StoredGrant, ex: ExportContext): DocGrant | null {
   if (g.node_id !== null && !ex.isLive(g.node_id)) return null;
-  const delivery = g.delivery_id === null ? undefined : liveDelivery.get(g.delivery_id);
+  const delivery = g.delivery_id === null ? undefined : ex.delivery.get(g.delivery_id);
   if (g.delivery_id !== null && !delivery) return null;
   return {
     kind: g.kind,
     ...(g.node_id !== null ? { node: ex.node.get(g.node_id) } : {}),
-    ...(delivery ? { delivery: ex.refFor(delivery, 'delivery') } : {}),
+    ...(delivery ? { delivery } : {}),
     ...(g.access !== null ? { access: g.access } : {}),
     ...(g.expires_at !== null ? { expires_at: g.expires_at } : {}),
     ...(g.revoked_at !== null ? { revoked: true } : {}),
   };
 }
 
-export function engagementsDoc(
-  e: StoredEngagements,
-  deliveries: readonly StoredDelivery[],
-  ex: ExportContext,
-) {
+export function engagementsDoc(e: StoredEngagements, ex: ExportContext) {
   const departmentsOf = groupBy(e.departments, (d) => d.engagement_id);
   const grantsOf = groupBy(e.grants, (g) => g.engagement_id);
-  const liveDelivery = new Map(deliveries.map((d) => [d.id, d]));
   return {
     engagements: e.engagements.map((r): DocEngagement => ({
-      ref: ex.refFor(r, 'engagement'),
+      ref: nameOf(ex.engagement, r.id),
       organisation: nameOf(ex.organisation, r.organisation_id),
       departments: (departmentsOf.get(r.id) ?? [])
         .map((d) => nameOf(ex.department, d.department_id))
         .filter(Boolean),
-      grants: (grantsOf.get(r.id) ?? []).flatMap((g) => grantDoc(g, liveDelivery, ex) ?? []),
+      grants: (grantsOf.get(r.id) ?? []).flatMap((g) => grantDoc(g, ex) ?? []),
     })),
   };
 }

@@ -37,6 +37,10 @@ export class ExportContext {
   readonly node = new Map<number, string>();
   readonly version = new Map<number, string>();
   readonly approval = new Map<number, string>();
+  /** Live deliveries only. */
+  readonly delivery = new Map<number, string>();
+  /** Live engagements only. */
+  readonly engagement = new Map<number, string>();
   private readonly taken: Set<string>;
   private readonly files = new Map<string, ExportedFile>();
   private readonly media: Map<number, MediaFileRow>;

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../auth/route-hook.js';
 import { requestHashOf, respondToWrite } from '../../http/idempotency.js';
-import { formParts, uploadLimits } from '../../http/multipart-parts.js';
+import { formParts, formUpload, uploadLimits } from '../../http/multipart-parts.js';
 import { API_PREFIX } from '../../http/openapi.js';
 import { errorResponses } from '../../http/schemas.js';
 import { errors } from '../../errors.js';
@@ -88,10 +88,12 @@ export async function assetWriteRoutes(fastify: FastifyInstance): Promise<void> 
     },
   );
 
+  const versionForm = uploadLimits(app.ctx.config.limits, 'file');
   app.post(
     '/assets/:node_id/versions',
     {
-      config: located,
+      // the body: one file at its largest, its fields and framing
+      config: { ...located, upload: formUpload({ ...versionForm, files: 1 }) },
       schema: {
         operationId: 'landAssetVersion',
         summary: 'Land a version (an on-set still) on an asset',
@@ -130,7 +132,7 @@ export async function assetWriteRoutes(fastify: FastifyInstance): Promise<void> 
       let staged: StagedObject | undefined;
       let filename: string | undefined;
       try {
-        for await (const part of formParts(request, uploadLimits(app.ctx.config.limits, 'file'))) {
+        for await (const part of formParts(request, versionForm)) {
           if (part.type === 'file') {
             if (part.name !== 'file' || staged) {
               part.stream.resume();

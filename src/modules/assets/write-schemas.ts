@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { NODE_STATUSES } from '../../domain/vocabulary.js';
-import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { checkedWhereRead, Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 
 export const AssetParams = Type.Object({
   node_id: Id('Graph node id of an asset (never a scene)'),
@@ -109,24 +109,24 @@ export type CreatedNote = Static<typeof CreatedNote>;
 export const VERSION_FIELDS = ['note', 'variant'] as const;
 
 /**
- * Documentation of the multipart body. The route streams the parts itself (stream mode
- * leaves no parsed body), so nothing here is enforced by the validator: `file` is checked
- * by the route.
+ * The multipart body, as the document states it (`file` required). The route streams the parts
+ * itself and checks each as it reads it (stream mode leaves no parsed body, so the validator
+ * sees an empty stand-in): the schema is checked where it is read, not by the validator.
  */
-export const NewVersionForm = Type.Object(
-  {
-    file: Type.Optional(
-      Type.Unsafe<unknown>({
+export const NewVersionForm = checkedWhereRead(
+  Type.Object(
+    {
+      file: Type.Unsafe<unknown>({
         type: 'string',
         format: 'binary',
         description:
-          'Required, exactly one. Streamed to the media store; its content type is sniffed from the bytes, never taken from the request, and must be an image or a video (415 otherwise; an empty file is 422). Larger than the configured upload limit (PRODGRAPH_MAX_UPLOAD_BYTES): 413.',
+          'Exactly one. Streamed to the media store; its content type is sniffed from the bytes, never taken from the request, and must be an image or a video (415 otherwise; an empty file is 422). Larger than the configured upload limit (PRODGRAPH_MAX_UPLOAD_BYTES): 413.',
       }),
-    ),
-    note: Type.Optional(Type.String({ maxLength: 10_000, description: 'Optional version note' })),
-    variant: Type.Optional(Type.String({ maxLength: 100, description: 'Optional; default `On-Set`' })),
-  },
-  { title: 'New version (multipart/form-data)' },
+      note: Type.Optional(Type.String({ maxLength: 10_000, description: 'Optional version note' })),
+      variant: Type.Optional(Type.String({ maxLength: 100, description: 'Optional; default `On-Set`' })),
+    },
+    { title: 'New version (multipart/form-data)', additionalProperties: false },
+  ),
 );
 
 export const CreatedVersion = Type.Object(

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { DELIVERY_STATUSES } from '../../domain/vocabulary.js';
-import { Id, StringEnum } from '../../http/schemas.js';
+import { checkedWhereRead, Id, StringEnum } from '../../http/schemas.js';
 import { DeliveryFile } from '../turnovers/schemas.js';
 
 /*
@@ -55,17 +55,19 @@ export const DeliveryPackage = Type.Object(
 export type DeliveryPackage = Static<typeof DeliveryPackage>;
 
 /**
- * The multipart form, for the OpenAPI document. The parts are streamed and checked by the
- * service (files are never buffered); the route validates an empty stand-in body against it,
- * so it names no `required` parts and states that rule in words instead.
+ * The multipart form, as the document states it (`files` required). The parts are streamed and
+ * checked by the service as it reads them (files are never buffered); the route validates an
+ * empty stand-in body, so the schema is checked where it is read, not by the validator.
  */
 export const PackageForm = {
   content: {
     'multipart/form-data': {
-      schema: {
+      schema: checkedWhereRead({
         type: 'object',
+        required: ['files'],
+        additionalProperties: false,
         description:
-          '`files` is required: one or more file parts. A `label` text part names the file part that follows it (label, file, label, file…); a file with no label before it takes its file name.',
+          'A `label` text part names the file part that follows it (label, file, label, file…); a file with no label before it takes its file name.',
         properties: {
           label: {
             type: 'array',
@@ -77,10 +79,11 @@ export const PackageForm = {
             type: 'array',
             minItems: 1,
             items: { type: 'string', format: 'binary' },
-            description: 'One or more files; each becomes its own media object in the package',
+            description:
+              'One or more file parts, each sent under the name `files`; each becomes its own media object in the package. An empty file is 422.',
           },
         },
-      },
+      }),
     },
   },
 } as const;

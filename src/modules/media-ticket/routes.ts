@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { principalOf } from '../../auth/route-hook.js';
 import { mediaAnswerHeaders, MediaRequestHeaders, sendMedia } from '../../http/media-response.js';
 import { MEDIA_BYTES, NOT_KEPT } from '../../http/reference-headers.js';
-import { errorResponses } from '../../http/schemas.js';
+import { errorResponses, FILE_MEDIA_TYPES } from '../../http/schemas.js';
 import { MediaTicket } from './schemas.js';
 import { mediaFileNotFound, mediaTicket, resolveTicketedMedia, ticketKeyOf } from './service.js';
 import { perCredentialKey } from '../../http/rate-limit.js';
@@ -77,7 +77,7 @@ export async function mediaFileRoutes(app: FastifyInstance): Promise<void> {
               'The rest of a `media_path` after `/media/` (e.g. `86/86b006ee-….jpg`), exactly as the API returned it',
           }),
         }),
-        produces: ['application/octet-stream'],
+        produces: FILE_MEDIA_TYPES,
         response: {
           200: Type.String({ format: 'binary', description: 'The file, typed by its Content-Type' }),
           206: Type.String({ format: 'binary', description: 'The requested byte range' }),

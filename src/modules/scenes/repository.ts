@@ -31,3 +31,51 @@ export async function formatAndEpisodes(db: Db, productionId: number) {
     episodeIds: new Set(rows.map((r) => r.episode_id).filter((id): id is number => id !== null)),
   };
 }
+
+/**
+ * The scenes a person may mean by what they typed (the CLI's scene options): the one with this
+ * id, the one with this ref, the live ones with this number (any case) in the named episodes
+ * (an episode's code or ref; in any episode when none is named). Each with its episode.
+ */
+export function scenesNamed(
+  db: Db,
+  productionId: number,
+  by: { id?: number; ref?: string; number?: { text: string; episode?: string } },
+) {
+  return db
+    .selectFrom('nodes as n')
+    .leftJoin('episodes as e', 'e.id', 'n.episode_id')
+    .where('n.production_id', '=', productionId)
+    .where('n.kind', '=', 'scene')
+    .where((eb) => {
+      const any = [];
+      if (by.id !== undefined) any.push(eb('n.id', '=', by.id));
+      if (by.ref !== undefined) any.push(eb('n.ref', '=', by.ref));
+      if (by.number) {
+        const { text, episode } = by.number;
+        let number = eb.and([
+          eb(eb.fn('upper', ['n.number']), '=', text.toUpperCase()),
+          eb('n.retired_at', 'is', null),
+        ]);
+        if (episode !== undefined)
+          number = eb.and([number, eb.or([eb('e.code', '=', episode), eb('e.ref', '=', episode)])]);
+        any.push(number);
+      }
+      return eb.or(any);
+    })
+    .select(['n.id', 'n.ref', 'n.number', 'n.label', 'e.code as episode_code', 'e.ref as episode_ref'])
+    .orderBy('n.position')
+    .orderBy('n.id')
+    .execute();
+}
+
+/** Whether the production has an episode with this code or ref. */
+export async function hasEpisode(db: Db, productionId: number, episode: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('episodes')
+    .where('production_id', '=', productionId)
+    .where((eb) => eb.or([eb('code', '=', episode), eb('ref', '=', episode)]))
+    .select('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -8,7 +8,7 @@ import { errors } from '../../errors.js';
 import { formParts } from '../../http/multipart-parts.js';
 import { buffer } from 'node:stream/consumers';
 import { MAX_PROXY_BYTES, storeProxy, type ProxyUpload } from './media-proxy-service.js';
-import { MediaProxyJson, MediaProxyResult } from './schemas.js';
+import { MediaProxyForm, MediaProxyJson, MediaProxyResult } from './schemas.js';
 
 /** 8 MiB of JPEG as base64 (11,184,812 characters) plus room for the rest of the JSON. */
 const JSON_BODY_LIMIT = Math.ceil(MAX_PROXY_BYTES / 3) * 4 + 64 * 1024;
@@ -62,8 +62,12 @@ export async function mediaProxyRoutes(fastify: FastifyInstance): Promise<void> 
   app.post(
     '/storage/media-proxy',
     {
-      config: { auth: { scopes: ['write'], surface: 'production' }, idempotent: true },
-      bodyLimit: JSON_BODY_LIMIT,
+      // the JSON form (the image in base64) is the larger of the two
+      config: {
+        auth: { scopes: ['write'], surface: 'production' },
+        idempotent: true,
+        upload: { maxBytes: JSON_BODY_LIMIT },
+      },
       schema: {
         operationId: 'uploadMediaProxy',
         summary: "Replace a library file's stand-in image with a bounded JPEG",
@@ -76,9 +80,14 @@ export async function mediaProxyRoutes(fastify: FastifyInstance): Promise<void> 
         ].join('\n\n'),
         tags: ['storage'],
         consumes: ['application/json', 'multipart/form-data'],
-        // Only the JSON form has a body schema: a multipart body is not parsed before the
-        // handler, which reads its parts as they stream (fields `filespace`, `path`, file `file`).
-        body: { content: { 'application/json': { schema: MediaProxyJson } } },
+        // a multipart body is not parsed before the handler, which reads its parts as they
+        // stream: its schema is the document's, checked where it is read
+        body: {
+          content: {
+            'application/json': { schema: MediaProxyJson },
+            'multipart/form-data': { schema: MediaProxyForm },
+          },
+        },
         response: { 200: MediaProxyResult, ...errorResponses(400, 404, 413, 415, 422) },
       },
     },

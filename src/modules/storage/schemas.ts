@@ -1,30 +1,71 @@
 import { Type, type Static } from 'typebox';
 import { STORAGE_EVENT_TYPES, STORAGE_SOURCES } from '../../domain/vocabulary.js';
-import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { checkedWhereRead, Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { MAX_DEDUPE_KEY } from './event-validation.js';
 
 const Filespace = Type.String({
   description:
     "Name of the filespace install the agent runs against; must be the production's active install (403 otherwise)",
 });
 
+/** One storage event as an agent sends it (the contract's fields, and the optional `to_path` and `size`). */
+export const StorageEvent = Type.Object(
+  {
+    event_type: StringEnum(STORAGE_EVENT_TYPES, {
+      description: 'What happened to the file; a `move` also carries `to_path`',
+    }),
+    path: Type.String({
+      minLength: 1,
+      description:
+        'Relative to the filespace root: forward or back slashes; no leading `/`, no drive letter, no `..`, no control character; stored normalised (at most 4,096 characters)',
+    }),
+    to_path: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          'Where a `move` went (required on a move, refused on any other type); the same rules as `path`',
+      }),
+    ),
+    source: StringEnum(STORAGE_SOURCES, { description: 'How the agent saw it' }),
+    dedupe_key: Type.String({
+      minLength: 1,
+      maxLength: MAX_DEDUPE_KEY,
+      description:
+        'The agent’s own key for this event, unique per production: a replay counts under `duplicates` and changes nothing',
+    }),
+    detected_at: Type.String({
+      format: 'date-time',
+      description: 'When the agent saw it: ISO-8601 with a zone (stored in UTC)',
+    }),
+    size: Type.Optional(
+      Nullable(Type.Integer({ minimum: 0, description: 'The file size in bytes, when the agent knows it' })),
+    ),
+  },
+  {
+    $id: 'StorageEvent',
+    title: 'Storage event',
+    examples: [
+      {
+        event_type: 'create',
+        path: 'plates/sh010/sh010_v001.exr',
+        source: 'audit_tail',
+        dedupe_key: 'audit-7f3a-000128',
+        detected_at: '2026-03-01T11:00:00Z',
+        size: 48213,
+      },
+    ],
+  },
+);
+
 export const StorageEventsBody = Type.Object(
   {
     filespace: Filespace,
     events: Type.Array(
-      Type.Unknown({
-        description: [
-          'A storage event: `{event_type, path, to_path?, source, dedupe_key, detected_at, size?}`.',
-          `event_type is one of ${STORAGE_EVENT_TYPES.join(', ')} (a move also carries \`to_path\`, which no other type may carry);`,
-          `source is one of ${STORAGE_SOURCES.join(', ')};`,
-          'path and to_path are relative to the filespace root (forward or back slashes; no leading `/`, no drive letter, no `..`, no NUL) and are stored normalised;',
-          'dedupe_key is the agent’s own non-empty key (at most 512 characters), unique per production: a replay counts under `duplicates`;',
-          'detected_at is an ISO-8601 timestamp with a zone; size (optional) is the file size in bytes.',
-          'Each event is checked on its own: a bad one is listed in `refused` and never sinks the rest.',
-        ].join(' '),
-      }),
+      // typed for clients; the route checks each event on its own, so a bad one is refused alone
+      Type.Unsafe<unknown>(checkedWhereRead(StorageEvent)),
       {
         description:
-          'Applied in order, in one transaction. More events than the configured batch limit (PRODGRAPH_MAX_EVENT_BATCH, default 10,000) answers 413 and applies nothing.',
+          'Applied in order, in one transaction. Each event is checked on its own: one that breaks the event schema is listed in `refused` (naming the field) and never sinks the rest. More events than the configured batch limit (PRODGRAPH_MAX_EVENT_BATCH, default 10,000) answers 413 and applies nothing.',
       },
     ),
   },
@@ -72,6 +113,22 @@ export const MediaProxyJson = Type.Object(
   { $id: 'MediaProxyJson', title: 'Media proxy (JSON form)', additionalProperties: false },
 );
 export type MediaProxyJson = Static<typeof MediaProxyJson>;
+
+/** The same request as a form: the route reads the parts as they stream (checked where read). */
+export const MediaProxyForm = checkedWhereRead(
+  Type.Object(
+    {
+      filespace: Filespace,
+      path: MediaProxyJson.properties.path,
+      file: Type.Unsafe<unknown>({
+        type: 'string',
+        format: 'binary',
+        description: 'The JPEG itself, at most 8 MiB (read up to the limit and no further)',
+      }),
+    },
+    { title: 'Media proxy (multipart form)', additionalProperties: false },
+  ),
+);
 
 export const MediaProxyResult = Type.Object(
   {

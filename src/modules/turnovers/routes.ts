@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { AnswerCache, sendAnswer } from '../../http/answer-cache.js';
 import { principalOf } from '../../auth/route-hook.js';
 import { requestHashOf, respondToWrite } from '../../http/idempotency.js';
-import { formParts, uploadLimits } from '../../http/multipart-parts.js';
+import { formParts, formUpload, uploadLimits } from '../../http/multipart-parts.js';
 import { isPaged, sendConditionalPage, sendPage } from '../../http/paging.js';
 import { ConditionalHeaders, errorResponses, KEPT_NOTE, NotModified } from '../../http/schemas.js';
 import { KEPT_ANSWER } from '../../http/reference-headers.js';
@@ -102,10 +102,15 @@ export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
   );
 
   const limits = app.ctx.config.limits;
+  const submissionForm = uploadLimits(limits);
   app.post(
     '/turnovers/:id/submissions',
     {
-      config: { auth: { scopes: ['submit:turnover'], surface: 'round-trip' }, idempotent: true },
+      config: {
+        auth: { scopes: ['submit:turnover'], surface: 'round-trip' },
+        idempotent: true,
+        upload: formUpload(submissionForm),
+      },
       schema: {
         operationId: 'submitTurnover',
         summary: 'Submit work on a turnover: every uploaded file becomes its own media object',
@@ -144,7 +149,7 @@ export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
             app.ctx,
             principalOf(request),
             request.params.id,
-            formParts(request, uploadLimits(limits)),
+            formParts(request, submissionForm),
             hooks,
             (read) => (form = read),
           ),

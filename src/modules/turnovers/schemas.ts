@@ -1,7 +1,15 @@
 import { Type, type Static } from 'typebox';
 import { DELIVERY_STATUSES, REVIEW_DECISIONS, WORK_ITEM_STATUSES } from '../../domain/vocabulary.js';
 import { pageQuery } from '../../http/paging.js';
-import { CalendarDate, Id, Nullable, RetiredAt, StringEnum, Timestamp } from '../../http/schemas.js';
+import {
+  CalendarDate,
+  checkedWhereRead,
+  Id,
+  Nullable,
+  RetiredAt,
+  StringEnum,
+  Timestamp,
+} from '../../http/schemas.js';
 
 export const TurnoverListQuery = Type.Object(pageQuery('turnovers'));
 
@@ -10,21 +18,6 @@ export const SubmissionMedia = Type.Object({
   label: Type.String({ description: 'The file name as uploaded' }),
   kind: Type.String({ description: 'image, video, audio, document or file, from the bytes' }),
 });
-
-export const TurnoverSubmission = Type.Object(
-  {
-    id: Type.Integer({ description: 'Work item id' }),
-    delivery_id: Type.Integer(),
-    status: Type.Literal('submitted'),
-    title: Type.String(),
-    note: Type.String(),
-    media: Type.Array(SubmissionMedia, {
-      description: 'One media object per uploaded file, in upload order',
-    }),
-    created_at: Nullable(Timestamp),
-  },
-  { $id: 'TurnoverSubmission', title: 'Turnover submission' },
-);
 
 /** A submitted file as the submission list shows it: enough to fetch it and check the bytes. */
 export const SubmissionFile = Type.Object(
@@ -35,6 +28,23 @@ export const SubmissionFile = Type.Object(
     sha256: Type.String({ description: 'SHA-256 of the bytes, hex' }),
   },
   { $id: 'SubmissionFile', title: 'Submitted file' },
+);
+
+/** What a submission answers: each file as the submission list shows it (its type, size and SHA-256). */
+export const TurnoverSubmission = Type.Object(
+  {
+    id: Type.Integer({ description: 'Work item id' }),
+    delivery_id: Type.Integer(),
+    status: Type.Literal('submitted'),
+    title: Type.String(),
+    note: Type.String(),
+    media: Type.Array(SubmissionFile, {
+      description:
+        'One media object per uploaded file, in upload order, as GET /submissions lists it: check the upload against `size` and `sha256`',
+    }),
+    created_at: Nullable(Timestamp),
+  },
+  { $id: 'TurnoverSubmission', title: 'Turnover submission' },
 );
 
 /** A file of a delivery's package (what the production sends): the same shape as a submitted file. */
@@ -231,28 +241,29 @@ export type Review = Static<typeof Review>;
 export type SubmissionListQuery = Static<typeof SubmissionListQuery>;
 
 /**
- * The multipart form, for the OpenAPI document. The parts are streamed and checked by the
- * service (so files are never buffered); the route validates an empty stand-in body against
- * it, so it names no `required` parts and states that rule in words instead.
+ * The multipart form, as the document states it (`files` required). The parts are streamed and
+ * checked by the service as it reads them (so files are never buffered); the route validates an
+ * empty stand-in body, so the schema is checked where it is read, not by the validator.
  */
 export const SubmissionForm = {
   content: {
     'multipart/form-data': {
-      schema: {
+      schema: checkedWhereRead({
         type: 'object',
-        description:
-          '`files` is required: one or more file parts. `title` and `note` are optional text parts.',
+        required: ['files'],
+        additionalProperties: false,
         properties: {
           files: {
             type: 'array',
             minItems: 1,
             items: { type: 'string', format: 'binary' },
-            description: 'One or more files; each becomes its own media object',
+            description:
+              'One or more file parts, each sent under the name `files`; each becomes its own media object. An empty file is 422.',
           },
           title: { type: 'string', maxLength: 500, description: "Defaults to the delivery's title" },
           note: { type: 'string', maxLength: 20000 },
         },
-      },
+      }),
     },
   },
 } as const;

@@ -311,11 +311,16 @@ function writeSubmission(
       status: 'submitted' as const,
       title,
       note,
-      media: zip(staged, mediaIds).map(([{ label, object }, id]) => ({
-        id,
-        label,
-        kind: mediaKindOf(object.contentType),
-      })),
+      media: zip(staged, mediaIds).map(([{ label, object }, id]) =>
+        toDeliveryFile({
+          id,
+          label,
+          kind: mediaKindOf(object.contentType),
+          content_type: object.contentType,
+          size: object.size,
+          sha256: object.sha256,
+        }),
+      ),
       created_at: now,
     };
   });

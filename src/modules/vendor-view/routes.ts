@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { principalOf } from '../../auth/route-hook.js';
 import { mediaAnswerHeaders, MediaRequestHeaders, sendMedia } from '../../http/media-response.js';
 import { MEDIA_BYTES } from '../../http/reference-headers.js';
-import { errorResponses } from '../../http/schemas.js';
+import { errorResponses, FILE_MEDIA_TYPES } from '../../http/schemas.js';
 import { CharacterBundle, SceneBundle } from '../bundles/schemas.js';
 import { mediaNotFound } from '../media/service.js';
 import { VendorView, ViewBundleParams, ViewMediaParams, ViewParams } from './schemas.js';
@@ -86,9 +86,9 @@ export async function vendorViewRoutes(fastify: FastifyInstance): Promise<void> 
         tags: ['admin'],
         params: ViewMediaParams,
         headers: MediaRequestHeaders,
-        produces: ['application/octet-stream'],
+        produces: FILE_MEDIA_TYPES,
         response: {
-          200: Type.String({ format: 'binary', description: 'The raw bytes' }),
+          200: Type.String({ format: 'binary', description: "The file's bytes, typed by Content-Type" }),
           206: Type.String({ format: 'binary', description: 'The requested byte range' }),
           304: Type.Null({ description: 'Not modified: If-None-Match matched the ETag; no body' }),
           ...errorResponses(404, 416, 422),

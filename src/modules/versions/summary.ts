@@ -29,7 +29,7 @@ export const VersionSummary = Type.Object(
     version: Type.Integer({ description: 'Numbered per asset from 1' }),
     variant: Type.String(),
     status: Type.String({ description: 'Open set: wip, review, approved, rejected, …' }),
-    released: Type.Boolean({ description: 'Always true in a bundle' }),
+    released: Type.Literal(true, { description: 'Always true: only released versions are summarised' }),
     note: Type.Optional(Nullable(Type.String())),
     media_path: Type.Optional(
       Nullable(
@@ -101,14 +101,14 @@ export type VersionRow = Awaited<ReturnType<typeof releasedVersionsOf>>[number];
  * same in a bundle, an asset record and an upload's answer.
  */
 
-/** A released version (bundles, the asset record). */
+/** A released version (bundles, the asset record): only released rows come here. */
 export function toVersionSummary(row: VersionRow): VersionSummary {
   return {
     id: row.id,
     version: row.version,
     variant: row.variant,
     status: row.status,
-    released: toBool(row.released),
+    released: true,
     note: row.note,
     media_path: mediaPathOf(row.storage_key),
     media_id: row.storage_key ? row.media_id : null,

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { ChangeFacts } from '../../auth/clamp.js';
 import type { ChangeKind } from '../../db/change-log.js';
 import type { Db } from '../../db/index.js';
 
@@ -18,6 +19,9 @@ const COLUMNS = [
   'w.lease_until',
   'w.created_at',
   'w.created_by',
+  'w.engagement_id',
+  'w.expiries_at',
+  'w.expiries_grant_id',
 ] as const;
 
 export function webhookRows(db: Db, productionId: number, id?: number) {
@@ -26,6 +30,16 @@ export function webhookRows(db: Db, productionId: number, id?: number) {
   return q.orderBy('w.id').execute();
 }
 export type WebhookRow = Awaited<ReturnType<typeof webhookRows>>[number];
+
+/** An engagement of the production, archived or not (an engagement webhook names one). */
+export function engagementOf(db: Db, productionId: number, id: number) {
+  return db
+    .selectFrom('engagements')
+    .where('production_id', '=', productionId)
+    .where('id', '=', id)
+    .select(['id', 'ref', 'retired_at'])
+    .executeTakeFirst();
+}
 
 /** One subscription with its production's code, for the delivery loop. */
 export function webhookForDelivery(db: Db, id: number) {
@@ -84,7 +98,10 @@ export async function releaseLease(db: Db, id: number, owner: string): Promise<v
 
 export interface Attempt {
   webhookId: number;
+  /** The change delivered; for a grant's expiry, the feed position it was announced at. */
   changeId: number;
+  /** The grant whose expiry the attempt announced (null: a change of the log). */
+  expiredGrantId: number | null;
   attempt: number;
   at: string;
   statusCode: number | null;
@@ -104,7 +121,14 @@ export async function recordAttempts(
   owner: string,
   webhookId: number,
   attempts: readonly Attempt[],
-  next: { cursor: number; failures: number; nextAttemptAt: string | null; leaseUntil: string },
+  next: {
+    cursor: number;
+    /** An engagement webhook's position among its grants' expiries, when it moved. */
+    expiries?: ExpiryPosition;
+    failures: number;
+    nextAttemptAt: string | null;
+    leaseUntil: string;
+  },
 ): Promise<boolean> {
   const lastDelivered = attempts.findLast((a) => a.delivered);
   const lastFailed = attempts.findLast((a) => !a.delivered);
@@ -116,6 +140,7 @@ export async function recordAttempts(
         failures: next.failures,
         next_attempt_at: next.nextAttemptAt,
         lease_until: next.leaseUntil,
+        ...(next.expiries ? { expiries_at: next.expiries.at, expiries_grant_id: next.expiries.grantId } : {}),
         ...(lastDelivered ? { last_delivered_at: lastDelivered.at } : {}),
         ...(lastFailed ? { last_error: lastFailed.error } : {}),
       })
@@ -136,6 +161,7 @@ export async function recordAttempts(
             error: a.error,
             duration_ms: a.durationMs,
             delivered: a.delivered ? 1 : 0,
+            expired_grant_id: a.expiredGrantId,
           })),
         )
         .execute();
@@ -179,6 +205,7 @@ export function deliveryRows(db: Db, webhookId: number, limit: number) {
       'd.status_code',
       'd.error',
       'd.duration_ms',
+      'd.expired_grant_id',
     ])
     .orderBy('d.id', 'desc')
     .limit(limit)
@@ -227,4 +254,115 @@ export async function deliveryBacklogs(db: Db, cap: number, maxSubscriptions: nu
     out.push({ webhookId: s.id, pending: Number(count?.n ?? 0), oldestAt: oldest?.at ?? null });
   }
   return out;
+}
+
+/** Where an engagement webhook stands among its engagement's grant expiries. */
+export interface ExpiryPosition {
+  at: string;
+  grantId: number;
+}
+
+/**
+ * The grants of the engagement whose expiry has passed (at `now`) after `from`, not revoked,
+ * in the order they lapsed: the expiries an engagement webhook has still to announce.
+ */
+export function expiriesDue(
+  db: Db,
+  productionId: number,
+  engagementId: number,
+  from: ExpiryPosition,
+  now: string,
+  limit: number,
+) {
+  return db
+    .selectFrom('grants')
+    .where('production_id', '=', productionId)
+    .where('engagement_id', '=', engagementId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', 'is not', null)
+    .where('expires_at', '<=', now)
+    .where(sql<boolean>`(expires_at, id) > (${from.at}, ${from.grantId})`)
+    .select(['id', 'expires_at'])
+    .orderBy('expires_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute() as Promise<Array<{ id: number; expires_at: string }>>;
+}
+
+/** When the engagement's next live grant lapses after `now` (null: none will). */
+export async function nextExpiry(
+  db: Db,
+  productionId: number,
+  engagementId: number,
+  now: string,
+): Promise<string | null> {
+  const row = await db
+    .selectFrom('grants')
+    .where('production_id', '=', productionId)
+    .where('engagement_id', '=', engagementId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .select((eb) => eb.fn.min('expires_at').as('at'))
+    .executeTakeFirst();
+  return row?.at ?? null;
+}
+
+/**
+ * What an engagement webhook's judgement needs of the objects a batch of changes names: their
+ * media, submissions and grants, and the deliveries those and the delivery changes name. At
+ * most four queries, whatever the batch.
+ */
+export async function changeFacts(
+  db: Db,
+  productionId: number,
+  changes: ReadonlyArray<{ kind: string; object_id: number }>,
+): Promise<ChangeFacts> {
+  const idsOf = (kind: string) => [
+    ...new Set(changes.filter((c) => c.kind === kind).map((c) => c.object_id)),
+  ];
+  const [mediaIds, submissionIds, grantIds] = [idsOf('media'), idsOf('submission'), idsOf('grant')];
+  const media = mediaIds.length
+    ? await db
+        .selectFrom('media')
+        .where('production_id', '=', productionId)
+        .where('id', 'in', mediaIds)
+        .select(['id', 'delivery_id', 'work_item_id', 'uploader_engagement_id', 'removed_at'])
+        .execute()
+    : [];
+  const submissions = submissionIds.length
+    ? await db
+        .selectFrom('work_items')
+        .where('production_id', '=', productionId)
+        .where('id', 'in', submissionIds)
+        .select(['id', 'delivery_id', 'engagement_id'])
+        .execute()
+    : [];
+  const grants = grantIds.length
+    ? await db
+        .selectFrom('grants')
+        .where('production_id', '=', productionId)
+        .where('id', 'in', grantIds)
+        .select(['id', 'engagement_id'])
+        .execute()
+    : [];
+  const deliveryIds = [
+    ...new Set([
+      ...idsOf('delivery'),
+      ...media.flatMap((m) => (m.delivery_id === null ? [] : [m.delivery_id])),
+    ]),
+  ];
+  const deliveries = deliveryIds.length
+    ? await db
+        .selectFrom('deliveries')
+        .where('production_id', '=', productionId)
+        .where('id', 'in', deliveryIds)
+        .select(['id', 'status', 'sent_at'])
+        .execute()
+    : [];
+  return {
+    media: new Map(media.map((m) => [m.id, m])),
+    submissions: new Map(submissions.map((w) => [w.id, w])),
+    grants: new Map(grants.map((g) => [g.id, g])),
+    deliveries: new Map(deliveries.map((d) => [d.id, d])),
+  };
 }

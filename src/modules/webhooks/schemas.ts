@@ -34,6 +34,12 @@ export const Webhook = Type.Object(
     last_delivered_at: Nullable(Timestamp),
     created_at: Timestamp,
     created_by: Type.String(),
+    engagement_id: Nullable(
+      Type.Integer({
+        description:
+          'Set: an engagement webhook, sent only what that engagement can see (see POST /admin/webhooks); null: every change of the production',
+      }),
+    ),
   },
   { $id: 'Webhook', title: 'Webhook subscription' },
 );
@@ -53,6 +59,13 @@ export const NewWebhook = Type.Object(
         description:
           'Start delivering after this change feed cursor (to replay history); default `now`: changes from now on',
       }),
+    ),
+    engagement_id: Type.Optional(
+      Nullable(
+        Id(
+          "Subscribe for this engagement: the webhook is sent only what the engagement's own keys can see (its turnovers, their sent packages, its own submissions and their reviews, its own grants and their expiry). An unknown or archived engagement is 422. Absent or null: every change of the production",
+        ),
+      ),
     ),
   },
   { $id: 'NewWebhook', title: 'New webhook subscription', additionalProperties: false },
@@ -125,13 +138,21 @@ export const WebhookEvent = Type.Object(
   {
     webhook_id: Type.Integer(),
     production: Type.String({ description: 'The production code' }),
+    engagement_id: Type.Optional(
+      Type.Integer({ description: 'Only on an engagement webhook: the engagement it is sent for' }),
+    ),
     change: Type.Object({
       cursor: Type.String(),
       at: Timestamp,
       kind: Type.String(),
       id: Type.Integer(),
-      op: Type.String(),
-      actor: Nullable(Type.String()),
+      op: Type.String({
+        description:
+          '`created`, `updated` or `retired` (as the change feed); on an engagement webhook also `expired`: a grant of the engagement lapsed at `at`',
+      }),
+      actor: Nullable(
+        Type.String({ description: 'Who made the change; always null on an engagement webhook' }),
+      ),
     }),
   },
   { $id: 'WebhookEvent', title: 'Webhook delivery body' },

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/index.js';
 import { nowIso, parseJson } from '../../db/values.js';
 import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
+import { ENGAGEMENT_EVENT_KINDS } from '../../auth/clamp.js';
 import { errors } from '../../errors.js';
 import { appendActivity } from '../activity/repository.js';
 import type { AdminActor } from '../admin/service.js';
@@ -28,6 +29,7 @@ const toWebhook = (w: repo.WebhookRow): Webhook => ({
   last_delivered_at: w.last_delivered_at,
   created_at: w.created_at,
   created_by: w.created_by,
+  engagement_id: w.engagement_id,
 });
 
 /**
@@ -57,12 +59,20 @@ async function oneRow(db: Db, productionId: number, id: number): Promise<repo.We
   return w;
 }
 
-function record(db: Db, productionId: number, actor: AdminActor, verb: string, url: string, at: string) {
+function record(
+  db: Db,
+  productionId: number,
+  actor: AdminActor,
+  verb: string,
+  hook: { url: string; engagement: string | null },
+  at: string,
+) {
+  const forWhom = hook.engagement === null ? '' : ` for engagement ${hook.engagement}`;
   return appendActivity(db, {
     productionId,
     actor: actor.name,
     verb,
-    summary: `webhook to ${new URL(url).origin}`,
+    summary: `webhook to ${new URL(hook.url).origin}${forWhom}`,
     apiKeyId: actor.apiKeyId,
     personId: actor.personId,
     at,
@@ -72,6 +82,35 @@ function record(db: Db, productionId: number, actor: AdminActor, verb: string, u
 export async function listWebhooks(db: Db, productionId: number): Promise<Webhook[]> {
   return (await repo.webhookRows(db, productionId)).map(toWebhook);
 }
+
+/**
+ * The engagement an engagement webhook is for: live in this production (an unknown or archived
+ * one is 422), and the kinds asked for among those an engagement is ever told of.
+ */
+async function webhookEngagement(
+  db: Db,
+  productionId: number,
+  input: NewWebhook,
+): Promise<{ id: number; name: string } | null> {
+  const id = input.engagement_id ?? null;
+  if (id === null) return null;
+  const e = await repo.engagementOf(db, productionId, id);
+  if (!e) throw errors.invalid('engagement_id', `no engagement ${id} in this production`);
+  if (e.retired_at !== null)
+    throw errors.invalid('engagement_id', `engagement "${e.ref ?? e.id}" is archived`);
+  const beyond = (input.kinds ?? []).filter(
+    (k) => !(ENGAGEMENT_EVENT_KINDS as readonly string[]).includes(k),
+  );
+  if (beyond.length > 0)
+    throw errors.invalid(
+      'kinds',
+      `an engagement webhook is told only of ${ENGAGEMENT_EVENT_KINDS.join(', ')}: not ${beyond.join(', ')}`,
+    );
+  return { id: e.id, name: String(e.id) };
+}
+
+const engagementNameOf = (w: repo.WebhookRow): string | null =>
+  w.engagement_id === null ? null : String(w.engagement_id);
 
 export async function addWebhook(
   db: Db,
@@ -84,6 +123,7 @@ export async function addWebhook(
   const after =
     input.after === undefined || input.after === 'now' ? null : decodeCursor(input.after, 'after');
   return inWriteTransaction(db, { productionId, actor: actor.name }, hooks, async (trx) => {
+    const engagement = await webhookEngagement(trx, productionId, input);
     const at = nowIso();
     const secret = newSecret();
     const { id } = await trx
@@ -96,10 +136,11 @@ export async function addWebhook(
         cursor: after ?? (await headChangeId(trx, productionId)),
         created_at: at,
         created_by: actor.name,
+        engagement_id: engagement?.id ?? null,
       })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await record(trx, productionId, actor, 'added', url, at);
+    await record(trx, productionId, actor, 'added', { url, engagement: engagement?.name ?? null }, at);
     return { ...toWebhook(await oneRow(trx, productionId, id)), secret };
   });
 }
@@ -124,7 +165,8 @@ export async function setWebhookActive(
         .set(active ? { active: 1, failures: 0, next_attempt_at: null } : { active: 0 })
         .where('id', '=', id)
         .execute();
-      await record(trx, productionId, actor, active ? 'resumed' : 'paused', before.url, nowIso());
+      const hook = { url: before.url, engagement: engagementNameOf(before) };
+      await record(trx, productionId, actor, active ? 'resumed' : 'paused', hook, nowIso());
     }
     return toWebhook(await oneRow(trx, productionId, id));
   });
@@ -139,10 +181,18 @@ export async function removeWebhook(
   hooks?: WriteHooks<Webhook>,
 ): Promise<Webhook> {
   return inWriteTransaction(db, { productionId, actor: actor.name }, hooks, async (trx) => {
-    const gone = toWebhook(await oneRow(trx, productionId, id));
+    const row = await oneRow(trx, productionId, id);
+    const gone = toWebhook(row);
     await trx.deleteFrom('webhook_deliveries').where('webhook_id', '=', id).execute();
     await trx.deleteFrom('webhooks').where('id', '=', id).execute();
-    await record(trx, productionId, actor, 'removed', gone.url, nowIso());
+    await record(
+      trx,
+      productionId,
+      actor,
+      'removed',
+      { url: row.url, engagement: engagementNameOf(row) },
+      nowIso(),
+    );
     return { ...gone, active: false };
   });
 }
@@ -158,12 +208,16 @@ export async function listDeliveries(
   return rows.map((d) => ({
     id: d.id,
     at: d.at,
-    change: {
-      cursor: encodeCursor(Number(d.change_id)),
-      kind: d.kind ?? null,
-      id: d.object_id ?? null,
-      op: d.op ?? null,
-    },
+    // an engagement webhook's announcement of a lapsed grant is no change of the log
+    change:
+      d.expired_grant_id !== null
+        ? { cursor: encodeCursor(Number(d.change_id)), kind: 'grant', id: d.expired_grant_id, op: 'expired' }
+        : {
+            cursor: encodeCursor(Number(d.change_id)),
+            kind: d.kind ?? null,
+            id: d.object_id ?? null,
+            op: d.op ?? null,
+          },
     attempt: d.attempt,
     delivered: d.delivered === 1,
     status_code: d.status_code,

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Clamp, engagementHears } from '../../auth/clamp.js';
 import type { WebhookConfig } from '../../config.js';
 import { onCommit } from '../../db/change-signal.js';
 import type { Db } from '../../db/index.js';
 import { nowIso, parseJson } from '../../db/values.js';
+import { encodeCursor } from '../changes/cursor.js';
 import { changesAfter } from '../changes/repository.js';
 import { toChange } from '../changes/service.js';
 import { ChangeWatch } from '../changes/watch.js';
@@ -32,6 +34,26 @@ const FLUSH_MS = 100;
 
 type Subscription = NonNullable<Awaited<ReturnType<typeof repo.webhookForDelivery>>>;
 type ChangeRow = Awaited<ReturnType<typeof changesAfter>>[number];
+
+/**
+ * One thing a subscription is to be told, in order: a change of the log, or (for an engagement
+ * webhook) a grant of its engagement that lapsed. Delivering it, or leaving it out, moves the
+ * subscription's position past it.
+ */
+interface Outgoing {
+  /** The feed position once past it (a change's id; an expiry leaves the cursor where it is). */
+  cursor: number;
+  /** The expiry position once past it (expiries only). */
+  expiry: repo.ExpiryPosition | null;
+  /** Left out (the kinds filter, or beyond the engagement's reach): only the position moves. */
+  skip: boolean;
+  event: WebhookEvent;
+  /** `Prodgraph-Delivery`: the same for every attempt at it. */
+  deliveryId: string;
+}
+
+/** How often an engagement webhook's delivery loop looks for a lapsed grant at most, while idle: soon after it lapses. */
+const EXPIRY_SLACK_MS = 50;
 
 export interface WorkerOptions {
   config: WebhookConfig;
@@ -153,13 +175,18 @@ export class WebhookWorker {
           continue;
         }
         const cursor = Number(w.cursor);
+        const kinds = parseJson<string[] | null>(w.kinds, null);
         const rows = await changesAfter(this.db, w.production_id, cursor, BATCH);
-        if (rows.length === 0) {
-          await this.watch.next(w.production_id, cursor, RENEW_MS / 3, signal);
+        // a grant that lapsed before the next change was made is announced before it, so an
+        // engagement hears of things in the order they happened however far behind it is
+        const expiries =
+          w.engagement_id === null ? [] : await this.expiriesDue(w, kinds, rows[0]?.at ?? nowIso());
+        if (expiries.length === 0 && rows.length === 0) {
+          await this.watch.next(w.production_id, cursor, await this.idleWait(w), signal);
           continue;
         }
-        const kinds = parseJson<string[] | null>(w.kinds, null);
-        const outcome = await this.deliverBatch(w, rows, kinds, signal);
+        const outgoing = expiries.length > 0 ? expiries : await this.changesOut(w, rows, kinds);
+        const outcome = await this.deliverBatch(w, outgoing, signal);
         if (outcome === 'lost') return;
         if (Date.now() - renewed > RENEW_MS) {
           if (!(await this.lease(id))) return;
@@ -171,6 +198,105 @@ export class WebhookWorker {
     }
   }
 
+  /** The changes of a batch as this subscription is told them: filtered by kinds and, for an engagement, by its reach now. */
+  private async changesOut(w: Subscription, rows: ChangeRow[], kinds: string[] | null): Promise<Outgoing[]> {
+    const told = w.engagement_id === null ? null : await this.engagementTold(w, w.engagement_id, rows);
+    return rows.map((row) => {
+      const change = toChange(row);
+      return {
+        cursor: Number(row.id),
+        expiry: null,
+        skip: (kinds !== null && !kinds.includes(row.kind)) || (told !== null && !told.has(Number(row.id))),
+        event:
+          w.engagement_id === null
+            ? { webhook_id: w.id, production: w.production_code, change }
+            : {
+                webhook_id: w.id,
+                production: w.production_code,
+                engagement_id: w.engagement_id,
+                // who made a change is the production's business: an engagement is told what, not who
+                change: { ...change, actor: null },
+              },
+        deliveryId: `${w.id}.${row.id}`,
+      };
+    });
+  }
+
+  /**
+   * Which changes of a batch the engagement may be told of, judged now through its clamp (read
+   * afresh: a grant revoked a moment ago already counts): at most five queries for the batch.
+   */
+  private async engagementTold(
+    w: Subscription,
+    engagementId: number,
+    rows: ChangeRow[],
+  ): Promise<Set<number>> {
+    const clamp = await Clamp.forEngagement(this.db, w.production_id, engagementId, {
+      kinds: ['delivery'],
+      departments: false,
+    });
+    if (!clamp.active) return new Set();
+    const facts = await repo.changeFacts(this.db, w.production_id, rows);
+    return new Set(
+      rows
+        .filter((r) => engagementHears(clamp, { kind: r.kind, id: r.object_id }, facts))
+        .map((r) => Number(r.id)),
+    );
+  }
+
+  /** Where the subscription stands among its engagement's expiries (from its creation, at first). */
+  private static expiryPosition(w: Subscription): repo.ExpiryPosition {
+    return { at: w.expiries_at ?? w.created_at, grantId: w.expiries_grant_id ?? 0 };
+  }
+
+  /**
+   * The grants of an engagement webhook's engagement that have lapsed (by `upTo`: now, or when the
+   * next change to deliver was made) since it last announced one, as events `{kind: 'grant', id, op: 'expired'}` at the moment each lapsed (an archived
+   * engagement is told nothing; its position still moves).
+   */
+  private async expiriesDue(w: Subscription, kinds: string[] | null, upTo: string): Promise<Outgoing[]> {
+    const engagementId = w.engagement_id!;
+    const due = await repo.expiriesDue(
+      this.db,
+      w.production_id,
+      engagementId,
+      WebhookWorker.expiryPosition(w),
+      upTo,
+      BATCH,
+    );
+    if (due.length === 0) return [];
+    const clamp = await Clamp.forEngagement(this.db, w.production_id, engagementId, { kinds: ['delivery'] });
+    const cursor = Number(w.cursor);
+    return due.map((g) => ({
+      cursor,
+      expiry: { at: g.expires_at, grantId: g.id },
+      skip: !clamp.active || (kinds !== null && !kinds.includes('grant')),
+      event: {
+        webhook_id: w.id,
+        production: w.production_code,
+        engagement_id: engagementId,
+        change: {
+          cursor: encodeCursor(cursor),
+          at: g.expires_at,
+          kind: 'grant',
+          id: g.id,
+          op: 'expired',
+          actor: null,
+        },
+      },
+      deliveryId: `${w.id}.expired.${g.id}.${Date.parse(g.expires_at)}`,
+    }));
+  }
+
+  /** How long an idle loop waits for a commit: for an engagement webhook, no later than its next grant lapses. */
+  private async idleWait(w: Subscription): Promise<number> {
+    const longest = RENEW_MS / 3;
+    if (w.engagement_id === null) return longest;
+    const next = await repo.nextExpiry(this.db, w.production_id, w.engagement_id, nowIso());
+    if (next === null) return longest;
+    return Math.max(0, Math.min(longest, Date.parse(next) - Date.now() + EXPIRY_SLACK_MS));
+  }
+
   /**
    * Delivers a batch in order, stopping at the first failure. Delivered attempts are recorded
    * (with the cursor) every FLUSH_EVERY deliveries or FLUSH_MS, not one transaction each: a
@@ -179,16 +305,20 @@ export class WebhookWorker {
    */
   private async deliverBatch(
     w: Subscription,
-    rows: ChangeRow[],
-    kinds: string[] | null,
+    batch: Outgoing[],
     signal: AbortSignal,
   ): Promise<'done' | 'lost'> {
     const pending: repo.Attempt[] = [];
     let position = Number(w.cursor);
+    let expiries: repo.ExpiryPosition | undefined;
     let flushedAt = performance.now();
     const flush = async (next: { cursor: number; failures: number; nextAttemptAt: string | null }) => {
       const leaseUntil = new Date(Date.now() + LEASE_MS).toISOString();
-      const ok = await repo.recordAttempts(this.db, this.owner, w.id, pending, { ...next, leaseUntil });
+      const ok = await repo.recordAttempts(this.db, this.owner, w.id, pending, {
+        ...next,
+        expiries,
+        leaseUntil,
+      });
       this.attempts += pending.length;
       if (this.attempts >= PRUNE_EVERY) {
         this.attempts = 0;
@@ -198,14 +328,18 @@ export class WebhookWorker {
       flushedAt = performance.now();
       return ok;
     };
-    for (const row of rows) {
+    const passed = (item: Outgoing) => {
+      position = item.cursor;
+      if (item.expiry) expiries = item.expiry;
+    };
+    for (const item of batch) {
       if (signal.aborted) break;
-      // left out by the kinds filter: the cursor moves over it with the next record
-      if (kinds && !kinds.includes(row.kind)) {
-        position = Number(row.id);
+      // left out: the position moves over it with the next record
+      if (item.skip) {
+        passed(item);
         continue;
       }
-      const attempt = await this.attempt(w, row, signal);
+      const attempt = await this.attempt(w, item, signal);
       if (!attempt) break; // stopping: not an attempt, the change is delivered again after the restart
       this.options.onAttempt?.(attempt);
       pending.push(attempt);
@@ -215,7 +349,7 @@ export class WebhookWorker {
         // 1×, 2×, 4×, … the base, capped, with up to 10% jitter so receivers coming back are not stampeded
         const delay =
           Math.min(retryMaxMs, retryBaseMs * 2 ** Math.min(failures - 1, 30)) * (1 + Math.random() * 0.1);
-        // the cursor stays before the failed change (after any delivered or left out before it)
+        // the position stays before the failed item (after any delivered or left out before it)
         const ok = await flush({
           cursor: position,
           failures,
@@ -223,13 +357,13 @@ export class WebhookWorker {
         });
         return ok ? 'done' : 'lost';
       }
-      position = Number(row.id);
+      passed(item);
       w.failures = 0;
       if (pending.length >= FLUSH_EVERY || performance.now() - flushedAt > FLUSH_MS) {
         if (!(await flush({ cursor: position, failures: 0, nextAttemptAt: null }))) return 'lost';
       }
     }
-    if (pending.length > 0 || position > Number(w.cursor)) {
+    if (pending.length > 0 || position > Number(w.cursor) || expiries !== undefined) {
       if (!(await flush({ cursor: position, failures: 0, nextAttemptAt: null }))) return 'lost';
     }
     return 'done';
@@ -243,10 +377,9 @@ export class WebhookWorker {
    * never answered, so the log cannot tell a closed port (refused in a millisecond) from an
    * open one that keeps silent.
    */
-  private async attempt(w: Subscription, row: ChangeRow, signal: AbortSignal): Promise<repo.Attempt | null> {
+  private async attempt(w: Subscription, item: Outgoing, signal: AbortSignal): Promise<repo.Attempt | null> {
     const { timeoutMs } = this.options.config;
-    const event: WebhookEvent = { webhook_id: w.id, production: w.production_code, change: toChange(row) };
-    const body = JSON.stringify(event);
+    const body = JSON.stringify(item.event);
     const timestamp = Math.floor(Date.now() / 1000);
     const started = performance.now();
     let statusCode: number | null = null;
@@ -262,7 +395,7 @@ export class WebhookWorker {
           'content-type': 'application/json',
           'user-agent': this.options.userAgent,
           [SIGNATURE_HEADER]: signatureHeader(w.secret, timestamp, body),
-          'prodgraph-delivery': `${w.id}.${row.id}`,
+          'prodgraph-delivery': item.deliveryId,
         },
         body,
         attempt.signal,
@@ -286,7 +419,8 @@ export class WebhookWorker {
     }
     return {
       webhookId: w.id,
-      changeId: Number(row.id),
+      changeId: item.cursor,
+      expiredGrantId: item.expiry ? item.expiry.grantId : null,
       attempt: w.failures + 1,
       at: nowIso(),
       statusCode,
