@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Turnover } from '../api/types';
-import { useSession } from '../session';
+import { has, useSession } from '../session';
 import { when } from '../ui/controls';
 import { FileTable } from '../ui/files';
 import { Empty } from '../ui/notes';
@@ -76,6 +76,8 @@ export function TurnoverDetail({
   own: boolean;
   onSubmitted: () => void;
 }) {
+  const { me } = useSession();
+  const mayUpload = has(me, 'submit:turnover');
   const files = t.package;
   const sent = t.status === 'sent' || t.status === 'accepted';
   const submissions = [...t.submissions].reverse();
@@ -116,7 +118,13 @@ export function TurnoverDetail({
           {s.review && <ReviewShown review={s.review} />}
         </article>
       ))}
-      {own && t.can_submit && <SubmitForm turnover={t} onSubmitted={onSubmitted} />}
+      {own && t.can_submit && mayUpload && <SubmitForm turnover={t} onSubmitted={onSubmitted} />}
+      {own && t.can_submit && !mayUpload && (
+        <p class="muted">
+          This engagement may submit on it, but this key lacks the submit:turnover scope: ask the production
+          for a key that holds it.
+        </p>
+      )}
       {own && !t.can_submit && <p class="muted">This engagement may read this turnover, not submit on it.</p>}
     </details>
   );
