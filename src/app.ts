@@ -42,6 +42,7 @@ import { requestRules } from './http/request-rules.js';
 import { requestBody } from './http/request-body.js';
 import { routeTable } from './http/route-table.js';
 import { strictValidatorBuilder } from './http/validator.js';
+import { serverTimeouts } from './http/timeouts.js';
 import { storageRoutes } from './modules/storage/routes.js';
 import { bundleRoutes } from './modules/bundles/routes.js';
 import { turnoverRoutes } from './modules/turnovers/routes.js';
@@ -170,16 +171,9 @@ function createServer(config: Config, options: AppOptions) {
     // the client's address (rate limits before a key is known, logs) behind a reverse proxy
     trustProxy: config.trustProxy,
     // a slow or stalled client holds one socket for a bounded time, never the server (README)
-    requestTimeout: config.timeouts.requestMs,
-    connectionTimeout: config.timeouts.idleMs,
-    keepAliveTimeout: config.timeouts.keepAliveMs,
+    ...serverTimeouts(config.timeouts),
     // refused in the catalogue's words instead (src/http/shutdown.ts)
     return503OnClosing: false,
-    http: {
-      headersTimeout: Math.min(config.timeouts.headersMs, config.timeouts.requestMs),
-      // Node checks the two timeouts above only this often (30 s by default)
-      connectionsCheckingInterval: Math.max(100, Math.min(5000, Math.floor(config.timeouts.headersMs / 4))),
-    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 }
 

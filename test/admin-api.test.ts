@@ -144,6 +144,7 @@ for (const dialect of DIALECTS) {
       assert.equal(granted.status, 201, granted.text);
       assert.equal(granted.body.live, true);
       assert.equal(granted.body.node_label, '1 INT. WARD - NIGHT');
+      assert.equal(granted.body.episode_code, null, 'a feature film has no episodes');
       assert.equal((await get(env.app, scene, key)).status, 200, 'the next request reaches it');
       const revoked = await post(`/grants/${granted.body.id}/revoke`, undefined);
       assert.equal(revoked.status, 200);

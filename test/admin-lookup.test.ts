@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { get } from './support/http.js';
+import { Factory } from './support/factory.js';
 import { importRoundTrip, type Refs } from './support/round-trip.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -71,6 +72,23 @@ for (const dialect of DIALECTS) {
         [refs['dl-other']],
       );
       assert.equal(plates[0].kind, 'delivery');
+    });
+
+    it('never offers an internal delivery (department to department): it is never granted to a vendor', async () => {
+      const film = await env.handle.db
+        .selectFrom('productions')
+        .where('code', '=', 'film')
+        .select('id')
+        .executeTakeFirstOrThrow();
+      const internal = await new Factory(env.handle.db).delivery(film.id, {
+        title: 'Cape scans, art to vfx',
+        kind: 'internal',
+      });
+      assert.deepEqual(
+        (await find('kind=delivery&q=cape')).map((d) => d.id),
+        [refs['dl-other']],
+      );
+      assert.ok(!(await find('kind=delivery&limit=50')).some((d) => d.id === internal.id));
     });
 
     it('refuses a bad kind or limit (422), a key without admin (403)', async () => {

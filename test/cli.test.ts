@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { cliArgv } from './support/built.js';
+import { until } from './support/receiver.js';
 import { prodgraphHere } from './support/cli.js';
 import { smallProduction } from './support/fixtures.js';
 
@@ -484,35 +485,54 @@ describe('prodgraph CLI: a bad environment is refused before anything is written
     }
   });
 
-  it('demo --serve (npm start) loads, prints the keys and then serves on that port', async () => {
+  it('demo --serve (npm start) loads, prints the keys, serves on that port, and keeps the keys in sight: printed again once ready, no line per request after them', async () => {
     const free = await heldPort();
     await free.release();
+    const env: NodeJS.ProcessEnv = { ...process.env, ...sqliteEnv(join(dir, 'start.db')) };
+    delete env.PRODGRAPH_LOG_LEVEL;
+    delete env.LOG_LEVEL;
     const child = spawn(
       process.execPath,
       [...(await cliArgv()), 'demo', '--serve', '--port', String(free.port)],
       {
-        env: { ...process.env, ...sqliteEnv(join(dir, 'start.db')), PRODGRAPH_LOG_LEVEL: 'silent' },
+        env,
       },
     );
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     try {
-      let stdout = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
       const token = await new Promise<string>((resolve, reject) => {
-        child.once('exit', (code) => reject(new Error(`exited ${code}`)));
+        child.once('exit', (code) => reject(new Error(`exited ${code}: ${stdout}`)));
         child.stdout.on('data', () => {
           const m = /production-wide .*: (pgk_\S+)/.exec(stdout);
           if (m && stdout.includes('API reference')) resolve(m[1]!);
         });
       });
-      let answer: Response | undefined;
-      for (let i = 0; i < 100 && !answer; i++) {
-        answer = await fetch(`http://127.0.0.1:${free.port}/api/v1/production`, {
+      await until(
+        'the keys printed again once the server is ready',
+        () =>
+          stdout.trimEnd().endsWith('(sign in with the coordinator key)') && /^Ready: serving /m.test(stdout),
+      );
+      // ready means ready: the first request is answered
+      for (let i = 0; i < 5; i++) {
+        const answer = await fetch(`http://127.0.0.1:${free.port}/api/v1/production`, {
           headers: { authorization: `Bearer ${token}` },
-        }).catch(() => new Promise<undefined>((r) => setTimeout(() => r(undefined), 100)));
+        });
+        assert.equal(answer.status, 200);
       }
-      assert.equal(answer?.status, 200);
     } finally {
       child.kill('SIGTERM');
+      await exited;
     }
+    // everything the process wrote, shutdown included: the keys are still the last thing on screen
+    const lines = stdout.trimEnd().split('\n');
+    const ready = lines.findIndex((l) => l.startsWith('Ready: serving '));
+    assert.ok(ready > 0, stdout);
+    const after = lines.slice(ready);
+    assert.match(after.join('\n'), /production-wide .*: pgk_/);
+    assert.match(after.join('\n'), /coordinator, for the console .*: pgk_/);
+    assert.ok(lines.at(-1)!.startsWith('Console: '), `the last line: ${lines.at(-1)}`);
+    assert.equal(lines.filter((l) => l.includes('request completed')).length, 0, 'no line per request');
   });
 });

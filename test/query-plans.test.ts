@@ -39,7 +39,11 @@ interface Statement {
 }
 
 /** Indexes that cover a whole production: never the way to a handful of nodes' rows. */
-const PRODUCTION_WIDE_INDEXES = ['versions_production_released', 'approvals_production_status'];
+const PRODUCTION_WIDE_INDEXES = [
+  'versions_production_released',
+  'approvals_production_status',
+  'media_production',
+];
 /**
  * A hot statement may read whole only a table that stays small whatever the production's size
  * (productions, departments, …): here, any table of more than this many rows is one that grows.
@@ -132,6 +136,13 @@ for (const dialect of DIALECTS) {
         ['character bundle, engagement-bound', vendor, `/api/v1/bundles/character/${vendorCharacter}`],
         ['asset record (a character)', wide, `/api/v1/assets/${character}`],
         ['turnovers, engagement-bound', vendor, '/api/v1/turnovers'],
+        [
+          'turnovers changed since, engagement-bound',
+          vendor,
+          '/api/v1/turnovers?updated_since=2020-01-01T00:00:00Z',
+        ],
+        ['submissions, engagement-bound', vendor, '/api/v1/submissions'],
+        ['deliveries, production-wide', wide, '/api/v1/deliveries'],
         ['purchase orders, engagement-bound', vendor, '/api/v1/purchase-orders'],
       ];
       for (const [route, token, url] of routes) {

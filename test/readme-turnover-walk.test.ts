@@ -56,7 +56,8 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       env = await createEnv(dialect);
-      const printed = await loadDemo(env.handle.db, env.config);
+      const demo = await loadDemo(env.handle.db, env.config);
+      const printed = [...demo.loaded, ...demo.keys];
       const line = printed.find((l) => l.includes('coordinator, for the console (read, admin):'));
       admin = /(pgk_\S+)$/.exec(line ?? '')?.[1] ?? '';
       assert.ok(admin, `the demo prints a coordinator key:\n${printed.join('\n')}`);

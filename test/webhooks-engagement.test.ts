@@ -256,7 +256,7 @@ for (const dialect of DIALECTS) {
     });
 
     it("a grant's expiry is announced to its engagement once it passes, and to no one else", async () => {
-      const soon = new Date(Date.now() + 1500).toISOString();
+      const soon = new Date(Date.now() + 2500).toISOString();
       const grant = async (engagement: number, delivery: number) => {
         const r = await call(env.app, 'POST', '/api/v1/admin/grants', {
           token: admin,

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, connect, must } from './api/client';
+import { uploader } from './api/upload';
 import type { CallerKey } from './api/types';
 import { Shell } from './shell';
 import { SessionContext, forgetKey, storeKey, storedKey, type Session } from './session';
@@ -46,12 +47,14 @@ export function App() {
 
   const session = useMemo<Session | null>(() => {
     if (state.phase !== 'in') return null;
+    // a key revoked while the page is open: back to signing in, saying why
+    const refused = (error: ApiError) => {
+      forgetKey();
+      setState((now) => (now === state ? { phase: 'out', notice: error } : now));
+    };
     return {
-      // a key revoked while the page is open: back to signing in, saying why
-      api: connect(state.key, (error) => {
-        forgetKey();
-        setState((now) => (now === state ? { phase: 'out', notice: error } : now));
-      }),
+      api: connect(state.key, refused),
+      upload: uploader(state.key, refused),
       me: state.me,
       signOut() {
         forgetKey();

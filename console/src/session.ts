@@ -1,6 +1,7 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { Api } from './api/client';
+import type { Uploader } from './api/upload';
 import type { CallerKey, Scope } from './api/types';
 
 /*
@@ -15,6 +16,8 @@ export const forgetKey = (): void => sessionStorage.removeItem(SLOT);
 
 export interface Session {
   api: Api;
+  /** Multipart uploads that report their progress (the package, a vendor's submission). */
+  upload: Uploader;
   me: CallerKey;
   signOut: () => void;
 }

@@ -5,6 +5,8 @@ import { href, useRoute } from './router';
 import { Overview } from './pages/overview';
 import { Scenes, SceneDetail } from './pages/scenes';
 import { Assets } from './pages/assets';
+import { AssetPage } from './pages/asset';
+import { DeliveryPage } from './pages/delivery';
 import { Approvals, Deliveries } from './pages/workflow';
 import { Vendors } from './pages/vendors';
 import { EngagementPage } from './pages/engagement';
@@ -60,11 +62,11 @@ function routeTo(route: string[], sections: Section[]) {
     case 'scenes':
       return num ? <SceneDetail id={num} /> : <Scenes />;
     case 'assets':
-      return <Assets />;
+      return num ? <AssetPage id={num} /> : <Assets />;
     case 'approvals':
       return <Approvals />;
     case 'deliveries':
-      return <Deliveries />;
+      return num ? <DeliveryPage id={num} /> : <Deliveries />;
     case 'vendors':
       if (!num) return <Vendors />;
       return sub === 'view' ? <SeeAsVendor engagementId={num} /> : <EngagementPage id={num} />;

@@ -1,4 +1,4 @@
-import { copyFile, link, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, link, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
@@ -20,7 +20,7 @@ import {
   type MediaEntry,
 } from './manifest.js';
 import { copyTable, countRows, tablesInOrder } from './tables.js';
-import { clearAbandoned, flush, stagingFor } from './staging.js';
+import { clearAbandoned, flush, refuseFilled, stagingFor } from './staging.js';
 import type { BackupStep, OnStep } from './steps.js';
 import { folderFor, Undo } from './undo.js';
 
@@ -165,7 +165,7 @@ export async function takeBackup(
   version: string,
   options: BackupOptions = {},
 ): Promise<BackupResult> {
-  await refuseFilledFolder(out);
+  await refuseFilled(out, 'backup folder');
   const cleared = await clearAbandoned(out, 'backup');
   const undo = new Undo();
   const staging = stagingFor(out, 'backup');
@@ -185,15 +185,6 @@ export async function takeBackup(
   } catch (err) {
     throw await undo.failed(err);
   }
-}
-
-/** A folder a backup may go into: missing, or empty (anything else is refused, untouched). */
-async function refuseFilledFolder(out: string): Promise<void> {
-  const entries = await readdir(out).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return [];
-    throw new BackupError(`backup folder ${out}: ${err.code ?? err.message}`);
-  });
-  if (entries.length > 0) throw new BackupError(`backup folder ${out} is not empty; name a new folder`);
 }
 
 /** The staging folder renamed to `out` (over an empty folder, never over a filled one). */

@@ -7,8 +7,8 @@ import { migrate, openDatabase } from '../db/index.js';
 import { sqliteFile } from './backup.js';
 import { BackupError, describeDatabase, type Manifest } from './manifest.js';
 import { postgresPlace } from './pending.js';
-import type { StagedDatabase } from './restore-sqlite.js';
 import { compareRows } from './rows.js';
+import type { StagedDatabase } from './staging.js';
 import { copyTable, resetSequences, tablesInOrder } from './tables.js';
 
 /*

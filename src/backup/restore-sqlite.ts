@@ -6,22 +6,8 @@ import { openAndMigrate } from '../db/index.js';
 import { BackupError, type Manifest } from './manifest.js';
 import { sqlitePlace } from './pending.js';
 import { compareRows } from './rows.js';
-import { clearAbandoned, flush, stagingFor } from './staging.js';
+import { clearAbandoned, flush, stagingFor, type StagedDatabase } from './staging.js';
 import { folderFor, type Undo } from './undo.js';
-
-/** A database a restore loads in a staging place, then puts in place in one step (its commit). */
-export interface StagedDatabase {
-  /** Where it goes, as a media folder's note names it. */
-  readonly place: string;
-  /** Leftovers of killed restores into the same place, removed as it was opened. */
-  readonly cleared: string[];
-  /** The backup's database into the staging place, checked; answers the rows. */
-  load(backupFile: string, manifest: Manifest): Promise<number>;
-  commit(): Promise<void>;
-  /** After a failure before the commit: the staging place removed. */
-  discard(): Promise<void>;
-  close(): Promise<void>;
-}
 
 async function exists(path: string): Promise<boolean> {
   return lstat(path).then(

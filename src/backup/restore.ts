@@ -1,12 +1,20 @@
-import { copyFile, link, lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { copyFile, link, lstat, mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { DbTarget } from '../config.js';
 import { FileMediaStore } from '../media/store.js';
 import { BackupError, DATABASE_FILE, MEDIA_DIR, readManifest, sha256Of, type Manifest } from './manifest.js';
 import { clearUnfinished, removePending, settlePending, writePending } from './pending.js';
 import { PostgresStaging } from './restore-postgres.js';
-import { SqliteStaging, type StagedDatabase } from './restore-sqlite.js';
-import { clearAbandoned, flush, isStaging, ownTag, stagingFor } from './staging.js';
+import { SqliteStaging } from './restore-sqlite.js';
+import {
+  clearAbandoned,
+  flush,
+  isStaging,
+  ownTag,
+  refuseFilled,
+  stagingFor,
+  type StagedDatabase,
+} from './staging.js';
 import type { OnStep, RestoreStep } from './steps.js';
 import { folderFor, Undo } from './undo.js';
 
@@ -38,15 +46,6 @@ async function verifiedCopy(dir: string, manifest: Manifest): Promise<string> {
   if ((await sha256Of(file)) !== manifest.database.sha256)
     throw new BackupError(`${file} does not match the manifest's checksum: the backup is damaged`);
   return file;
-}
-
-/** A media folder a restore may fill: missing, or empty (anything else is refused, untouched). */
-async function refuseFilledMedia(mediaDir: string): Promise<void> {
-  const entries = await readdir(mediaDir).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return [];
-    throw new BackupError(`media folder ${mediaDir}: ${err.code ?? err.message}`);
-  });
-  if (entries.length > 0) throw new BackupError(`media folder ${mediaDir} is not empty; name a new folder`);
 }
 
 /** The media files into `staging`, each checked against the manifest's checksum as it lands. */
@@ -116,7 +115,7 @@ export async function restoreBackup(
   }
 
   // the refusals first, before anything is written
-  await refuseFilledMedia(mediaDir);
+  await refuseFilled(mediaDir, 'media folder');
   const undo = new Undo();
   let db: StagedDatabase | undefined;
   try {

@@ -1,6 +1,7 @@
 import { open, readdir, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { BackupError, type Manifest } from './manifest.js';
 
 /*
  * Where a backup or a restore builds what it makes before moving it into place: a hidden folder
@@ -59,6 +60,15 @@ export async function clearAbandoned(target: string, builder: Builder): Promise<
   return cleared;
 }
 
+/** A folder to fill: missing, or empty (anything else is refused, untouched). `what` names it in the refusal. */
+export async function refuseFilled(dir: string, what: string): Promise<void> {
+  const entries = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [];
+    throw new BackupError(`${what} ${dir}: ${err.code ?? err.message}`);
+  });
+  if (entries.length > 0) throw new BackupError(`${what} ${dir} is not empty; name a new folder`);
+}
+
 /** Flushes a file or a folder (its entries) to disk, so a rename that follows never outlives it. */
 export async function flush(path: string): Promise<void> {
   const handle = await open(path, 'r');
@@ -67,4 +77,18 @@ export async function flush(path: string): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+/** A database a restore loads in a staging place, then puts in place in one step (its commit). */
+export interface StagedDatabase {
+  /** Where it goes, as a media folder's note names it. */
+  readonly place: string;
+  /** Leftovers of killed restores into the same place, removed as it was opened. */
+  readonly cleared: string[];
+  /** The backup's database into the staging place, checked; answers the rows. */
+  load(backupFile: string, manifest: Manifest): Promise<number>;
+  commit(): Promise<void>;
+  /** After a failure before the commit: the staging place removed. */
+  discard(): Promise<void>;
+  close(): Promise<void>;
 }

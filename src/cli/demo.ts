@@ -15,8 +15,17 @@ export const DEMO_FILES = [
   join(DEMO_DIR, 'single', 'production.yaml'),
 ];
 
-/** Loads the demo productions that are absent and mints a fresh pair of demo keys on the series. */
-export async function loadDemo(db: Db, config: Config): Promise<string[]> {
+export interface LoadedDemo {
+  /** What was loaded (or found already loaded), a line a production. */
+  loaded: string[];
+  /** The demo keys, a curl line and where to go: the block to keep in sight. */
+  keys: string[];
+  /** The server's address, as the keys' curl line names it. */
+  base: string;
+}
+
+/** Loads the demo productions that are absent and mints a fresh set of demo keys on the series. */
+export async function loadDemo(db: Db, config: Config): Promise<LoadedDemo> {
   const store = new FileMediaStore(config.mediaDir);
   const lines: string[] = [];
   const docs = [];
@@ -58,7 +67,7 @@ export async function loadDemo(db: Db, config: Config): Promise<string[]> {
   });
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const base = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${config.port}`;
-  lines.push(
+  const keys = [
     '',
     `Demo keys for "${code}" (shown once; mint more with: prodgraph keys mint --production ${code} --label NAME):`,
     `  production-wide (read, write, submit:turnover, read:money): ${wide.token}`,
@@ -72,6 +81,6 @@ export async function loadDemo(db: Db, config: Config): Promise<string[]> {
     `API reference: ${base}/docs`,
     `Console: ${base}/console (sign in with the coordinator key)`,
     '',
-  );
-  return lines;
+  ];
+  return { loaded: lines, keys, base };
 }

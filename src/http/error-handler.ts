@@ -115,6 +115,10 @@ export { clientError };
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    // the client went away mid-request (its body cut off, ECONNRESET "aborted"): not the
+    // database's connection, not a bug; nobody is left to answer, and the request log says
+    // `request aborted` with its method and URL
+    if (request.raw.aborted) return send(reply, fail(400, 'the request was cut off before it arrived whole'));
     const known = classify(err);
     if (known) {
       // the database caught what a service should have: worth a look, though the client is answered

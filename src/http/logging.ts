@@ -231,17 +231,38 @@ function bufferedStdout(): LineBatcher {
   return out;
 }
 
+/** Replies whose line is written already (a stream cut short), so the close does not add another. */
+const logged = new WeakSet<FastifyReply>();
+
 /**
  * One log line per request, when it is answered (`request completed`, at info, or `request
  * errored` at error): the method, the redacted URL, the peer, the status and the time taken.
+ * A request the client gives up on is logged too, with the same method and URL: `request
+ * aborted` (`aborted: true`, no status: none was sent) when it goes before the answer, `stream
+ * closed prematurely` (the status sent, `aborted: true`) when it goes while the answer streams.
  * Fastify's own logging also writes a line as each request arrives, which cost as much as the
  * rest of a small request; that line is written at debug, for whoever traces a request that
  * never completes. Every other line Fastify writes (errors, routes not found) is unchanged.
  */
 export class RequestLog extends LogController {
-  override incomingRequest(request: FastifyRequest): void {
+  override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
     if (request.log.level === 'debug' || request.log.level === 'trace')
       request.log.debug({ req: request }, 'incoming request');
+    // a response closed before it finished: the client went away (a finished one is logged below)
+    reply.raw.once('close', () => {
+      if (reply.raw.writableFinished || logged.has(reply)) return;
+      reply.log.info({ req: request, aborted: true, responseTime: reply.elapsedTime }, 'request aborted');
+    });
+  }
+
+  override streamError(error: Error & { code?: string }, request: FastifyRequest, reply: FastifyReply): void {
+    logged.add(reply);
+    const line = { req: request, res: reply, responseTime: reply.elapsedTime };
+    // the client went away while the answer streamed: logged with what was asked and the status sent
+    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE')
+      reply.log.info({ ...line, aborted: true }, 'stream closed prematurely');
+    else
+      reply.log.warn({ ...line, err: error }, 'response terminated with an error with headers already sent');
   }
 
   override requestCompleted(
@@ -250,7 +271,9 @@ export class RequestLog extends LogController {
     reply: FastifyReply,
   ): void {
     const line = { req: request, res: reply, responseTime: reply.elapsedTime };
-    if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    else reply.log.info(line, 'request completed');
+    if (error) {
+      logged.add(reply);
+      reply.log.error({ ...line, err: error }, 'request errored');
+    } else reply.log.info(line, 'request completed');
   }
 }

@@ -149,6 +149,10 @@ for (const dialect of DIALECTS) {
     /** The overview once its feed is live (the badge's "now" is fixed; only the long poll is left running). */
     const live = (page: Page) => page.locator('[class="live live"]').waitFor();
 
+    /** The list of everything a vendor view's engagement submitted (its turnovers show them too). */
+    const ownSubmissions = (page: Page) =>
+      page.locator('section', { has: page.getByRole('heading', { name: /^Its submissions/ }) });
+
     /** The character's section of a vendor view (the scene's text names her too). */
     const characterIn = (page: Page) =>
       page.locator('details', { has: page.locator('summary', { hasText: new RegExp(`^${CHARACTER}`) }) });
@@ -180,9 +184,15 @@ for (const dialect of DIALECTS) {
       await settled(page);
     }
 
+    const PLURAL: Record<string, string> = {
+      scene: 'scenes',
+      character: 'characters',
+      delivery: 'deliveries',
+    };
+
     /** Picks what to grant: the search's first answer is in before it is narrowed (nothing is cut short). */
     async function pickTarget(page: Page, noun: string, text: string, name: RegExp) {
-      const found = page.getByRole('group', { name: `Matching ${noun}s` });
+      const found = page.getByRole('group', { name: `Matching ${PLURAL[noun]}` });
       await found.getByRole('radio').first().waitFor();
       await settled(page);
       await page.getByLabel(`Find the ${noun}`).fill(text);
@@ -347,8 +357,8 @@ for (const dialect of DIALECTS) {
       await go(page, 'Vendors');
       await heading(page, 'Vendors');
       await page.getByLabel('Organisation').selectOption({ label: 'Northlight Post' });
-      assert.equal(await page.getByLabel('Reference').inputValue(), 'eng-org-northlight');
-      await page.getByLabel('Reference').fill('eng-northlight');
+      // suggested from the organisation ("org-northlight"), its prefix not doubled
+      assert.equal(await page.getByLabel('Reference').inputValue(), 'eng-northlight');
       await page.getByRole('checkbox', { name: 'Visual Effects' }).check();
       await page.locator('table tbody tr').first().waitFor();
       await settled(page);
@@ -357,10 +367,28 @@ for (const dialect of DIALECTS) {
       await heading(page, /Northlight Post/);
       engagementId = Number(/#\/vendors\/(\d+)/.exec(page.url())![1]);
 
-      // grant a scene found by its slugline
+      // every scene is offered before any search narrows them (the demo has 13), each with its episode
+      const scenes = (
+        await env.handle.db
+          .selectFrom('nodes as n')
+          .innerJoin('productions as p', 'p.id', 'n.production_id')
+          .where('p.code', '=', 'nightfall')
+          .where('n.kind', '=', 'scene')
+          .select('n.id')
+          .execute()
+      ).length;
+      assert.ok(scenes > 12, `the demo series has more scenes than the old picker showed: ${scenes}`);
+      const offered = page.getByRole('group', { name: 'Matching scenes' });
+      await offered.getByText(`${scenes} scenes, all listed.`).waitFor();
+      assert.equal(await offered.getByRole('radio').count(), scenes);
+      await offered
+        .getByRole('radio', { name: new RegExp(`^Scene 1 \\(episode 101\\): ${SCENE} `) })
+        .waitFor();
+
+      // grant a scene found by its slugline: listed with its episode
       await pickTarget(page, 'scene', 'ward 9', new RegExp(SCENE));
       await page.getByRole('button', { name: 'Grant', exact: true }).click();
-      await page.getByRole('row', { name: new RegExp(`Scene: .*${SCENE}`) }).waitFor();
+      await page.getByRole('row', { name: new RegExp(`Scene: 1 ${SCENE} \\(episode 101\\)`) }).waitFor();
       await page.getByText('No key yet.').waitFor();
       await page.getByText(/ · 1 live grant · /).waitFor();
       await settled(page);
@@ -380,14 +408,20 @@ for (const dialect of DIALECTS) {
         assert.match(i.src, /^blob:/);
         assert.ok(i.alt);
       }
-      await until(
-        'every image to arrive and decode',
-        async () =>
-          (await scene.locator('.thumb-wait').count()) === 0 &&
-          (await scene
-            .locator('img')
-            .evaluateAll((imgs: any[]) => imgs.every((i) => i.complete && i.naturalWidth > 0))),
-      );
+      await until('every image to arrive and decode', async () => {
+        // an image is fetched once it is scrolled into view
+        const waiting = scene.locator('.thumb-wait');
+        if ((await waiting.count()) > 0) {
+          await waiting
+            .first()
+            .scrollIntoViewIfNeeded({ timeout: 1000 })
+            .catch(() => undefined);
+          return false;
+        }
+        return scene
+          .locator('img')
+          .evaluateAll((imgs: any[]) => imgs.every((i) => i.complete && i.naturalWidth > 0));
+      });
       await settled(page);
       await checked(page, 'see-as-vendor');
 
@@ -449,6 +483,46 @@ for (const dialect of DIALECTS) {
       assert.equal(refused.status, 403, 'a vendor key stays on the round-trip surface');
     });
 
+    it('at 390 px wide (a phone) no page is wider than the screen: wide tables scroll inside their own box', async () => {
+      const page = cp;
+      await page.setViewportSize({ width: 390, height: 844 });
+      try {
+        const wider: string[] = [];
+        const measure = async (name: string) => {
+          await settled(page);
+          const width = await page.evaluate<number>('document.documentElement.scrollWidth');
+          // what sticks out, to say where the fault is
+          const culprits = await page.evaluate<string[]>(
+            `[...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > 391 && !e.closest('.table-scroll > table')).slice(0, 4).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))`,
+          );
+          if (width > 390) wider.push(`${name}: ${width} px (${culprits.join('; ')})`);
+          await checked(page, `narrow-${name}`);
+        };
+        await go(page, 'Deliveries');
+        await heading(page, 'Deliveries');
+        await page.locator('table tbody tr').first().waitFor();
+        await measure('deliveries');
+        // the table is wider than the phone: it scrolls sideways in its box, the page does not
+        const box = page.getByRole('region', { name: 'Deliveries, page 1' });
+        assert.ok(
+          await box.evaluate((b: any) => b.scrollWidth > b.clientWidth),
+          'the deliveries table scrolls inside its box',
+        );
+        await showEngagement(page);
+        await page.getByRole('row', { name: /Northlight pipeline/ }).waitFor();
+        await measure('engagement-keys');
+        for (const section of ['Overview', 'Scenes', 'Assets', 'Approvals', 'Vendors', 'Webhooks']) {
+          await go(page, section);
+          await heading(page, section);
+          if (section === 'Overview') await live(page);
+          await measure(section.toLowerCase());
+        }
+        assert.deepEqual(wider, [], 'pages wider than a 390 px screen');
+      } finally {
+        await page.setViewportSize({ width: 1280, height: 900 });
+      }
+    });
+
     it('grants a character until a date, a delivery to read and one to submit on; sees them as the vendor; an expired grant shows as such', async () => {
       const page = cp;
       await showEngagement(page);
@@ -462,6 +536,13 @@ for (const dialect of DIALECTS) {
       assert.equal(granted.expires_at, new Date('2031-06-01T12:00').toISOString(), 'the local time, in UTC');
 
       await page.getByLabel('What to grant').selectOption('delivery');
+      // an internal delivery (art → vfx: "Long Corridor LiDAR and HDRIs") is never offered to a vendor
+      const deliveries = page.getByRole('group', { name: 'Matching deliveries' });
+      await deliveries.getByRole('radio').first().waitFor();
+      await settled(page);
+      await page.getByLabel('Find the delivery').fill('corridor');
+      await deliveries.getByText('Nothing matches “corridor”.').waitFor();
+      await page.getByLabel('Find the delivery').fill('');
       await pickTarget(page, 'delivery', 'comps', new RegExp(READ_DELIVERY));
       assert.equal(await page.getByLabel('Access').inputValue(), 'read');
       await page.getByRole('button', { name: 'Grant', exact: true }).click();
@@ -515,7 +596,7 @@ for (const dialect of DIALECTS) {
       assert.equal(submitted.status, 200, await submitted.text());
       await page.getByRole('button', { name: 'Refresh' }).click();
       await page.getByRole('heading', { name: 'Its submissions (1)' }).waitFor();
-      await page.getByText(SUBMISSION).waitFor();
+      await ownSubmissions(page).getByText(SUBMISSION).waitFor();
       await imagesOf(mara);
       await settled(page);
       await checked(page, 'see-as-vendor-grants');
@@ -616,7 +697,7 @@ for (const dialect of DIALECTS) {
       const scene = page.locator('details', { hasText: SCENE });
       await scene.locator('img').first().waitFor();
       await page.getByRole('heading', { name: 'Its submissions (1)' }).waitFor();
-      await page.getByText(SUBMISSION).waitFor();
+      await ownSubmissions(page).getByText(SUBMISSION).waitFor();
       await page
         .getByRole('row', { name: new RegExp(SUBMIT_DELIVERY) })
         .getByRole('cell', { name: 'Yes (submit grant)' })

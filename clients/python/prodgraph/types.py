@@ -759,6 +759,7 @@ class Grant(TypedDict):
     kind: Literal['scene', 'character', 'delivery', 'own_po']
     node_id: Optional[int]
     node_label: Optional[str]
+    episode_code: Optional[str]
     delivery_id: Optional[int]
     delivery_title: Optional[str]
     access: Optional[Literal['read', 'submit']]

@@ -1464,6 +1464,7 @@ export interface components {
       kind: 'scene' | 'character' | 'delivery' | 'own_po';
       node_id: number | null;
       node_label: string | null;
+      episode_code: string | null;
       delivery_id: number | null;
       delivery_title: string | null;
       access: ('read' | 'submit') | null;

@@ -1,11 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { must, page } from '../api/client';
+import { href } from '../router';
 import { useSession } from '../session';
 import { useLoad } from '../ui/load';
 import { Busy, ErrorNote } from '../ui/notes';
 import { Pager, usePaged } from '../ui/paged';
 import { Page } from '../ui/page';
 import { Field, when } from '../ui/controls';
+import { TableBox } from '../ui/table';
 
 const PAGE = 100;
 const STATUSES = ['planned', 'active', 'blocked', 'done'] as const;
@@ -123,31 +125,35 @@ export function Assets() {
       <ErrorNote error={paged.error} />
       {!rows && !paged.error && <Busy />}
       {rows && (
-        <table aria-busy={paged.loading}>
-          <caption class="sr-only">Assets, page {paged.number}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Asset</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Department</th>
-              <th scope="col">Status</th>
-              <th scope="col">Versions</th>
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((a) => (
-              <tr key={a.node_id}>
-                <th scope="row">{a.label}</th>
-                <td>{a.kind}</td>
-                <td>{a.department ?? '—'}</td>
-                <td>{a.status}</td>
-                <td>{a.versions}</td>
-                <td>{when(a.updated_at)}</td>
+        <TableBox label={`Assets, page ${paged.number}`}>
+          <table aria-busy={paged.loading}>
+            <caption class="sr-only">Assets, page {paged.number}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Asset</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Department</th>
+                <th scope="col">Status</th>
+                <th scope="col">Versions</th>
+                <th scope="col">Updated</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {rows.map((a) => (
+                <tr key={a.node_id}>
+                  <th scope="row">
+                    <a href={href('assets', a.node_id)}>{a.label}</a>
+                  </th>
+                  <td>{a.kind}</td>
+                  <td>{a.department ?? '—'}</td>
+                  <td>{a.status}</td>
+                  <td>{a.versions}</td>
+                  <td>{when(a.updated_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableBox>
       )}
       {rows && rows.length === 0 && <p class="empty">No asset matches these filters.</p>}
       <Pager paged={paged} label="Assets" />

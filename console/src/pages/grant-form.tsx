@@ -24,10 +24,22 @@ function useSettled<T>(value: T, ms = 300): T {
   return settled;
 }
 
+/** What the picker and its legend call each kind of target, one and many. */
+const NOUNS: Record<Exclude<Kind, 'own_po'>, [string, string]> = {
+  scene: ['scene', 'scenes'],
+  character: ['character', 'characters'],
+  delivery: ['delivery', 'deliveries'],
+};
+
+/** As many targets as the lookup answers at once: every match of a production's usual size. */
+const TARGETS_AT_ONCE = 50;
+
+/** A scene as a person reads it: its number, its episode (episodic productions), its slugline. */
+export const sceneName = (number: string | null, episode: string | null, slugline: string): string =>
+  `Scene ${number ?? '?'}${episode ? ` (episode ${episode})` : ''}: ${slugline}`;
+
 const describeTarget = (t: GrantTarget) =>
-  t.kind === 'scene'
-    ? `${t.number ?? ''}${t.episode_code ? ` (${t.episode_code})` : ''} · ${t.label}`
-    : t.label;
+  t.kind === 'scene' ? sceneName(t.number, t.episode_code, t.label) : t.label;
 
 /** Finds the scene, character or delivery to grant, by number or name, as the coordinator types. */
 function TargetPicker({
@@ -44,10 +56,18 @@ function TargetPicker({
   const q = useSettled(text.trim());
   const found = useLoad(
     (signal) =>
-      must(api.GET('/api/v1/admin/grant-targets', { params: { query: { kind, q, limit: 12 } }, signal })),
+      must(
+        api.GET('/api/v1/admin/grant-targets', {
+          params: { query: { kind, q, limit: TARGETS_AT_ONCE } },
+          signal,
+        }),
+      ),
     [kind, q],
   );
-  const noun = kind === 'scene' ? 'scene' : kind === 'character' ? 'character' : 'delivery';
+  const [noun, nouns] = NOUNS[kind];
+  const rows = found.data;
+  // the lookup answers at most TARGETS_AT_ONCE: a full answer may leave some out
+  const cut = rows?.length === TARGETS_AT_ONCE;
   return (
     <>
       <Field
@@ -64,21 +84,32 @@ function TargetPicker({
         />
       </Field>
       <ErrorNote error={found.error} />
-      <fieldset class="targets" aria-busy={found.loading}>
-        <legend>Matching {noun}s</legend>
-        {found.data?.length === 0 && <p class="empty">Nothing matches “{q}”.</p>}
-        {found.data?.map((t) => (
-          <label key={t.id}>
-            <input
-              type="radio"
-              name="target"
-              value={t.id}
-              checked={picked === t.id}
-              onChange={() => onPick(t.id)}
-            />{' '}
-            {describeTarget(t)} <span class="muted">({t.status})</span>
-          </label>
-        ))}
+      <fieldset class="targets" aria-busy={found.loading} aria-describedby="targets-count">
+        <legend>Matching {nouns}</legend>
+        <p id="targets-count" class="muted" role="status">
+          {!rows
+            ? ''
+            : cut
+              ? `The first ${TARGETS_AT_ONCE} ${nouns} are listed; more may match. Type more of ${kind === 'scene' ? 'its number or slugline' : 'its name'} to narrow the list.`
+              : rows.length === 0
+                ? ''
+                : `${rows.length} ${rows.length === 1 ? noun : nouns}${q ? ` match “${q}”` : ''}, all listed.`}
+        </p>
+        {rows?.length === 0 && <p class="empty">Nothing matches “{q}”.</p>}
+        <div class="target-list">
+          {rows?.map((t) => (
+            <label key={t.id}>
+              <input
+                type="radio"
+                name="target"
+                value={t.id}
+                checked={picked === t.id}
+                onChange={() => onPick(t.id)}
+              />{' '}
+              {describeTarget(t)} <span class="muted">({t.status})</span>
+            </label>
+          ))}
+        </div>
       </fieldset>
     </>
   );

@@ -7,9 +7,11 @@ import { useLoad } from '../ui/load';
 import { Busy, Empty, ErrorNote } from '../ui/notes';
 import { ConfirmButton, when } from '../ui/controls';
 import { GrantForm } from './grant-form';
+import { TableBox } from '../ui/table';
 
 function grantTarget(g: Grant): string {
-  if (g.kind === 'scene') return `Scene: ${g.node_label ?? `#${g.node_id}`}`;
+  if (g.kind === 'scene')
+    return `Scene: ${g.node_label ?? `#${g.node_id}`}${g.episode_code ? ` (episode ${g.episode_code})` : ''}`;
   if (g.kind === 'character') return `Character: ${g.node_label ?? `#${g.node_id}`}`;
   if (g.kind === 'delivery')
     return `Delivery: ${g.delivery_title ?? `#${g.delivery_id}`} (${g.access === 'submit' ? 'read and submit' : 'read'})`;
@@ -33,37 +35,39 @@ function GrantTable({
   revoke: (g: Grant) => Promise<unknown>;
 }) {
   return (
-    <table>
-      <caption class="sr-only">{caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">What</th>
-          <th scope="col">State</th>
-          <th scope="col">Made</th>
-          <th scope="col">
-            <span class="sr-only">Actions</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((g) => (
-          <tr key={g.id} class={g.live ? '' : 'inactive'}>
-            <th scope="row">{grantTarget(g)}</th>
-            <td>{grantState(g)}</td>
-            <td>{when(g.created_at)}</td>
-            <td>
-              {!g.revoked_at && (
-                <ConfirmButton
-                  label="Revoke"
-                  confirm={`Revoke "${grantTarget(g)}"?`}
-                  onConfirm={() => revoke(g)}
-                />
-              )}
-            </td>
+    <TableBox label={caption}>
+      <table>
+        <caption class="sr-only">{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">What</th>
+            <th scope="col">State</th>
+            <th scope="col">Made</th>
+            <th scope="col">
+              <span class="sr-only">Actions</span>
+            </th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {rows.map((g) => (
+            <tr key={g.id} class={g.live ? '' : 'inactive'}>
+              <th scope="row">{grantTarget(g)}</th>
+              <td>{grantState(g)}</td>
+              <td>{when(g.created_at)}</td>
+              <td>
+                {!g.revoked_at && (
+                  <ConfirmButton
+                    label="Revoke"
+                    confirm={`Revoke "${grantTarget(g)}"?`}
+                    onConfirm={() => revoke(g)}
+                  />
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableBox>
   );
 }
 

@@ -6,6 +6,7 @@ import { useAction } from '../ui/action';
 import { useLoad } from '../ui/load';
 import { Busy, Empty, ErrorNote } from '../ui/notes';
 import { ConfirmButton, Field, ShownOnce, when } from '../ui/controls';
+import { TableBox } from '../ui/table';
 
 const VENDOR_SCOPES = [
   ['read', 'read: bundles, turnovers, media'],
@@ -77,45 +78,47 @@ function KeyTable({
   revoke: (k: ApiKey) => Promise<unknown>;
 }) {
   return (
-    <table>
-      <caption class="sr-only">{caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">Key</th>
-          <th scope="col">Starts with</th>
-          <th scope="col">Scopes</th>
-          <th scope="col">Made</th>
-          <th scope="col">Last used</th>
-          <th scope="col">State</th>
-          <th scope="col">
-            <span class="sr-only">Actions</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((k) => (
-          <tr key={k.id} class={k.revoked_at ? 'inactive' : ''}>
-            <th scope="row">{k.label}</th>
-            <td>
-              <code>{k.prefix}…</code>
-            </td>
-            <td>{k.scopes.join(', ')}</td>
-            <td>{when(k.created_at)}</td>
-            <td>{when(k.last_used_at)}</td>
-            <td>{k.revoked_at ? `Revoked ${when(k.revoked_at)}` : 'Active'}</td>
-            <td>
-              {!k.revoked_at && (
-                <ConfirmButton
-                  label="Revoke"
-                  confirm={`Revoke key "${k.label}"?`}
-                  onConfirm={() => revoke(k)}
-                />
-              )}
-            </td>
+    <TableBox label={caption}>
+      <table>
+        <caption class="sr-only">{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Key</th>
+            <th scope="col">Starts with</th>
+            <th scope="col">Scopes</th>
+            <th scope="col">Made</th>
+            <th scope="col">Last used</th>
+            <th scope="col">State</th>
+            <th scope="col">
+              <span class="sr-only">Actions</span>
+            </th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {rows.map((k) => (
+            <tr key={k.id} class={k.revoked_at ? 'inactive' : ''}>
+              <th scope="row">{k.label}</th>
+              <td>
+                <code>{k.prefix}…</code>
+              </td>
+              <td>{k.scopes.join(', ')}</td>
+              <td>{when(k.created_at)}</td>
+              <td>{when(k.last_used_at)}</td>
+              <td>{k.revoked_at ? `Revoked ${when(k.revoked_at)}` : 'Active'}</td>
+              <td>
+                {!k.revoked_at && (
+                  <ConfirmButton
+                    label="Revoke"
+                    confirm={`Revoke key "${k.label}"?`}
+                    onConfirm={() => revoke(k)}
+                  />
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableBox>
   );
 }
 

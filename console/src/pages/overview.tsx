@@ -7,13 +7,15 @@ import { useLoad } from '../ui/load';
 import { describe, ErrorNote, Busy } from '../ui/notes';
 import { when } from '../ui/controls';
 import { Page } from '../ui/page';
+import { href } from '../router';
 
-const STATS: Array<[keyof Production['stats'], string]> = [
-  ['scenes', 'Scenes'],
-  ['nodes', 'Scenes and assets'],
-  ['departments', 'Departments'],
-  ['open_approvals', 'Open approvals'],
-  ['deliveries_in_flight', 'Deliveries in flight'],
+/** Each count, and the page that lists what it counts (departments have none of their own). */
+const STATS: Array<[keyof Production['stats'], string, string | null]> = [
+  ['scenes', 'Scenes', href('scenes')],
+  ['nodes', 'Scenes and assets', href('assets')],
+  ['departments', 'Departments', null],
+  ['open_approvals', 'Open approvals', href('approvals')],
+  ['deliveries_in_flight', 'Deliveries in flight', href('deliveries')],
 ];
 
 type Live =
@@ -113,9 +115,9 @@ export function Overview() {
             · {p.phase} · {p.status}
           </p>
           <dl class="stats">
-            {STATS.map(([k, label]) => (
-              <div key={k}>
-                <dt>{label}</dt>
+            {STATS.map(([k, label, to]) => (
+              <div key={k} class={to ? 'linked' : undefined}>
+                <dt>{to ? <a href={to}>{label}</a> : label}</dt>
                 <dd>{p.stats[k].toLocaleString()}</dd>
               </div>
             ))}

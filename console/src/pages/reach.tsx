@@ -17,6 +17,9 @@ import { useLoad } from '../ui/load';
 import { Busy, Empty, ErrorNote } from '../ui/notes';
 import { Page } from '../ui/page';
 import { when } from '../ui/controls';
+import { TableBox } from '../ui/table';
+import { TurnoverDetail } from './turnover-view';
+import { SubmissionStatus } from './submissions';
 
 /** What one engagement sees: the admin's "see as vendor" answer, or a vendor key's own routes. */
 interface Summary {
@@ -42,6 +45,8 @@ interface ReachSource {
   scene(nodeId: number, signal: AbortSignal): Promise<SceneBundle>;
   character(nodeId: number, signal: AbortSignal): Promise<CharacterBundle>;
   media: MediaLoader;
+  /** The vendor's own key: it may submit work (the admin's view only looks). */
+  own: boolean;
 }
 
 /** A bundle, fetched when its section is first opened (and again on each refresh). */
@@ -116,12 +121,24 @@ const newest = (rows: SubmissionRow[]): VendorView['submissions'] =>
       delivery_id: s.delivery_id,
       title: s.title,
       created_at: s.created_at,
+      status: s.status,
+      review: s.review,
       media: s.media.map((m) => ({ id: m.id, label: m.label, kind: m.kind, content_type: m.content_type })),
     }));
 
 const expiry = (b: BundleEntry) => (b.expires_at ? ` (granted until ${when(b.expires_at)})` : '');
 
-function ReachView({ reach, source, round }: { reach: Summary; source: ReachSource; round: number }) {
+function ReachView({
+  reach,
+  source,
+  round,
+  refresh,
+}: {
+  reach: Summary;
+  source: ReachSource;
+  round: number;
+  refresh: () => void;
+}) {
   const scenes = reach.bundles.filter((b) => b.kind === 'scene');
   const characters = reach.bundles.filter((b) => b.kind === 'character');
   return (
@@ -134,6 +151,7 @@ function ReachView({ reach, source, round }: { reach: Summary; source: ReachSour
           This engagement is archived: its keys reach nothing, not even their own uploads.
         </div>
       )}
+      <Turnovers reach={reach} source={source} round={round} refresh={refresh} />
       <section aria-labelledby="r-scenes">
         <h2 id="r-scenes">Scenes ({scenes.length})</h2>
         {scenes.length === 0 && <Empty>No scene is granted.</Empty>}
@@ -169,44 +187,85 @@ function ReachView({ reach, source, round }: { reach: Summary; source: ReachSour
           More bundles are granted than this page lists; each one is still fetched only when it is opened.
         </p>
       )}
-      <Turnovers reach={reach} />
       <Money reach={reach} />
       <Submissions reach={reach} />
     </>
   );
 }
 
-function Turnovers({ reach }: { reach: Summary }) {
+function Turnovers({
+  reach,
+  source,
+  round,
+  refresh,
+}: {
+  reach: Summary;
+  source: ReachSource;
+  round: number;
+  refresh: () => void;
+}) {
+  const turnovers = reach.turnovers;
   return (
     <section aria-labelledby="r-turnovers">
-      <h2 id="r-turnovers">Turnovers ({reach.turnovers.length})</h2>
-      {reach.turnovers.length === 0 ? (
+      <h2 id="r-turnovers">Turnovers ({turnovers.length})</h2>
+      {turnovers.length === 0 ? (
         <Empty>No delivery is granted.</Empty>
       ) : (
-        <table>
-          <caption class="sr-only">Turnovers</caption>
-          <thead>
-            <tr>
-              <th scope="col">Turnover</th>
-              <th scope="col">Status</th>
-              <th scope="col">Due</th>
-              <th scope="col">May submit</th>
-            </tr>
-          </thead>
-          <tbody>
-            {reach.turnovers.map((t) => (
-              <tr key={t.id}>
-                <th scope="row">{t.title}</th>
-                <td>{t.status}</td>
-                <td>{t.due ?? '—'}</td>
-                <td>{t.can_submit ? 'Yes (submit grant)' : 'No (read only)'}</td>
+        <TableBox label="Turnovers">
+          <table>
+            <caption class="sr-only">Turnovers</caption>
+            <thead>
+              <tr>
+                <th scope="col">Turnover</th>
+                <th scope="col">Status</th>
+                <th scope="col">Due</th>
+                <th scope="col">May submit</th>
+                <th scope="col">Package</th>
+                <th scope="col">Submitted</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {turnovers.map((t) => (
+                <tr key={t.id}>
+                  <th scope="row">{t.title}</th>
+                  <td>{t.status}</td>
+                  <td>{t.due ?? '—'}</td>
+                  <td>{t.can_submit ? 'Yes (submit grant)' : 'No (read only)'}</td>
+                  <td>{t.package.length ? plural(t.package.length, 'file') : '—'}</td>
+                  <td>{latest(t)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableBox>
       )}
+      {turnovers.map((t) => (
+        <TurnoverDetail
+          key={`${round}-${t.id}`}
+          turnover={t}
+          media={source.media}
+          own={source.own}
+          onSubmitted={refresh}
+        />
+      ))}
     </section>
   );
+}
+
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+
+/** How many submissions, and where the newest stands. */
+function latest(t: Turnover): string {
+  const subs = t.submissions;
+  const last = subs[subs.length - 1];
+  if (!last) return '—';
+  const state =
+    last.status === 'accepted'
+      ? 'accepted'
+      : last.status === 'changes_requested'
+        ? 'changes requested'
+        : 'waiting';
+  return `${subs.length} (newest: ${state})`;
 }
 
 function Money({ reach }: { reach: Summary }) {
@@ -219,31 +278,33 @@ function Money({ reach }: { reach: Summary }) {
       ) : money.purchase_orders.length === 0 ? (
         <Empty>None visible (an own purchase orders grant shows the vendor its own).</Empty>
       ) : (
-        <table>
-          <caption class="sr-only">
-            Purchase orders{money.week_of ? `, cost report of the week of ${money.week_of}` : ''}
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">Description</th>
-              <th scope="col">Account</th>
-              <th scope="col">Amount</th>
-              <th scope="col">Status</th>
-              <th scope="col">Date</th>
-            </tr>
-          </thead>
-          <tbody>
-            {money.purchase_orders.map((o) => (
-              <tr key={o.id}>
-                <th scope="row">{o.description}</th>
-                <td>{o.account}</td>
-                <td class="num">{o.amount.toLocaleString(undefined, { minimumFractionDigits: 2 })}</td>
-                <td>{o.status}</td>
-                <td>{o.date}</td>
+        <TableBox label="Purchase orders">
+          <table>
+            <caption class="sr-only">
+              Purchase orders{money.week_of ? `, cost report of the week of ${money.week_of}` : ''}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Description</th>
+                <th scope="col">Account</th>
+                <th scope="col">Amount</th>
+                <th scope="col">Status</th>
+                <th scope="col">Date</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {money.purchase_orders.map((o) => (
+                <tr key={o.id}>
+                  <th scope="row">{o.description}</th>
+                  <td>{o.account}</td>
+                  <td class="num">{o.amount.toLocaleString(undefined, { minimumFractionDigits: 2 })}</td>
+                  <td>{o.status}</td>
+                  <td>{o.date}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableBox>
       )}
     </section>
   );
@@ -266,7 +327,8 @@ function Submissions({ reach }: { reach: Summary }) {
         <ul>
           {reach.submissions.map((s) => (
             <li key={s.id}>
-              {when(s.created_at)}: <strong>{s.title}</strong> ({s.media.map((m) => m.label).join(', ')})
+              {when(s.created_at)}: <strong>{s.title}</strong> ({s.media.map((m) => m.label).join(', ')}){' '}
+              <SubmissionStatus status={s.status} />
             </li>
           ))}
         </ul>
@@ -299,7 +361,9 @@ function ReachPage({
       {intro}
       <ErrorNote error={reach.error} />
       {!reach.data && !reach.error && <Busy />}
-      {reach.data && <ReachView reach={reach.data} source={source} round={round} />}
+      {reach.data && (
+        <ReachView reach={reach.data} source={source} round={round} refresh={() => setRound(round + 1)} />
+      )}
     </Page>
   );
 }
@@ -320,6 +384,7 @@ export function SeeAsVendor({ engagementId: id }: { engagementId: number }) {
   );
   const [source] = useState<ReachSource>(() => ({
     media,
+    own: false,
     summary: (signal) =>
       must(api.GET('/api/v1/admin/engagements/{id}/view', { params: { path: { id } }, signal })).then(
         (v): Summary => ({ ...v, more: false }),
@@ -369,6 +434,7 @@ export function OwnReach() {
   );
   const [source] = useState<ReachSource>(() => ({
     media,
+    own: true,
     summary: async (signal): Promise<Summary> => {
       const judged = new Date().toISOString();
       const [bundles, turnovers, money, submitted] = await Promise.all([

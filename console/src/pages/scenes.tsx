@@ -7,6 +7,7 @@ import { useLoad } from '../ui/load';
 import { Busy, ErrorNote } from '../ui/notes';
 import { Pager, usePaged } from '../ui/paged';
 import { Page } from '../ui/page';
+import { TableBox } from '../ui/table';
 
 const PAGE = 50;
 
@@ -24,29 +25,31 @@ export function Scenes() {
       <ErrorNote error={paged.error} />
       {!rows && !paged.error && <Busy />}
       {rows && (
-        <table aria-busy={paged.loading}>
-          <caption class="sr-only">Scenes, page {paged.number}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Scene</th>
-              <th scope="col">Slugline</th>
-              <th scope="col">Status</th>
-              <th scope="col">Episode</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((s) => (
-              <tr key={s.node_id}>
-                <th scope="row">
-                  <a href={href('scenes', s.node_id)}>{s.number || '—'}</a>
-                </th>
-                <td>{s.slugline}</td>
-                <td>{s.status}</td>
-                <td>{s.episode_code ?? ''}</td>
+        <TableBox label={`Scenes, page ${paged.number}`}>
+          <table aria-busy={paged.loading}>
+            <caption class="sr-only">Scenes, page {paged.number}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Scene</th>
+                <th scope="col">Slugline</th>
+                <th scope="col">Status</th>
+                <th scope="col">Episode</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {rows.map((s) => (
+                <tr key={s.node_id}>
+                  <th scope="row">
+                    <a href={href('scenes', s.node_id)}>{s.number || '—'}</a>
+                  </th>
+                  <td>{s.slugline}</td>
+                  <td>{s.status}</td>
+                  <td>{s.episode_code ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableBox>
       )}
       {rows && rows.length === 0 && <p class="empty">No scenes.</p>}
       <Pager paged={paged} label="Scenes" />

@@ -8,6 +8,7 @@ import { useLoad } from '../ui/load';
 import { Busy, Empty, ErrorNote } from '../ui/notes';
 import { Page } from '../ui/page';
 import { ConfirmButton, Field, ShownOnce, when } from '../ui/controls';
+import { TableBox } from '../ui/table';
 
 type Kind = NonNullable<Webhook['kinds']>[number];
 const KINDS: Kind[] = [
@@ -117,50 +118,52 @@ type Verb = 'pause' | 'resume' | 'remove';
 
 function WebhookTable({ rows, act }: { rows: Webhook[]; act: (w: Webhook, verb: Verb) => Promise<unknown> }) {
   return (
-    <table>
-      <caption class="sr-only">Webhook subscriptions</caption>
-      <thead>
-        <tr>
-          <th scope="col">Receiver</th>
-          <th scope="col">Kinds</th>
-          <th scope="col">State</th>
-          <th scope="col">Last delivered</th>
-          <th scope="col">Last error</th>
-          <th scope="col">
-            <span class="sr-only">Actions</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((w) => (
-          <tr key={w.id}>
-            <th scope="row">
-              <a href={href('webhooks', w.id)}>{w.url}</a>
+    <TableBox label="Webhook subscriptions">
+      <table>
+        <caption class="sr-only">Webhook subscriptions</caption>
+        <thead>
+          <tr>
+            <th scope="col">Receiver</th>
+            <th scope="col">Kinds</th>
+            <th scope="col">State</th>
+            <th scope="col">Last delivered</th>
+            <th scope="col">Last error</th>
+            <th scope="col">
+              <span class="sr-only">Actions</span>
             </th>
-            <td>{w.kinds ? w.kinds.join(', ') : 'every change'}</td>
-            <td>{state(w)}</td>
-            <td>{when(w.last_delivered_at)}</td>
-            <td>{w.last_error ?? '—'}</td>
-            <td class="row-actions">
-              {w.active ? (
-                <button type="button" onClick={() => act(w, 'pause')} aria-label={`Pause ${w.url}`}>
-                  Pause
-                </button>
-              ) : (
-                <button type="button" onClick={() => act(w, 'resume')} aria-label={`Resume ${w.url}`}>
-                  Resume
-                </button>
-              )}{' '}
-              <ConfirmButton
-                label="Remove"
-                confirm={`Remove the webhook to ${w.url}?`}
-                onConfirm={() => act(w, 'remove')}
-              />
-            </td>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {rows.map((w) => (
+            <tr key={w.id}>
+              <th scope="row">
+                <a href={href('webhooks', w.id)}>{w.url}</a>
+              </th>
+              <td>{w.kinds ? w.kinds.join(', ') : 'every change'}</td>
+              <td>{state(w)}</td>
+              <td>{when(w.last_delivered_at)}</td>
+              <td>{w.last_error ?? '—'}</td>
+              <td class="row-actions">
+                {w.active ? (
+                  <button type="button" onClick={() => act(w, 'pause')} aria-label={`Pause ${w.url}`}>
+                    Pause
+                  </button>
+                ) : (
+                  <button type="button" onClick={() => act(w, 'resume')} aria-label={`Resume ${w.url}`}>
+                    Resume
+                  </button>
+                )}{' '}
+                <ConfirmButton
+                  label="Remove"
+                  confirm={`Remove the webhook to ${w.url}?`}
+                  onConfirm={() => act(w, 'remove')}
+                />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableBox>
   );
 }
 
@@ -225,35 +228,37 @@ export function Webhooks() {
 
 function DeliveryTable({ rows }: { rows: WebhookDelivery[] }) {
   return (
-    <table>
-      <caption class="sr-only">Delivery attempts, newest first</caption>
-      <thead>
-        <tr>
-          <th scope="col">When</th>
-          <th scope="col">Change</th>
-          <th scope="col">Attempt</th>
-          <th scope="col">Result</th>
-          <th scope="col">Status</th>
-          <th scope="col">Error</th>
-          <th scope="col">Latency</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((d) => (
-          <tr key={d.id}>
-            <th scope="row">{when(d.at)}</th>
-            <td>
-              {d.change.kind ?? '—'} {d.change.id ?? ''} {d.change.op ?? ''}
-            </td>
-            <td>{d.attempt}</td>
-            <td>{d.delivered ? 'Delivered' : 'Failed'}</td>
-            <td>{d.status_code ?? '—'}</td>
-            <td>{d.error ?? '—'}</td>
-            <td class="num">{d.duration_ms} ms</td>
+    <TableBox label="Delivery attempts">
+      <table>
+        <caption class="sr-only">Delivery attempts, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Change</th>
+            <th scope="col">Attempt</th>
+            <th scope="col">Result</th>
+            <th scope="col">Status</th>
+            <th scope="col">Error</th>
+            <th scope="col">Latency</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {rows.map((d) => (
+            <tr key={d.id}>
+              <th scope="row">{when(d.at)}</th>
+              <td>
+                {d.change.kind ?? '—'} {d.change.id ?? ''} {d.change.op ?? ''}
+              </td>
+              <td>{d.attempt}</td>
+              <td>{d.delivered ? 'Delivered' : 'Failed'}</td>
+              <td>{d.status_code ?? '—'}</td>
+              <td>{d.error ?? '—'}</td>
+              <td class="num">{d.duration_ms} ms</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableBox>
   );
 }
 

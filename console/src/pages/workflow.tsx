@@ -1,10 +1,12 @@
 import { useState } from 'preact/hooks';
+import { href } from '../router';
 import { page } from '../api/client';
 import { useSession } from '../session';
 import { Busy, ErrorNote } from '../ui/notes';
 import { Pager, usePaged } from '../ui/paged';
 import { Page } from '../ui/page';
 import { Field, when } from '../ui/controls';
+import { TableBox } from '../ui/table';
 
 const PAGE = 50;
 const APPROVAL_STATUSES = ['pending', 'approved', 'changes_requested', 'rejected'] as const;
@@ -45,38 +47,40 @@ export function Approvals() {
       <ErrorNote error={paged.error} />
       {!rows && !paged.error && <Busy />}
       {rows && (
-        <table aria-busy={paged.loading}>
-          <caption class="sr-only">Approvals, page {paged.number}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Approval</th>
-              <th scope="col">On</th>
-              <th scope="col">Department</th>
-              <th scope="col">Status</th>
-              <th scope="col">Waiting on</th>
-              <th scope="col">Due</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((a) => {
-              const step = a.steps.find((s) => s.current);
-              return (
-                <tr key={a.id}>
-                  <th scope="row">{a.title}</th>
-                  <td>
-                    {a.subject
-                      ? `${a.subject.label}${a.subject.version ? ` v${a.subject.version}` : ''}`
-                      : '—'}
-                  </td>
-                  <td>{a.department ?? '—'}</td>
-                  <td>{a.status.replace('_', ' ')}</td>
-                  <td>{step ? (step.person_name ?? step.role ?? '—') : '—'}</td>
-                  <td>{a.due ?? '—'}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <TableBox label={`Approvals, page ${paged.number}`}>
+          <table aria-busy={paged.loading}>
+            <caption class="sr-only">Approvals, page {paged.number}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Approval</th>
+                <th scope="col">On</th>
+                <th scope="col">Department</th>
+                <th scope="col">Status</th>
+                <th scope="col">Waiting on</th>
+                <th scope="col">Due</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((a) => {
+                const step = a.steps.find((s) => s.current);
+                return (
+                  <tr key={a.id}>
+                    <th scope="row">{a.title}</th>
+                    <td>
+                      {a.subject
+                        ? `${a.subject.label}${a.subject.version ? ` v${a.subject.version}` : ''}`
+                        : '—'}
+                    </td>
+                    <td>{a.department ?? '—'}</td>
+                    <td>{a.status.replace('_', ' ')}</td>
+                    <td>{step ? (step.person_name ?? step.role ?? '—') : '—'}</td>
+                    <td>{a.due ?? '—'}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </TableBox>
       )}
       {rows && rows.length === 0 && <p class="empty">No approval with this status.</p>}
       <Pager paged={paged} label="Approvals" />
@@ -97,39 +101,43 @@ export function Deliveries() {
       <ErrorNote error={paged.error} />
       {!rows && !paged.error && <Busy />}
       {rows && (
-        <table aria-busy={paged.loading}>
-          <caption class="sr-only">Deliveries, page {paged.number}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Delivery</th>
-              <th scope="col">Kind</th>
-              <th scope="col">From → to</th>
-              <th scope="col">Status</th>
-              <th scope="col">Gated by</th>
-              <th scope="col">Due</th>
-              <th scope="col">Sent</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((d) => (
-              <tr key={d.id}>
-                <th scope="row">{d.title}</th>
-                <td>{d.kind}</td>
-                <td>
-                  {d.from_department ?? '—'} → {d.external_to ?? d.to_department ?? '—'}
-                </td>
-                <td>{d.status}</td>
-                <td>
-                  {d.gating_approval
-                    ? `${d.gating_approval.title} (${d.gating_approval.status.replace('_', ' ')})`
-                    : '—'}
-                </td>
-                <td>{d.due ?? '—'}</td>
-                <td>{when(d.sent_at)}</td>
+        <TableBox label={`Deliveries, page ${paged.number}`}>
+          <table aria-busy={paged.loading}>
+            <caption class="sr-only">Deliveries, page {paged.number}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Delivery</th>
+                <th scope="col">Kind</th>
+                <th scope="col">From → to</th>
+                <th scope="col">Status</th>
+                <th scope="col">Gated by</th>
+                <th scope="col">Due</th>
+                <th scope="col">Sent</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {rows.map((d) => (
+                <tr key={d.id}>
+                  <th scope="row">
+                    <a href={href('deliveries', d.id)}>{d.title}</a>
+                  </th>
+                  <td>{d.kind}</td>
+                  <td>
+                    {d.from_department ?? '—'} → {d.external_to ?? d.to_department ?? '—'}
+                  </td>
+                  <td>{d.status}</td>
+                  <td>
+                    {d.gating_approval
+                      ? `${d.gating_approval.title} (${d.gating_approval.status.replace('_', ' ')})`
+                      : '—'}
+                  </td>
+                  <td>{d.due ?? '—'}</td>
+                  <td>{when(d.sent_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableBox>
       )}
       {rows && rows.length === 0 && <p class="empty">No deliveries.</p>}
       <Pager paged={paged} label="Deliveries" />

@@ -1,6 +1,7 @@
 import type { CharacterBundle, SceneBundle, Version } from '../api/types';
 import { Thumb, type MediaLoader } from './thumb';
 import { when } from './controls';
+import { TableBox } from './table';
 
 export type { MediaLoader };
 
@@ -101,29 +102,31 @@ export function SceneBundleView({
         {s.status} · {s.revision_color} pages
       </p>
       {s.synopsis && <p>{s.synopsis}</p>}
-      <table>
-        <caption>Assets the scene uses, with their released versions</caption>
-        <thead>
-          <tr>
-            <th scope="col">Asset</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Status</th>
-            <th scope="col">Released versions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {bundle.assets.map((a) => (
-            <tr key={a.node_id}>
-              <th scope="row">{a.label}</th>
-              <td>{a.kind}</td>
-              <td>{a.status}</td>
-              <td>
-                <Versions label={a.label} versions={a.released_versions} media={media} />
-              </td>
+      <TableBox label="Assets the scene uses">
+        <table>
+          <caption>Assets the scene uses, with their released versions</caption>
+          <thead>
+            <tr>
+              <th scope="col">Asset</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Status</th>
+              <th scope="col">Released versions</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {bundle.assets.map((a) => (
+              <tr key={a.node_id}>
+                <th scope="row">{a.label}</th>
+                <td>{a.kind}</td>
+                <td>{a.status}</td>
+                <td>
+                  <Versions label={a.label} versions={a.released_versions} media={media} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableBox>
       {bundle.assets.length === 0 && <p class="empty">The scene uses no asset.</p>}
       <SceneFacts bundle={bundle} />
     </article>

@@ -25,12 +25,16 @@ export function Thumb({ id, load, alt }: { id: number; load: MediaLoader; alt: s
         },
         (err) => !isAbort(err) && !abort.signal.aborted && setFailed(describe(err).text),
       );
-    const seen = new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting)) {
-        seen.disconnect();
-        void fetchNow();
-      }
-    });
+    // fetched a little before it scrolls into view, so it is there when it arrives
+    const seen = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting)) {
+          seen.disconnect();
+          void fetchNow();
+        }
+      },
+      { rootMargin: '200px 0px' },
+    );
     if (box.current) seen.observe(box.current);
     return () => {
       seen.disconnect();

@@ -48,6 +48,7 @@ export function grantRows(
     .selectFrom('grants as g')
     .innerJoin('engagements as e', 'e.id', 'g.engagement_id')
     .leftJoin('nodes as n', 'n.id', 'g.node_id')
+    .leftJoin('episodes as ep', 'ep.id', 'n.episode_id')
     .leftJoin('deliveries as d', 'd.id', 'g.delivery_id')
     .where('g.production_id', '=', productionId)
     .select([
@@ -59,6 +60,7 @@ export function grantRows(
       'g.node_id',
       'n.label as node_label',
       'n.retired_at as node_retired_at',
+      'ep.code as episode_code',
       'g.delivery_id',
       'd.title as delivery_title',
       'd.retired_at as delivery_retired_at',

@@ -74,6 +74,11 @@ export const Grant = Type.Object(
     kind: StringEnum(GRANT_KINDS),
     node_id: Nullable(Type.Integer({ description: 'Scene or character grants' })),
     node_label: Nullable(Type.String()),
+    episode_code: Nullable(
+      Type.String({
+        description: "A scene grant's episode on an episodic production (its code); null otherwise",
+      }),
+    ),
     delivery_id: Nullable(Type.Integer({ description: 'Delivery grants' })),
     delivery_title: Nullable(Type.String()),
     access: Nullable(StringEnum(GRANT_ACCESS)),

@@ -184,6 +184,7 @@ const toGrant = (g: repo.GrantRow, now: Date): Grant => ({
   kind: g.kind,
   node_id: g.node_id,
   node_label: g.node_label ?? null,
+  episode_code: g.episode_code ?? null,
   delivery_id: g.delivery_id,
   delivery_title: g.delivery_title ?? null,
   access: g.access ?? null,

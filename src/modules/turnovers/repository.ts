@@ -181,14 +181,19 @@ export function submissionsIn(
   return keysetPage(q, ['w.id'], 'asc', window).orderBy('w.id').execute();
 }
 
-/** The files of these submissions, in upload order (one query). */
-export function submittedFiles(db: Db, productionId: number, workItemIds: readonly number[]) {
-  return db
+/**
+ * The files of these submissions (the production's own, found by production-scoped queries), in
+ * upload order (one query). The production is checked on the rows, not in the statement: there
+ * it would offer the planner `media_production`, a walk of every media object of the production,
+ * which SQLite picks without statistics over `media_work_item`.
+ */
+export async function submittedFiles(db: Db, productionId: number, workItemIds: readonly number[]) {
+  const rows = await db
     .selectFrom('media')
-    .where('production_id', '=', productionId)
     .where('work_item_id', 'in', workItemIds.length ? [...workItemIds] : NONE)
     .select([
       'id',
+      'production_id',
       'work_item_id',
       'uploader_engagement_id',
       'label',
@@ -199,20 +204,22 @@ export function submittedFiles(db: Db, productionId: number, workItemIds: readon
     ])
     .orderBy('id')
     .execute();
+  return rows.filter((m) => m.production_id === productionId);
 }
 
 /**
- * The current package of these deliveries: their own files (no work item), not taken out, in
- * upload order (one query).
+ * The current package of these deliveries (the production's own, found by production-scoped
+ * queries): their own files (no work item), not taken out, in upload order (one query, on
+ * `media_delivery`; the production is checked on the rows, as in submittedFiles).
  */
-export function packageFiles(db: Db, productionId: number, deliveryIds: readonly number[]) {
-  return db
+export async function packageFiles(db: Db, productionId: number, deliveryIds: readonly number[]) {
+  const rows = await db
     .selectFrom('media')
-    .where('production_id', '=', productionId)
     .where('delivery_id', 'in', deliveryIds.length ? [...deliveryIds] : NONE)
     .where('work_item_id', 'is', null)
     .where('removed_at', 'is', null)
-    .select(['id', 'delivery_id', 'label', 'kind', 'content_type', 'size', 'sha256'])
+    .select(['id', 'production_id', 'delivery_id', 'label', 'kind', 'content_type', 'size', 'sha256'])
     .orderBy('id')
     .execute();
+  return rows.filter((m) => m.production_id === productionId);
 }

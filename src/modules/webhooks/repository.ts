@@ -304,7 +304,7 @@ export async function nextExpiry(
     .where('expires_at', '>', now)
     .select((eb) => eb.fn.min('expires_at').as('at'))
     .executeTakeFirst();
-  return (row?.at) ?? null;
+  return row?.at ?? null;
 }
 
 /**
