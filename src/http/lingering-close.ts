@@ -30,14 +30,18 @@ export function closeGently(socket: Socket, request: IncomingMessage): void {
       clearTimeout(timer);
       this.destroy();
     };
+    // kept referenced: a socket that is not reading keeps no process alive, and a close of the
+    // server waits for this one
     const timer = setTimeout(stop, LINGER_MS);
-    timer.unref();
     this.once('end', stop);
     this.once('close', () => clearTimeout(timer));
     this.on('data', (chunk: Buffer) => {
       dropped += chunk.length;
       if (dropped > LINGER_BYTES) stop();
     });
+    // reading again, whatever paused it (a body nobody read fills its buffer and stops the
+    // socket): the client's end is only seen by reading up to it
+    this.resume();
     // the body's readers are done with it: what the HTTP parser still hands on is dropped
     request.unpipe();
     request.removeAllListeners('data');
