@@ -129,6 +129,7 @@ describe('vision routes in the OpenAPI document', () => {
       '400',
       '401',
       '403',
+      '415',
       '422',
       '429',
       '500',
