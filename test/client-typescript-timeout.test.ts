@@ -92,7 +92,9 @@ describe('TypeScript client time limits against a server that never answers', ()
   it('never sends a write without an Idempotency-Key twice: a timed-out MCP call is not retried', async () => {
     const sent = () => silent.requests.filter((r) => r.startsWith('POST /mcp ')).length;
     await timesOut('attempt', () =>
-      client(silent.url, { timeoutMs: 300, retries: 3 }).POST('/mcp', {
+      // 1.5 s, not less: on a loaded machine the client's first request can take a few hundred
+      // milliseconds to leave, and an attempt that timed out before sending proves nothing.
+      client(silent.url, { timeoutMs: 1500, retries: 3 }).POST('/mcp', {
         body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
       }),
     );
