@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../db/index.js';
 import { nowIso, parseJson } from '../db/values.js';
+import { errors } from '../errors.js';
 import type { Principal } from './principal.js';
 import { SCOPES, type Scope } from '../domain/vocabulary.js';
 import * as repo from './key-repository.js';
@@ -33,6 +34,10 @@ export interface MintInput {
   scopes?: Scope[];
   engagement?: string;
   person?: string;
+  /** When the key stops working; undefined: never (or the vendor default, below). */
+  expiresAt?: string | null;
+  /** Days an engagement-bound key lives when no expiry is given (PRODGRAPH_VENDOR_KEY_DAYS). */
+  vendorKeyDays?: number | null;
 }
 
 export interface MintedKey {
@@ -41,6 +46,37 @@ export interface MintedKey {
   prefix: string;
   scopes: Scope[];
   engagement: string | null;
+  expires_at: string | null;
+}
+
+const DAY_MS = 86_400_000;
+const DURATION = /^(\d{1,5})([hdw])$/;
+const UNIT_MS = { h: 3_600_000, d: DAY_MS, w: 7 * DAY_MS } as const;
+
+/**
+ * A key's expiry as the CLI takes it: a duration from now (`12h`, `30d`, `8w`) or a date or
+ * date-time (`2027-03-31`, midnight UTC; `2027-03-31T18:00:00Z`). Answers the UTC ISO instant.
+ */
+export function parseExpiry(raw: string, now = Date.now()): string {
+  const text = raw.trim();
+  const d = DURATION.exec(text);
+  const t = d ? now + Number(d[1]) * UNIT_MS[d[2] as keyof typeof UNIT_MS] : Date.parse(text);
+  if (!Number.isFinite(t) || (!d && !/^\d{4}-\d{2}-\d{2}/.test(text)))
+    throw new KeyError(`--expires: "${raw}" is neither a date (2027-03-31) nor a duration (30d, 12h, 8w)`);
+  return new Date(t).toISOString();
+}
+
+/** The expiry a new key gets: the one asked for (null: none), else the vendor default for a vendor key. */
+function expiryOf(input: MintById, now: number): string | null {
+  if (input.expiresAt === null) return null;
+  if (input.expiresAt === undefined) {
+    const days = input.engagementId !== null ? input.vendorKeyDays : null;
+    return days ? new Date(now + days * DAY_MS).toISOString() : null;
+  }
+  const t = Date.parse(input.expiresAt);
+  if (!Number.isFinite(t)) throw new KeyError('expires_at must be a valid date-time');
+  if (t <= now) throw new KeyError('expires_at must be in the future');
+  return new Date(t).toISOString();
 }
 
 async function productionIdOf(db: Db, code: string): Promise<number> {
@@ -77,7 +113,15 @@ export async function mintKey(db: Db, input: MintInput): Promise<MintedKey> {
     if (!p) throw new KeyError(`no person "${input.person}" in production "${input.production}"`);
     personId = p.id;
   }
-  const key = await mintKeyById(db, { productionId, label, scopes: input.scopes, engagementId, personId });
+  const key = await mintKeyById(db, {
+    productionId,
+    label,
+    scopes: input.scopes,
+    engagementId,
+    personId,
+    expiresAt: input.expiresAt,
+    vendorKeyDays: input.vendorKeyDays,
+  });
   return { ...key, engagement: input.engagement ?? null };
 }
 
@@ -87,6 +131,8 @@ export interface MintById {
   scopes?: Scope[];
   engagementId: number | null;
   personId: number | null;
+  expiresAt?: string | null;
+  vendorKeyDays?: number | null;
 }
 
 /**
@@ -100,6 +146,8 @@ export async function mintKeyById(db: Db, input: MintById): Promise<Omit<MintedK
       throw new KeyError(`an engagement-bound key cannot hold the "${operatorOnly}" scope`);
     }
   }
+  const now = Date.now();
+  const expiresAt = expiryOf(input, now);
   const { token, prefix, hash } = newToken();
   const id = await repo.insertKey(db, {
     production_id: input.productionId,
@@ -109,9 +157,10 @@ export async function mintKeyById(db: Db, input: MintById): Promise<Omit<MintedK
     scopes: JSON.stringify(scopes),
     engagement_id: input.engagementId,
     person_id: input.personId,
-    created_at: nowIso(),
+    created_at: new Date(now).toISOString(),
+    expires_at: expiresAt,
   });
-  return { id, token, prefix, scopes };
+  return { id, token, prefix, scopes, expires_at: expiresAt };
 }
 
 export async function listKeys(db: Db, productionCode: string) {
@@ -126,6 +175,7 @@ export async function listKeys(db: Db, productionCode: string) {
     created_at: r.created_at,
     last_used_at: r.last_used_at,
     revoked_at: r.revoked_at,
+    expires_at: r.expires_at,
   }));
 }
 
@@ -186,9 +236,11 @@ function tokenMatches(token: string, storedHash: string): boolean {
 }
 
 /**
- * The principal behind a bearer token, or null for an unknown, malformed or revoked key. A
- * string that cannot be one of our tokens (its checksum fails) costs no query; every other
- * reads its key row, so a key revoked by any process is refused on the very next request.
+ * The principal behind a bearer token, or null for an unknown, malformed or revoked key; a key
+ * past its expiry throws `key_expired` (only once the token matched, so a guessed prefix learns
+ * nothing). A string that cannot be one of our tokens (its checksum fails) costs no query; every
+ * other reads its key row (expiry included), so a key revoked by any process, or expired, is
+ * refused on the very next request: nothing kept in memory outlives either.
  */
 export async function authenticate(db: Db, token: string): Promise<Principal | null> {
   const shape = shapeOf(token);
@@ -196,6 +248,8 @@ export async function authenticate(db: Db, token: string): Promise<Principal | n
   if (shape.kind === 'legacy' && !(await knownPrefixes(db)).has(shape.prefix)) return null;
   const row = await repo.findKeyByPrefix(db, shape.prefix);
   if (!row || row.revoked_at !== null || !tokenMatches(token, row.hash)) return null;
+  if (row.expires_at !== null && Date.parse(row.expires_at) <= Date.now())
+    throw errors.keyExpired(row.expires_at);
   return {
     keyId: row.id,
     productionId: row.production_id,

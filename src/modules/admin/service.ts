@@ -381,6 +381,7 @@ const toKey = (k: Awaited<ReturnType<typeof repo.keyRows>>[number]): ApiKey => (
   created_at: k.created_at,
   last_used_at: k.last_used_at,
   revoked_at: k.revoked_at,
+  expires_at: k.expires_at,
 });
 
 export async function listKeys(
@@ -403,6 +404,7 @@ export async function mintKey(
   actor: AdminActor,
   input: NewKey,
   hooks?: WriteHooks<MintedKey>,
+  options: { vendorKeyDays?: number | null } = {},
 ): Promise<MintedKey> {
   const label = input.label.trim();
   if (label === '') throw errors.invalid('label', 'must not be blank');
@@ -437,8 +439,18 @@ export async function mintKey(
       );
     let minted;
     try {
-      minted = await mintKeyById(trx, { productionId, label, scopes: input.scopes, engagementId, personId });
+      minted = await mintKeyById(trx, {
+        productionId,
+        label,
+        scopes: input.scopes,
+        engagementId,
+        personId,
+        expiresAt: input.expires_at,
+        vendorKeyDays: options.vendorKeyDays,
+      });
     } catch (err) {
+      if (err instanceof KeyError && err.message.startsWith('expires_at'))
+        throw errors.invalid('expires_at', err.message.slice('expires_at '.length));
       if (err instanceof KeyError) throw errors.invalid('scopes', err.message);
       throw err;
     }
@@ -448,7 +460,7 @@ export async function mintKey(
       productionId,
       actor,
       'minted',
-      `key ${minted.prefix} "${label}" (${minted.scopes.join(', ')})`,
+      `key ${minted.prefix} "${label}" (${minted.scopes.join(', ')})${minted.expires_at ? `, expires ${minted.expires_at}` : ''}`,
       at,
     );
     return { ...(await oneKey(trx, productionId, minted.id)), token: minted.token };
