@@ -2,6 +2,8 @@ import { LRUCache } from 'lru-cache';
 import type { Db } from '../db/index.js';
 import { nowIso, parseJson } from '../db/values.js';
 import { errors } from '../errors.js';
+import type { AuditActor } from '../modules/audit/actor.js';
+import { recordAudit } from '../modules/audit/record.js';
 import type { Principal } from './principal.js';
 import { SCOPES, type Scope } from '../domain/vocabulary.js';
 import * as repo from './key-repository.js';
@@ -53,15 +55,21 @@ const DAY_MS = 86_400_000;
 const DURATION = /^(\d{1,5})([hdw])$/;
 const UNIT_MS = { h: 3_600_000, d: DAY_MS, w: 7 * DAY_MS } as const;
 
+/** Milliseconds of a duration as the CLI takes it (`12h`, `30d`, `8w`); null for anything else. */
+export function durationMs(raw: string): number | null {
+  const d = DURATION.exec(raw.trim());
+  return d ? Number(d[1]) * UNIT_MS[d[2] as keyof typeof UNIT_MS] : null;
+}
+
 /**
  * A key's expiry as the CLI takes it: a duration from now (`12h`, `30d`, `8w`) or a date or
  * date-time (`2027-03-31`, midnight UTC; `2027-03-31T18:00:00Z`). Answers the UTC ISO instant.
  */
 export function parseExpiry(raw: string, now = Date.now()): string {
   const text = raw.trim();
-  const d = DURATION.exec(text);
-  const t = d ? now + Number(d[1]) * UNIT_MS[d[2] as keyof typeof UNIT_MS] : Date.parse(text);
-  if (!Number.isFinite(t) || (!d && !/^\d{4}-\d{2}-\d{2}/.test(text)))
+  const d = durationMs(text);
+  const t = d !== null ? now + d : Date.parse(text);
+  if (!Number.isFinite(t) || (d === null && !/^\d{4}-\d{2}-\d{2}/.test(text)))
     throw new KeyError(`--expires: "${raw}" is neither a date (2027-03-31) nor a duration (30d, 12h, 8w)`);
   return new Date(t).toISOString();
 }
@@ -85,8 +93,34 @@ async function productionIdOf(db: Db, code: string): Promise<number> {
   return row.id;
 }
 
-/** Mints a key; the token exists only in the return value, never in the database. */
-export async function mintKey(db: Db, input: MintInput): Promise<MintedKey> {
+/**
+ * Mints a key; the token exists only in the return value, never in the database. With `audit`
+ * (the CLI's operator) the key and its audit row are one transaction.
+ */
+export async function mintKey(db: Db, input: MintInput, audit?: AuditActor): Promise<MintedKey> {
+  if (audit) return db.transaction().execute((trx) => mintKeyAudited(trx, input, audit));
+  return mintKeyUnaudited(db, input);
+}
+
+async function mintKeyAudited(trx: Db, input: MintInput, actor: AuditActor): Promise<MintedKey> {
+  const key = await mintKeyUnaudited(trx, input);
+  const row = await trx
+    .selectFrom('api_keys')
+    .where('id', '=', key.id)
+    .select(['production_id', 'engagement_id'])
+    .executeTakeFirstOrThrow();
+  await recordAudit(trx, {
+    productionId: row.production_id,
+    actor,
+    action: 'key.mint',
+    object: { type: 'key', id: key.id },
+    engagementId: row.engagement_id,
+    summary: `key ${key.prefix} "${input.label.trim()}" (${key.scopes.join(', ')})${key.expires_at ? `, expires ${key.expires_at}` : ''}`,
+  });
+  return key;
+}
+
+async function mintKeyUnaudited(db: Db, input: MintInput): Promise<MintedKey> {
   const label = input.label.trim();
   if (label === '') throw new KeyError('a key needs a non-empty --label');
   const productionId = await productionIdOf(db, input.production);
@@ -179,15 +213,36 @@ export async function listKeys(db: Db, productionCode: string) {
   }));
 }
 
-/** Revokes by numeric id, by prefix, or by the whole token; effective on the very next request. */
-export async function revokeKey(db: Db, idOrPrefix: string): Promise<{ id: number; prefix: string }> {
-  const query = db.selectFrom('api_keys').select(['id', 'prefix']);
-  const row = /^\d+$/.test(idOrPrefix)
-    ? await query.where('id', '=', Number(idOrPrefix)).executeTakeFirst()
-    : await query.where('prefix', '=', prefixOf(idOrPrefix) ?? idOrPrefix).executeTakeFirst();
-  if (!row) throw new KeyError(`no key "${idOrPrefix}"`);
-  await repo.revokeKey(db, row.id, nowIso());
-  return row;
+/**
+ * Revokes by numeric id, by prefix, or by the whole token; effective on the very next request.
+ * With `audit` (the CLI's operator) the revocation and its audit row are one transaction; the
+ * row names the key by prefix, never by the token it may have been given.
+ */
+export async function revokeKey(
+  db: Db,
+  idOrPrefix: string,
+  audit?: AuditActor,
+): Promise<{ id: number; prefix: string }> {
+  return db.transaction().execute(async (trx) => {
+    const query = trx
+      .selectFrom('api_keys')
+      .select(['id', 'prefix', 'label', 'production_id', 'engagement_id']);
+    const row = /^\d+$/.test(idOrPrefix)
+      ? await query.where('id', '=', Number(idOrPrefix)).executeTakeFirst()
+      : await query.where('prefix', '=', prefixOf(idOrPrefix) ?? idOrPrefix).executeTakeFirst();
+    if (!row) throw new KeyError(`no key "${idOrPrefix}"`);
+    await repo.revokeKey(trx, row.id, nowIso());
+    if (audit)
+      await recordAudit(trx, {
+        productionId: row.production_id,
+        actor: audit,
+        action: 'key.revoke',
+        object: { type: 'key', id: row.id },
+        engagementId: row.engagement_id,
+        summary: `key ${row.prefix} "${row.label}"`,
+      });
+    return { id: row.id, prefix: row.prefix };
+  });
 }
 
 /**
@@ -252,6 +307,7 @@ export async function authenticate(db: Db, token: string): Promise<Principal | n
     throw errors.keyExpired(row.expires_at);
   return {
     keyId: row.id,
+    keyPrefix: shape.prefix,
     productionId: row.production_id,
     label: row.label,
     scopes: scopesOf(row.scopes),
@@ -259,6 +315,7 @@ export async function authenticate(db: Db, token: string): Promise<Principal | n
     personId: row.person_id,
     personName: row.person_name ?? null,
     revision: row.revision,
+    address: null,
   };
 }
 

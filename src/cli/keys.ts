@@ -1,7 +1,18 @@
 import { loadConfig } from '../config.js';
 import { listKeys, mintKey, parseExpiry, parseScopes, revokeKey } from '../auth/key-service.js';
 import { SCOPES } from '../domain/vocabulary.js';
-import { CliError, COMMON_FLAGS, out, parse, required, table, withDb, type Command } from './args.js';
+import { operatorActor } from '../modules/audit/actor.js';
+import {
+  CliError,
+  cliActor,
+  COMMON_FLAGS,
+  out,
+  parse,
+  required,
+  table,
+  withDb,
+  type Command,
+} from './args.js';
 
 /** `--expires`: absent (the defaults apply), `never` (no expiry whatever the default), or a date or duration. */
 function expiryFlag(raw: string | undefined): string | null | undefined {
@@ -47,7 +58,7 @@ ${COMMON_FLAGS}.`,
       expiresAt: expiryFlag(values.expires),
       vendorKeyDays: config.vendorKeyDays,
     };
-    const key = await withDb(config, (h) => mintKey(h.db, input));
+    const key = await withDb(config, (h) => mintKey(h.db, input, operatorActor(cliActor())));
     out(values.json ? JSON.stringify(key) : key.token);
   },
 };
@@ -107,7 +118,7 @@ ${COMMON_FLAGS}.`,
     const { values, positionals } = parse(args, {}, 1);
     const target = positionals[0];
     if (!target) throw new CliError('keys revoke needs an ID or a PREFIX');
-    const key = await withDb(loadConfig(values), (h) => revokeKey(h.db, target));
+    const key = await withDb(loadConfig(values), (h) => revokeKey(h.db, target, operatorActor(cliActor())));
     out(`revoked key ${key.id} (${key.prefix})`);
   },
 };
