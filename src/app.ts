@@ -54,6 +54,8 @@ import { adminRoutes } from './modules/admin/routes.js';
 import { changeRoutes } from './modules/changes/routes.js';
 import { ChangeWatch } from './modules/changes/watch.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
+import { auditRoutes } from './modules/audit/routes.js';
+import { AuditPruner } from './modules/audit/retention.js';
 import type { WorkerWiring } from './cluster/worker.js';
 import { WebhookWorker } from './modules/webhooks/worker.js';
 import { adminLookupRoutes } from './modules/admin/lookup-routes.js';
@@ -81,7 +83,10 @@ export interface AppOptions {
   logger?: boolean;
   /** Where log lines go instead of stdout (tests read them back). */
   logStream?: { write(line: string): void };
-  /** Runs the webhook delivery worker from ready to close (`serve` does; tests that need it ask). */
+  /**
+   * Runs the webhook delivery worker and the audit trail's pruning from ready to close (`serve`
+   * does; tests that need them ask).
+   */
   webhooks?: boolean;
   /** Opens the scrape listener when the config names a port (`serve` does). */
   metricsListener?: boolean;
@@ -122,6 +127,7 @@ const apiModules = [
   reviewRoutes,
   vendorViewRoutes,
   callerRoutes,
+  auditRoutes,
 ];
 
 /**
@@ -242,6 +248,17 @@ function runWebhooks(app: App, config: Config, database: DbHandle, metrics: Metr
   app.addHook('preClose', async () => worker.close());
 }
 
+/** The audit trail's retention, applied by the server that runs the background work. */
+function pruneAuditTrail(app: App, config: Config, database: DbHandle): void {
+  const pruner = new AuditPruner(
+    database.db,
+    config.auditRetentionDays,
+    repeatedWarning(() => app.log, 'audit retention', 5000),
+  );
+  app.addHook('onReady', async () => pruner.start());
+  app.addHook('preClose', async () => pruner.close());
+}
+
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
   const owned = options.database === undefined;
@@ -271,6 +288,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await registerRoutes(app);
 
   if (options.webhooks) runWebhooks(app, config, database, metrics);
+  if (options.webhooks) pruneAuditTrail(app, config, database);
   if (options.metricsListener && config.metricsListener) metricsListener(app, config.metricsListener);
   if (owned) app.addHook('onClose', async () => database.close());
   return app;

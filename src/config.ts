@@ -35,6 +35,10 @@ export interface Config {
    * SQLite, where reads scale with workers but every write still waits for the one writer.
    */
   workers: number;
+  /** Days an engagement-bound (vendor) key lives when minted without an expiry; null: no default (PRODGRAPH_VENDOR_KEY_DAYS). */
+  vendorKeyDays: number | null;
+  /** Days audit rows are kept before the server prunes them (PRODGRAPH_AUDIT_RETENTION_DAYS, default 400). */
+  auditRetentionDays: number;
 }
 
 export interface RateLimitConfig {
@@ -216,6 +220,16 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     trustProxy: network(() => parseTrustProxy(env.PRODGRAPH_TRUST_PROXY)),
     metricsListener: parseMetricsListener(env),
     workers: workerCount(flags.workers ?? env.PRODGRAPH_WORKERS, flags.db ?? env.PRODGRAPH_DB ?? DEFAULT_DB),
+    vendorKeyDays: env.PRODGRAPH_VENDOR_KEY_DAYS?.trim()
+      ? boundedInt('PRODGRAPH_VENDOR_KEY_DAYS', env.PRODGRAPH_VENDOR_KEY_DAYS, 90, 1, 36_500)
+      : null,
+    auditRetentionDays: boundedInt(
+      'PRODGRAPH_AUDIT_RETENTION_DAYS',
+      env.PRODGRAPH_AUDIT_RETENTION_DAYS,
+      400,
+      1,
+      36_500,
+    ),
     dbConnectTimeoutMs: boundedInt(
       'PRODGRAPH_DB_CONNECT_TIMEOUT_MS',
       env.PRODGRAPH_DB_CONNECT_TIMEOUT_MS,

@@ -13,6 +13,7 @@
 export const ERROR_CODES = {
   malformed_request: 'the request cannot be read: invalid JSON, a malformed multipart body or URL (400)',
   unauthorized: 'no key, a malformed, unknown or revoked key, or a missing or expired media ticket (401)',
+  key_expired: 'the API key passed its expiry (`expires_at`); the detail says when (401)',
   engagement_door:
     'an engagement-bound key called an endpoint outside the bundle, turnover, media and purchase-order surface (403)',
   scope_missing: 'the key lacks a scope the endpoint needs (403)',
@@ -99,6 +100,9 @@ export const errors = {
   badRequest: (detail: string) => new AppError(400, detail),
   unauthorized: (detail = 'missing or invalid API key') =>
     new AppError(401, detail, { 'www-authenticate': 'Bearer realm="prodgraph"' }),
+  /** A key past its `expires_at`: refused as strictly as a revoked one, and told why. */
+  keyExpired: (at: string) =>
+    new AppError(401, `expired on ${at}`, { 'www-authenticate': 'Bearer realm="prodgraph"' }, 'key_expired'),
   forbidden: (detail: string, code: 'forbidden' | 'scope_missing' | 'engagement_door' = 'forbidden') =>
     new AppError(403, detail, {}, code),
   /** Missing and out-of-reach objects answer exactly alike: one wording per kind of object. */

@@ -81,6 +81,7 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /api/v1/purchase-orders': 'getPurchaseOrders',
   'POST /api/v1/vision/session-token': 'createVisionSessionToken',
   'POST /api/v1/vision/looks/{version_id}/brief': 'createLookBrief',
+  'GET /api/v1/admin/audit': 'listAudit',
   'GET /api/v1/admin/engagements': 'listEngagements',
   'GET /api/v1/admin/engagements/{id}': 'getEngagement',
   'POST /api/v1/admin/engagements': 'createEngagement',

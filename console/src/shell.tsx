@@ -12,6 +12,7 @@ import { Vendors } from './pages/vendors';
 import { EngagementPage } from './pages/engagement';
 import { SeeAsVendor, OwnReach } from './pages/reach';
 import { Webhooks, WebhookLog } from './pages/webhooks';
+import { Audit } from './pages/audit';
 import { Page } from './ui/page';
 
 interface Section {
@@ -31,7 +32,12 @@ function sectionsFor(me: ReturnType<typeof useSession>['me']): Section[] {
       { path: 'approvals', label: 'Approvals' },
       { path: 'deliveries', label: 'Deliveries' },
     );
-  if (can.manage) out.push({ path: 'vendors', label: 'Vendors' }, { path: 'webhooks', label: 'Webhooks' });
+  if (can.manage)
+    out.push(
+      { path: 'vendors', label: 'Vendors' },
+      { path: 'webhooks', label: 'Webhooks' },
+      { path: 'audit', label: 'Audit' },
+    );
   return out;
 }
 
@@ -72,6 +78,8 @@ function routeTo(route: string[], sections: Section[]) {
       return sub === 'view' ? <SeeAsVendor engagementId={num} /> : <EngagementPage id={num} />;
     case 'webhooks':
       return num ? <WebhookLog id={num} /> : <Webhooks />;
+    case 'audit':
+      return num ? <NoSuchPage known /> : <Audit />;
     case 'reach':
       return <OwnReach />;
     default:

@@ -23,6 +23,7 @@ const keyByPrefix = compiledOnce(
         'api_keys.engagement_id',
         'api_keys.person_id',
         'api_keys.revoked_at',
+        'api_keys.expires_at',
         'people.name as person_name',
       ]),
   [''],
@@ -47,6 +48,7 @@ export function listKeys(db: Db, productionId: number) {
       'api_keys.created_at',
       'api_keys.last_used_at',
       'api_keys.revoked_at',
+      'api_keys.expires_at',
       'engagements.ref as engagement',
       'people.ref as person',
     ])
@@ -65,6 +67,7 @@ export async function insertKey(
     engagement_id: number | null;
     person_id: number | null;
     created_at: string;
+    expires_at: string | null;
   },
 ): Promise<number> {
   const out = await db.insertInto('api_keys').values(row).returning('id').executeTakeFirstOrThrow();

@@ -1,6 +1,9 @@
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../db/index.js';
 import { nowIso, parseJson } from '../db/values.js';
+import { errors } from '../errors.js';
+import type { AuditActor } from '../modules/audit/actor.js';
+import { recordAudit } from '../modules/audit/record.js';
 import type { Principal } from './principal.js';
 import { SCOPES, type Scope } from '../domain/vocabulary.js';
 import * as repo from './key-repository.js';
@@ -33,6 +36,10 @@ export interface MintInput {
   scopes?: Scope[];
   engagement?: string;
   person?: string;
+  /** When the key stops working; undefined: never (or the vendor default, below). */
+  expiresAt?: string | null;
+  /** Days an engagement-bound key lives when no expiry is given (PRODGRAPH_VENDOR_KEY_DAYS). */
+  vendorKeyDays?: number | null;
 }
 
 export interface MintedKey {
@@ -41,6 +48,43 @@ export interface MintedKey {
   prefix: string;
   scopes: Scope[];
   engagement: string | null;
+  expires_at: string | null;
+}
+
+const DAY_MS = 86_400_000;
+const DURATION = /^(\d{1,5})([hdw])$/;
+const UNIT_MS = { h: 3_600_000, d: DAY_MS, w: 7 * DAY_MS } as const;
+
+/** Milliseconds of a duration as the CLI takes it (`12h`, `30d`, `8w`); null for anything else. */
+export function durationMs(raw: string): number | null {
+  const d = DURATION.exec(raw.trim());
+  return d ? Number(d[1]) * UNIT_MS[d[2] as keyof typeof UNIT_MS] : null;
+}
+
+/**
+ * A key's expiry as the CLI takes it: a duration from now (`12h`, `30d`, `8w`) or a date or
+ * date-time (`2027-03-31`, midnight UTC; `2027-03-31T18:00:00Z`). Answers the UTC ISO instant.
+ */
+export function parseExpiry(raw: string, now = Date.now()): string {
+  const text = raw.trim();
+  const d = durationMs(text);
+  const t = d !== null ? now + d : Date.parse(text);
+  if (!Number.isFinite(t) || (d === null && !/^\d{4}-\d{2}-\d{2}/.test(text)))
+    throw new KeyError(`--expires: "${raw}" is neither a date (2027-03-31) nor a duration (30d, 12h, 8w)`);
+  return new Date(t).toISOString();
+}
+
+/** The expiry a new key gets: the one asked for (null: none), else the vendor default for a vendor key. */
+function expiryOf(input: MintById, now: number): string | null {
+  if (input.expiresAt === null) return null;
+  if (input.expiresAt === undefined) {
+    const days = input.engagementId !== null ? input.vendorKeyDays : null;
+    return days ? new Date(now + days * DAY_MS).toISOString() : null;
+  }
+  const t = Date.parse(input.expiresAt);
+  if (!Number.isFinite(t)) throw new KeyError('expires_at must be a valid date-time');
+  if (t <= now) throw new KeyError('expires_at must be in the future');
+  return new Date(t).toISOString();
 }
 
 async function productionIdOf(db: Db, code: string): Promise<number> {
@@ -49,8 +93,34 @@ async function productionIdOf(db: Db, code: string): Promise<number> {
   return row.id;
 }
 
-/** Mints a key; the token exists only in the return value, never in the database. */
-export async function mintKey(db: Db, input: MintInput): Promise<MintedKey> {
+/**
+ * Mints a key; the token exists only in the return value, never in the database. With `audit`
+ * (the CLI's operator) the key and its audit row are one transaction.
+ */
+export async function mintKey(db: Db, input: MintInput, audit?: AuditActor): Promise<MintedKey> {
+  if (audit) return db.transaction().execute((trx) => mintKeyAudited(trx, input, audit));
+  return mintKeyUnaudited(db, input);
+}
+
+async function mintKeyAudited(trx: Db, input: MintInput, actor: AuditActor): Promise<MintedKey> {
+  const key = await mintKeyUnaudited(trx, input);
+  const row = await trx
+    .selectFrom('api_keys')
+    .where('id', '=', key.id)
+    .select(['production_id', 'engagement_id'])
+    .executeTakeFirstOrThrow();
+  await recordAudit(trx, {
+    productionId: row.production_id,
+    actor,
+    action: 'key.mint',
+    object: { type: 'key', id: key.id },
+    engagementId: row.engagement_id,
+    summary: `key ${key.prefix} "${input.label.trim()}" (${key.scopes.join(', ')})${key.expires_at ? `, expires ${key.expires_at}` : ''}`,
+  });
+  return key;
+}
+
+async function mintKeyUnaudited(db: Db, input: MintInput): Promise<MintedKey> {
   const label = input.label.trim();
   if (label === '') throw new KeyError('a key needs a non-empty --label');
   const productionId = await productionIdOf(db, input.production);
@@ -77,7 +147,15 @@ export async function mintKey(db: Db, input: MintInput): Promise<MintedKey> {
     if (!p) throw new KeyError(`no person "${input.person}" in production "${input.production}"`);
     personId = p.id;
   }
-  const key = await mintKeyById(db, { productionId, label, scopes: input.scopes, engagementId, personId });
+  const key = await mintKeyById(db, {
+    productionId,
+    label,
+    scopes: input.scopes,
+    engagementId,
+    personId,
+    expiresAt: input.expiresAt,
+    vendorKeyDays: input.vendorKeyDays,
+  });
   return { ...key, engagement: input.engagement ?? null };
 }
 
@@ -87,6 +165,8 @@ export interface MintById {
   scopes?: Scope[];
   engagementId: number | null;
   personId: number | null;
+  expiresAt?: string | null;
+  vendorKeyDays?: number | null;
 }
 
 /**
@@ -100,6 +180,8 @@ export async function mintKeyById(db: Db, input: MintById): Promise<Omit<MintedK
       throw new KeyError(`an engagement-bound key cannot hold the "${operatorOnly}" scope`);
     }
   }
+  const now = Date.now();
+  const expiresAt = expiryOf(input, now);
   const { token, prefix, hash } = newToken();
   const id = await repo.insertKey(db, {
     production_id: input.productionId,
@@ -109,9 +191,10 @@ export async function mintKeyById(db: Db, input: MintById): Promise<Omit<MintedK
     scopes: JSON.stringify(scopes),
     engagement_id: input.engagementId,
     person_id: input.personId,
-    created_at: nowIso(),
+    created_at: new Date(now).toISOString(),
+    expires_at: expiresAt,
   });
-  return { id, token, prefix, scopes };
+  return { id, token, prefix, scopes, expires_at: expiresAt };
 }
 
 export async function listKeys(db: Db, productionCode: string) {
@@ -126,18 +209,40 @@ export async function listKeys(db: Db, productionCode: string) {
     created_at: r.created_at,
     last_used_at: r.last_used_at,
     revoked_at: r.revoked_at,
+    expires_at: r.expires_at,
   }));
 }
 
-/** Revokes by numeric id, by prefix, or by the whole token; effective on the very next request. */
-export async function revokeKey(db: Db, idOrPrefix: string): Promise<{ id: number; prefix: string }> {
-  const query = db.selectFrom('api_keys').select(['id', 'prefix']);
-  const row = /^\d+$/.test(idOrPrefix)
-    ? await query.where('id', '=', Number(idOrPrefix)).executeTakeFirst()
-    : await query.where('prefix', '=', prefixOf(idOrPrefix) ?? idOrPrefix).executeTakeFirst();
-  if (!row) throw new KeyError(`no key "${idOrPrefix}"`);
-  await repo.revokeKey(db, row.id, nowIso());
-  return row;
+/**
+ * Revokes by numeric id, by prefix, or by the whole token; effective on the very next request.
+ * With `audit` (the CLI's operator) the revocation and its audit row are one transaction; the
+ * row names the key by prefix, never by the token it may have been given.
+ */
+export async function revokeKey(
+  db: Db,
+  idOrPrefix: string,
+  audit?: AuditActor,
+): Promise<{ id: number; prefix: string }> {
+  return db.transaction().execute(async (trx) => {
+    const query = trx
+      .selectFrom('api_keys')
+      .select(['id', 'prefix', 'label', 'production_id', 'engagement_id']);
+    const row = /^\d+$/.test(idOrPrefix)
+      ? await query.where('id', '=', Number(idOrPrefix)).executeTakeFirst()
+      : await query.where('prefix', '=', prefixOf(idOrPrefix) ?? idOrPrefix).executeTakeFirst();
+    if (!row) throw new KeyError(`no key "${idOrPrefix}"`);
+    await repo.revokeKey(trx, row.id, nowIso());
+    if (audit)
+      await recordAudit(trx, {
+        productionId: row.production_id,
+        actor: audit,
+        action: 'key.revoke',
+        object: { type: 'key', id: row.id },
+        engagementId: row.engagement_id,
+        summary: `key ${row.prefix} "${row.label}"`,
+      });
+    return { id: row.id, prefix: row.prefix };
+  });
 }
 
 /**
@@ -186,9 +291,11 @@ function tokenMatches(token: string, storedHash: string): boolean {
 }
 
 /**
- * The principal behind a bearer token, or null for an unknown, malformed or revoked key. A
- * string that cannot be one of our tokens (its checksum fails) costs no query; every other
- * reads its key row, so a key revoked by any process is refused on the very next request.
+ * The principal behind a bearer token, or null for an unknown, malformed or revoked key; a key
+ * past its expiry throws `key_expired` (only once the token matched, so a guessed prefix learns
+ * nothing). A string that cannot be one of our tokens (its checksum fails) costs no query; every
+ * other reads its key row (expiry included), so a key revoked by any process, or expired, is
+ * refused on the very next request: nothing kept in memory outlives either.
  */
 export async function authenticate(db: Db, token: string): Promise<Principal | null> {
   const shape = shapeOf(token);
@@ -196,8 +303,11 @@ export async function authenticate(db: Db, token: string): Promise<Principal | n
   if (shape.kind === 'legacy' && !(await knownPrefixes(db)).has(shape.prefix)) return null;
   const row = await repo.findKeyByPrefix(db, shape.prefix);
   if (!row || row.revoked_at !== null || !tokenMatches(token, row.hash)) return null;
+  if (row.expires_at !== null && Date.parse(row.expires_at) <= Date.now())
+    throw errors.keyExpired(row.expires_at);
   return {
     keyId: row.id,
+    keyPrefix: shape.prefix,
     productionId: row.production_id,
     label: row.label,
     scopes: scopesOf(row.scopes),
@@ -205,6 +315,7 @@ export async function authenticate(db: Db, token: string): Promise<Principal | n
     personId: row.person_id,
     personName: row.person_name ?? null,
     revision: row.revision,
+    address: null,
   };
 }
 

@@ -7,6 +7,8 @@ import type { Scope } from '../domain/vocabulary.js';
  */
 export interface Principal {
   keyId: number;
+  /** The key's recognisable prefix (never its secret): how an audit row names the key. */
+  keyPrefix: string;
   productionId: number;
   label: string;
   scopes: ReadonlySet<Scope>;
@@ -20,6 +22,8 @@ export interface Principal {
    * correct, across processes too.
    */
   revision: number;
+  /** The client's address as the HTTP layer saw it (Fastify's `request.ip`); null outside a request. */
+  address: string | null;
 }
 
 /** Which requests a route accepts: production-wide keys only, or the round-trip surface too. */

@@ -96,6 +96,7 @@ async function authPlugin(app: FastifyInstance, opts: { db: Db }) {
     const principal = await authenticate(opts.db, token);
     if (!principal) throw errors.unauthorized('unknown or revoked API key');
     authorize(principal, auth);
+    principal.address = request.ip;
     request.principal = principal;
     usage.used(principal.keyId);
   });

@@ -2,6 +2,7 @@ import { userInfo } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.js';
 import { openAndMigrate, type DbHandle } from '../db/index.js';
+import { operatorActor } from '../modules/audit/actor.js';
 import { findProductionByCode } from '../modules/production/repository.js';
 import { PACKAGE_VERSION } from '../version.js';
 
@@ -125,7 +126,12 @@ export async function productionId(db: DbHandle, code: string): Promise<number> 
 export const cliActor = (): string => `${userInfo().username} via prodgraph CLI`;
 
 /** The CLI as the actor of an admin write: the operator's name, no key, no person. */
-export const cliAdminActor = () => ({ name: cliActor(), apiKeyId: null, personId: null });
+export const cliAdminActor = () => ({
+  name: cliActor(),
+  apiKeyId: null,
+  personId: null,
+  audit: operatorActor(cliActor()),
+});
 
 /** Tab-separated rows under a header, for people; `--json` is for machines. */
 export function table(header: string[], rows: Array<Array<string | number | null>>): void {

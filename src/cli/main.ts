@@ -7,6 +7,7 @@ import { GenerateError } from '../generate/index.js';
 import { KeyError } from '../auth/key-service.js';
 import { TaskInputError } from '../modules/storage/tasks.js';
 import { CliError, COMMON_FLAGS, out, version, wantsHelp, type Command } from './args.js';
+import { auditCommand } from './audit.js';
 import { backupCommand } from './backup.js';
 import { demoCommand } from './demo-command.js';
 import { doctorCommand } from './doctor.js';
@@ -35,6 +36,7 @@ const COMMANDS: Command[] = [
   engagementsCommand,
   grantsCommand,
   webhooksCommand,
+  auditCommand,
   storageCommand,
   demoCommand,
   generateCommand,

@@ -433,6 +433,26 @@ export interface ApiKeysTable {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  expires_at: string | null;
+}
+
+/** The append-only audit trail (src/modules/audit/). */
+export interface AuditEventsTable {
+  id: Id;
+  production_id: number;
+  at: string;
+  actor: string;
+  person_id: number | null;
+  key_id: number | null;
+  key_prefix: string | null;
+  key_label: string | null;
+  engagement_id: number | null;
+  action: string;
+  object_type: string | null;
+  object_id: number | null;
+  summary: Generated<string>;
+  ip: string | null;
+  outcome: string;
 }
 
 export interface IdempotencyKeysTable {
@@ -549,6 +569,7 @@ export interface Database {
   storage_events: StorageEventsTable;
   storage_tasks: StorageTasksTable;
   api_keys: ApiKeysTable;
+  audit_events: AuditEventsTable;
   idempotency_keys: IdempotencyKeysTable;
   vision_look_briefs: VisionLookBriefsTable;
   rate_limits: RateLimitsTable;

@@ -34,7 +34,7 @@ const READ_DELIVERY = 'Episode 101 comps, 3 a.m. light shift';
 const SUBMIT_DELIVERY = 'Episode 102 plates, VFX turnover';
 const SUBMISSION = 'Ward 9 plates, first pass';
 const BROWSE = ['Overview', 'Scenes', 'Assets', 'Approvals', 'Deliveries'];
-const MANAGE = ['Vendors', 'Webhooks'];
+const MANAGE = ['Vendors', 'Webhooks', 'Audit'];
 /** The buttons of the management pages: none may show for a key without `admin`. */
 const MANAGEMENT =
   /^(Engage|Grant|Mint key|Revoke|Archive|Add webhook|Pause|Resume|Remove)\b|^(Pause|Resume) http/;
@@ -687,6 +687,32 @@ for (const dialect of DIALECTS) {
       await row.getByRole('button', { name: 'Yes, remove' }).click();
       await page.getByText('No webhook yet.').waitFor();
       assert.equal(await hook(), undefined);
+    });
+
+    it('the audit page says who did what: filtered to webhooks it lists the add, pause, resume and removal', async () => {
+      const page = cp;
+      await go(page, 'Audit');
+      await heading(page, 'Audit trail');
+      await page.getByRole('cell', { name: 'webhook.remove' }).waitFor();
+      await page.getByLabel('What').selectOption('webhook');
+      await until(
+        'only webhook rows',
+        async () => {
+          const actions = await page.locator('table tbody tr td:nth-child(3)').allInnerTexts();
+          return actions.length === 4 && actions.every((a) => a.startsWith('webhook.'));
+        },
+        15_000,
+      );
+      const actions = await page.locator('table tbody tr td:nth-child(3)').allInnerTexts();
+      assert.deepEqual(actions, ['webhook.remove', 'webhook.resume', 'webhook.pause', 'webhook.create']);
+      await settled(page);
+      await checked(page, 'audit-webhooks');
+      const rows = (await api('/admin/audit?action=webhook')).body as any[];
+      assert.deepEqual(
+        rows.map((r) => r.action),
+        actions,
+        'the page shows what the API answers',
+      );
     });
 
     it('a vendor key sees only its own view, its submissions with it; sign out leaves nothing in storage', async () => {

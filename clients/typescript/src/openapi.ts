@@ -987,7 +987,7 @@ export interface paths {
     };
     /**
      * The production's API keys
-     * @description By prefix, never the token (which is not stored); revoked keys too. With `engagement_id`, only the keys bound to that engagement.
+     * @description By prefix, never the token (which is not stored); revoked and expired keys too, each with its expiry and when it was last used. With `engagement_id`, only the keys bound to that engagement.
      *
      *     Scope `admin`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
      */
@@ -995,7 +995,7 @@ export interface paths {
     put?: never;
     /**
      * Mint an API key
-     * @description The token is in this answer once and never stored: keep it now. With an Idempotency-Key, a replay answers the same key with `token: null` (revoke it and mint another if the first answer was lost). A key bound to an engagement (a vendor key) defaults to `read` and can never hold `admin`. Recorded in the activity feed. Effective on the very next request: the clamp judges grants live on every request.
+     * @description The token is in this answer once and never stored: keep it now. With an Idempotency-Key, a replay answers the same key with `token: null` (revoke it and mint another if the first answer was lost). A key bound to an engagement (a vendor key) defaults to `read` and can never hold `admin`. With `expires_at` the key is refused (401 `key_expired`) from that instant on; a vendor key minted without one gets the server's default lifetime when one is set. Recorded in the activity feed. Effective on the very next request: the clamp judges grants live on every request.
      *
      *     Scope `admin`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
      */
@@ -1392,6 +1392,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/admin/audit': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The production's audit trail, newest first
+     * @description Every admin action (organisations, engagements, grants, keys, webhooks, delivery status, package files, reviews) and every media or package download by an engagement-bound key: who (person, or key prefix and label; engagement), what (action, object), when (the database clock), from which address, and the outcome. Each row was written in the transaction of the change it records, so a change that rolled back left none. Rows older than the retention (`PRODGRAPH_AUDIT_RETENTION_DAYS`, default 400) are pruned. Filters combine; pages are keyset pages (`limit`, and the Link header's `cursor`).
+     *
+     *     Scope `admin`. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.
+     */
+    get: operations['listAudit'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1510,6 +1532,7 @@ export interface components {
       created_at: string;
       last_used_at: string | null;
       revoked_at: string | null;
+      expires_at: string | null;
     };
     /** Minted API key */
     AdminMintedKey: {
@@ -1529,6 +1552,7 @@ export interface components {
       created_at: string;
       last_used_at: string | null;
       revoked_at: string | null;
+      expires_at: string | null;
       token: string | null;
     };
     /** Organisation */
@@ -1751,6 +1775,34 @@ export interface components {
        * @description Present only on a row retired since `updated_since` (a re-import retired it): the row has left the production; drop it from a mirror. Never present without `updated_since`.
        */
       retired_at?: string;
+    };
+    /** Audit event */
+    AuditEvent: {
+      id: number;
+      /**
+       * Format: date-time
+       * @description When, by the database's clock (UTC ISO-8601)
+       */
+      at: string;
+      /** @description Who, as people read it: a key's person and label (`Ana Ruiz via console`), a key's label, or the operator at the CLI (`jo via prodgraph CLI`) */
+      actor: string;
+      person_id: number | null;
+      key_id: number | null;
+      key_prefix: string | null;
+      key_label: string | null;
+      engagement_id: number | null;
+      /** @description `object.verb`: organisation.add, engagement.create, engagement.archive, grant.create, grant.revoke, key.mint, key.revoke, webhook.create, webhook.pause, webhook.resume, webhook.remove, delivery.status, package.file_add, package.file_remove, submission.review, media.download, package.download (an open set: more are added, none renamed) */
+      action: string;
+      object_type: string | null;
+      object_id: number | null;
+      /** @description A line for people; never a token, ticket, cookie or secret */
+      summary: string;
+      ip: string | null;
+      /**
+       * @description `ok`, or `refused` for an attempt turned down (a vendor key asking for media out of its reach)
+       * @enum {string}
+       */
+      outcome: 'ok' | 'refused';
     };
     /**
      * Bundle entry
@@ -2236,6 +2288,7 @@ export interface components {
        * @description Stable and machine-readable, for clients and agents to branch on (codes are only ever added):
        *     - `malformed_request`: the request cannot be read: invalid JSON, a malformed multipart body or URL (400)
        *     - `unauthorized`: no key, a malformed, unknown or revoked key, or a missing or expired media ticket (401)
+       *     - `key_expired`: the API key passed its expiry (`expires_at`); the detail says when (401)
        *     - `engagement_door`: an engagement-bound key called an endpoint outside the bundle, turnover, media and purchase-order surface (403)
        *     - `scope_missing`: the key lacks a scope the endpoint needs (403)
        *     - `forbidden`: a rule refuses this caller: not the person whose step it is, no submit grant, another filespace (403)
@@ -2259,6 +2312,7 @@ export interface components {
       code:
         | 'malformed_request'
         | 'unauthorized'
+        | 'key_expired'
         | 'engagement_door'
         | 'scope_missing'
         | 'forbidden'
@@ -2547,6 +2601,7 @@ export interface components {
       scopes?: ('read' | 'write' | 'submit:turnover' | 'read:money' | 'admin' | 'metrics')[];
       engagement_id?: number | null;
       person_id?: number | null;
+      expires_at?: string | null;
     };
     /** New note */
     NewNote: {
@@ -13423,6 +13478,132 @@ export interface operations {
         };
       };
       /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
+      422: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unexpected failure; nothing more is said */
+      500: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
+  listAudit: {
+    parameters: {
+      query?: {
+        /** @description Only rows of this actor: a key's prefix, a key's label, or the actor as shown */
+        actor?: string;
+        /** @description Only rows concerning this engagement */
+        engagement_id?: number;
+        /** @description An action (`grant.create`), or a family of them (`grant`: every grant action) */
+        action?: string;
+        /** @description Only rows on this kind of object */
+        object_type?: string;
+        /** @description Only rows on this object id (with `object_type`) */
+        object_id?: number;
+        /** @description ISO-8601 with a zone: only rows at or after it */
+        since?: string;
+        /** @description ISO-8601 with a zone: only rows before it */
+        until?: string;
+        /** @description Rows per page, newest first: default 100, at most 1000; the Link header names the next (older) page */
+        limit?: number;
+        /** @description Opaque: the `cursor` of the `Link: <…>; rel="next"` header of the previous page. Valid only with the same filters on the same list; anything else is 422. */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK: Array of Audit event. Paged (see `limit`): when more rows follow, the `Link` header names the next page. */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          Link: components['headers']['Link'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AuditEvent'][];
+        };
+      };
+      /** @description No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`) */
+      401: {
+        headers: {
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`) */
+      403: {
+        headers: {
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written */
       422: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];

@@ -31,3 +31,4 @@ export type Webhook = Schemas['Webhook'];
 export type CreatedWebhook = Created<'/api/v1/admin/webhooks'>;
 export type WebhookDelivery = Schemas['WebhookDelivery'];
 export type Scope = CallerKey['scopes'][number];
+export type AuditEvent = Schemas['AuditEvent'];

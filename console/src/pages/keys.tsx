@@ -18,11 +18,18 @@ function MintForm({ engagement, onMinted }: { engagement: Engagement; onMinted: 
   const { api } = useSession();
   const [label, setLabel] = useState(`${engagement.organisation.name} automation`);
   const [scopes, setScopes] = useState<ApiKey['scopes']>(['read', 'submit:turnover']);
+  const [expires, setExpires] = useState('');
   const action = useAction();
   const submit = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
-      const body = { label: label.trim(), engagement_id: engagement.id, scopes };
+      const body = {
+        label: label.trim(),
+        engagement_id: engagement.id,
+        scopes,
+        // a date alone: the key stops at midnight UTC that day; none: the server's default, if any
+        ...(expires ? { expires_at: `${expires}T00:00:00Z` } : {}),
+      };
       onMinted(await must(api.POST('/api/v1/admin/keys', { body })));
     });
   };
@@ -41,6 +48,19 @@ function MintForm({ engagement, onMinted }: { engagement: Engagement; onMinted: 
           aria-describedby="key-label-hint"
           value={label}
           onInput={(e) => setLabel(e.currentTarget.value)}
+        />
+      </Field>
+      <Field
+        label="Expires"
+        id="key-expires"
+        hint="Optional: the key is refused from midnight UTC that day. Empty: the server's default for vendor keys, if one is set"
+      >
+        <input
+          id="key-expires"
+          type="date"
+          aria-describedby="key-expires-hint"
+          value={expires}
+          onInput={(e) => setExpires(e.currentTarget.value)}
         />
       </Field>
       <fieldset>
@@ -68,6 +88,13 @@ function MintForm({ engagement, onMinted }: { engagement: Engagement; onMinted: 
   );
 }
 
+const expired = (k: ApiKey) => k.expires_at !== null && Date.parse(k.expires_at) <= Date.now();
+
+function stateOf(k: ApiKey): string {
+  if (k.revoked_at) return `Revoked ${when(k.revoked_at)}`;
+  return expired(k) ? 'Expired' : 'Active';
+}
+
 function KeyTable({
   rows,
   caption,
@@ -88,6 +115,7 @@ function KeyTable({
             <th scope="col">Scopes</th>
             <th scope="col">Made</th>
             <th scope="col">Last used</th>
+            <th scope="col">Expires</th>
             <th scope="col">State</th>
             <th scope="col">
               <span class="sr-only">Actions</span>
@@ -96,15 +124,16 @@ function KeyTable({
         </thead>
         <tbody>
           {rows.map((k) => (
-            <tr key={k.id} class={k.revoked_at ? 'inactive' : ''}>
+            <tr key={k.id} class={k.revoked_at || expired(k) ? 'inactive' : ''}>
               <th scope="row">{k.label}</th>
               <td>
                 <code>{k.prefix}…</code>
               </td>
               <td>{k.scopes.join(', ')}</td>
               <td>{when(k.created_at)}</td>
-              <td>{when(k.last_used_at)}</td>
-              <td>{k.revoked_at ? `Revoked ${when(k.revoked_at)}` : 'Active'}</td>
+              <td>{k.last_used_at ? when(k.last_used_at) : 'Never'}</td>
+              <td>{k.expires_at ? when(k.expires_at) : 'Never'}</td>
+              <td>{stateOf(k)}</td>
               <td>
                 {!k.revoked_at && (
                   <ConfirmButton

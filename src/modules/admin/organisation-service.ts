@@ -8,7 +8,7 @@ import { refOwner } from './repository.js';
 import * as repo from './organisation-repository.js';
 import type { Organisation } from './lookup-schemas.js';
 import type { NewOrganisation } from './organisation-schemas.js';
-import type { AdminActor } from './service.js';
+import { auditAdmin, type AdminActor } from './service.js';
 
 /** Two names are one when they match case-insensitively after trimming. */
 const sameName = (a: string, b: string): boolean => a.trim().toLowerCase() === b.trim().toLowerCase();
@@ -76,11 +76,13 @@ export async function addOrganisation(
     }
     const id = await repo.insertOrganisation(trx, { production_id: productionId, ref, name });
     changes.created('organisation', id);
+    const summary = `organisation "${name}" (${ref})`;
+    await auditAdmin(trx, productionId, actor, 'organisation.add', { type: 'organisation', id }, summary);
     await appendActivity(trx, {
       productionId,
       actor: actor.name,
       verb: 'added',
-      summary: `organisation "${name}" (${ref})`,
+      summary,
       apiKeyId: actor.apiKeyId,
       personId: actor.personId,
       at: nowIso(),

@@ -130,6 +130,7 @@ export function keyRows(
       'k.created_at',
       'k.last_used_at',
       'k.revoked_at',
+      'k.expires_at',
     ]);
   if (filter.engagementId !== undefined) q = q.where('k.engagement_id', '=', filter.engagementId);
   if (filter.ids) q = q.where('k.id', 'in', filter.ids.length ? [...filter.ids] : [-1]);

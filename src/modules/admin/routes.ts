@@ -189,7 +189,7 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'listKeys',
         summary: "The production's API keys",
         description:
-          'By prefix, never the token (which is not stored); revoked keys too. With `engagement_id`, only the keys bound to that engagement.',
+          'By prefix, never the token (which is not stored); revoked and expired keys too, each with its expiry and when it was last used. With `engagement_id`, only the keys bound to that engagement.',
         tags: ['admin'],
         querystring: KeyQuery,
         response: { 200: Type.Array(ApiKey), ...errorResponses(422) },
@@ -207,7 +207,7 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'createKey',
         summary: 'Mint an API key',
         description:
-          'The token is in this answer once and never stored: keep it now. With an Idempotency-Key, a replay answers the same key with `token: null` (revoke it and mint another if the first answer was lost). A key bound to an engagement (a vendor key) defaults to `read` and can never hold `admin`. ' +
+          "The token is in this answer once and never stored: keep it now. With an Idempotency-Key, a replay answers the same key with `token: null` (revoke it and mint another if the first answer was lost). A key bound to an engagement (a vendor key) defaults to `read` and can never hold `admin`. With `expires_at` the key is refused (401 `key_expired`) from that instant on; a vendor key minted without one gets the server's default lifetime when one is set. " +
           RECORDED,
         tags: ['admin'],
         body: NewKey,
@@ -225,7 +225,10 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
           redact: (k) => ({ ...k, token: null }),
           headers: () => ({ 'cache-control': 'no-store' }),
         },
-        (hooks) => admin.mintKey(db(), p.productionId, admin.actorOfPrincipal(p), request.body, hooks),
+        (hooks) =>
+          admin.mintKey(db(), p.productionId, admin.actorOfPrincipal(p), request.body, hooks, {
+            vendorKeyDays: app.ctx.config.vendorKeyDays,
+          }),
       );
     },
   );

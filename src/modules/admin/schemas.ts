@@ -138,8 +138,19 @@ export const ApiKey = Type.Object(
     person_id: Nullable(Type.Integer()),
     person_name: Nullable(Type.String()),
     created_at: Timestamp,
-    last_used_at: Nullable(Timestamp),
+    last_used_at: Nullable(
+      Type.String({
+        format: 'date-time',
+        description: 'When the key was last used, to the minute (recorded at most once a minute per key)',
+      }),
+    ),
     revoked_at: Nullable(Timestamp),
+    expires_at: Nullable(
+      Type.String({
+        format: 'date-time',
+        description: 'When the key stops working (refused with 401 `key_expired` from then on); null: never',
+      }),
+    ),
   },
   { $id: 'AdminKey', title: 'API key' },
 );
@@ -174,6 +185,15 @@ export const NewKey = Type.Object(
     ),
     engagement_id: Type.Optional(Nullable(Id('Binds the key to this (live) engagement: a vendor key'))),
     person_id: Type.Optional(Nullable(Id('Writes are recorded under this person'))),
+    expires_at: Type.Optional(
+      Nullable(
+        Type.String({
+          format: 'date-time',
+          description:
+            "When the key stops working (UTC ISO-8601, in the future): from then on it is refused with 401 `key_expired`. Absent: never, or for an engagement-bound key the server's default vendor key lifetime when one is set (`PRODGRAPH_VENDOR_KEY_DAYS`); null: never, whatever the default.",
+        }),
+      ),
+    ),
   },
   { $id: 'NewKey', title: 'New API key', additionalProperties: false },
 );

@@ -8,6 +8,9 @@ import { errors } from '../../errors.js';
 import { KeyError, mintKeyById } from '../../auth/key-service.js';
 import { groupBy } from '../../util/group-by.js';
 import { appendActivity } from '../activity/repository.js';
+import { actorOf, operatorActor, type AuditActor } from '../audit/actor.js';
+import type { AuditAction } from '../audit/actions.js';
+import { recordAudit } from '../audit/record.js';
 import { activityActor } from '../activity/write-entry.js';
 import * as repo from './repository.js';
 import type { ApiKey, Engagement, Grant, MintedKey, NewEngagement, NewGrant, NewKey } from './schemas.js';
@@ -23,13 +26,35 @@ export interface AdminActor {
   name: string;
   apiKeyId: number | null;
   personId: number | null;
+  /** How the audit trail names the actor; absent: an operator known only by `name`. */
+  audit?: AuditActor;
 }
 
 export const actorOfPrincipal = (p: Principal): AdminActor => ({
   name: activityActor(p),
   apiKeyId: p.keyId,
   personId: p.personId,
+  audit: actorOf(p),
 });
+
+/** The audit row of an admin change, in the change's transaction. */
+export function auditAdmin(
+  db: Db,
+  productionId: number,
+  actor: AdminActor,
+  action: AuditAction,
+  object: { type: string; id: number; engagementId?: number | null },
+  summary: string,
+) {
+  return recordAudit(db, {
+    productionId,
+    actor: actor.audit ?? operatorActor(actor.name),
+    action,
+    object: { type: object.type, id: object.id },
+    engagementId: object.engagementId ?? null,
+    summary,
+  });
+}
 
 function record(db: Db, productionId: number, actor: AdminActor, verb: string, summary: string, at: string) {
   return appendActivity(db, {
@@ -131,7 +156,16 @@ export async function addEngagement(
         .execute();
     }
     changes.created('engagement', id);
-    await record(trx, productionId, actor, 'engaged', `engagement "${input.ref}" for ${org.name}`, at);
+    const summary = `engagement "${input.ref}" for ${org.name}`;
+    await record(trx, productionId, actor, 'engaged', summary, at);
+    await auditAdmin(
+      trx,
+      productionId,
+      actor,
+      'engagement.create',
+      { type: 'engagement', id, engagementId: id },
+      summary,
+    );
     return oneEngagement(trx, productionId, id);
   });
 }
@@ -156,15 +190,16 @@ export async function archiveEngagement(
     const e = await oneEngagement(trx, productionId, id);
     // archiving an archived engagement changes nothing and records nothing
     if (moved) changes.retired('engagement', id);
-    if (moved)
-      await record(
-        trx,
-        productionId,
-        actor,
-        'archived',
-        `engagement "${e.ref ?? e.id}" (${e.organisation.name})`,
-        at,
-      );
+    const summary = `engagement "${e.ref ?? e.id}" (${e.organisation.name})`;
+    if (moved) await record(trx, productionId, actor, 'archived', summary, at);
+    await auditAdmin(
+      trx,
+      productionId,
+      actor,
+      'engagement.archive',
+      { type: 'engagement', id, engagementId: id },
+      moved ? summary : `${summary}, already archived`,
+    );
     return e;
   });
 }
@@ -220,6 +255,8 @@ const describeGrant = (g: Grant): string => {
         : `${g.kind} "${g.node_label}"`;
   return `${target} for engagement "${g.engagement_ref ?? g.engagement_id}"`;
 };
+
+const grantObject = (g: Grant) => ({ type: 'grant', id: g.id, engagementId: g.engagement_id });
 
 /** A new grant once checked: its expiry, and the node or delivery its kind names (null when none). */
 interface CheckedGrant {
@@ -338,6 +375,7 @@ export async function addGrant(
     const grant = await oneGrant(trx, productionId, id);
     changes.created('grant', id);
     await record(trx, productionId, actor, 'granted', describeGrant(grant), at);
+    await auditAdmin(trx, productionId, actor, 'grant.create', grantObject(grant), describeGrant(grant));
     return grant;
   });
 }
@@ -359,10 +397,19 @@ export async function revokeGrant(
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     const grant = await oneGrant(trx, productionId, id);
-    if (Number(moved.numUpdatedRows) > 0) {
+    const fresh = Number(moved.numUpdatedRows) > 0;
+    if (fresh) {
       changes.retired('grant', id);
       await record(trx, productionId, actor, 'revoked', describeGrant(grant), at);
     }
+    await auditAdmin(
+      trx,
+      productionId,
+      actor,
+      'grant.revoke',
+      grantObject(grant),
+      `${describeGrant(grant)}${fresh ? '' : ', already revoked'}`,
+    );
     return grant;
   });
 }
@@ -381,6 +428,7 @@ const toKey = (k: Awaited<ReturnType<typeof repo.keyRows>>[number]): ApiKey => (
   created_at: k.created_at,
   last_used_at: k.last_used_at,
   revoked_at: k.revoked_at,
+  expires_at: k.expires_at,
 });
 
 export async function listKeys(
@@ -403,6 +451,7 @@ export async function mintKey(
   actor: AdminActor,
   input: NewKey,
   hooks?: WriteHooks<MintedKey>,
+  options: { vendorKeyDays?: number | null } = {},
 ): Promise<MintedKey> {
   const label = input.label.trim();
   if (label === '') throw errors.invalid('label', 'must not be blank');
@@ -437,19 +486,31 @@ export async function mintKey(
       );
     let minted;
     try {
-      minted = await mintKeyById(trx, { productionId, label, scopes: input.scopes, engagementId, personId });
+      minted = await mintKeyById(trx, {
+        productionId,
+        label,
+        scopes: input.scopes,
+        engagementId,
+        personId,
+        expiresAt: input.expires_at,
+        vendorKeyDays: options.vendorKeyDays,
+      });
     } catch (err) {
+      if (err instanceof KeyError && err.message.startsWith('expires_at'))
+        throw errors.invalid('expires_at', err.message.slice('expires_at '.length));
       if (err instanceof KeyError) throw errors.invalid('scopes', err.message);
       throw err;
     }
     const at = nowIso();
-    await record(
+    const summary = `key ${minted.prefix} "${label}" (${minted.scopes.join(', ')})${minted.expires_at ? `, expires ${minted.expires_at}` : ''}`;
+    await record(trx, productionId, actor, 'minted', summary, at);
+    await auditAdmin(
       trx,
       productionId,
       actor,
-      'minted',
-      `key ${minted.prefix} "${label}" (${minted.scopes.join(', ')})`,
-      at,
+      'key.mint',
+      { type: 'key', id: minted.id, engagementId },
+      summary,
     );
     return { ...(await oneKey(trx, productionId, minted.id)), token: minted.token };
   });
@@ -472,8 +533,17 @@ export async function revokeKey(
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     const key = await oneKey(trx, productionId, id);
-    if (Number(moved.numUpdatedRows) > 0)
-      await record(trx, productionId, actor, 'revoked', `key ${key.prefix} "${key.label}"`, at);
+    const fresh = Number(moved.numUpdatedRows) > 0;
+    const summary = `key ${key.prefix} "${key.label}"`;
+    if (fresh) await record(trx, productionId, actor, 'revoked', summary, at);
+    await auditAdmin(
+      trx,
+      productionId,
+      actor,
+      'key.revoke',
+      { type: 'key', id, engagementId: key.engagement_id },
+      fresh ? summary : `${summary}, already revoked`,
+    );
     return key;
   });
 }

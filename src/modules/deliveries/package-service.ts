@@ -7,6 +7,8 @@ import { AppError, errors } from '../../errors.js';
 import type { FormPart } from '../../http/multipart-parts.js';
 import { commitStaged, mediaKindOf, type StagedObject } from '../../media/store.js';
 import { appendActivity } from '../activity/repository.js';
+import { actorOf } from '../audit/actor.js';
+import { recordAudit } from '../audit/record.js';
 import { clip } from '../activity/write-entry.js';
 import { findPackageFile, insertMedia, removeFromPackage } from '../media/repository.js';
 import { packageFiles } from '../turnovers/repository.js';
@@ -150,6 +152,14 @@ function writePackage(
     );
     for (const id of ids) changes.created('media', id);
     changes.updated('delivery', delivery.id);
+    for (const [{ label }, id] of zip(staged, ids))
+      await recordAudit(trx, {
+        productionId: pid,
+        actor: actorOf(principal),
+        action: 'package.file_add',
+        object: { type: 'media', id },
+        summary: `"${label}" to the package of "${delivery.title}" (delivery ${delivery.id})`,
+      });
     const names = clip(staged.map((s) => s.label).join(', '));
     await appendActivity(trx, {
       productionId: pid,
@@ -221,7 +231,15 @@ export async function removePackageFile(
     const file = await findPackageFile(trx, pid, deliveryId, mediaId);
     if (!file) throw errors.notFound('media');
     const at = nowIso();
-    if (await removeFromPackage(trx, pid, deliveryId, mediaId, at)) {
+    const removed = await removeFromPackage(trx, pid, deliveryId, mediaId, at);
+    await recordAudit(trx, {
+      productionId: pid,
+      actor: actorOf(principal),
+      action: 'package.file_remove',
+      object: { type: 'media', id: mediaId },
+      summary: `"${file.label}" from the package of "${delivery.title}" (delivery ${deliveryId})${removed ? '' : ', already out'}`,
+    });
+    if (removed) {
       changes.updated('media', mediaId);
       changes.updated('delivery', deliveryId);
       await appendActivity(trx, {

@@ -7,6 +7,8 @@ import { canMove, transitionProblem } from '../../domain/delivery-status.js';
 import type { DeliveryStatus } from '../../domain/vocabulary.js';
 import { errors } from '../../errors.js';
 import { appendActivity } from '../activity/repository.js';
+import { actorOf } from '../audit/actor.js';
+import { recordAudit } from '../audit/record.js';
 import { clip } from '../activity/write-entry.js';
 import type { Delivery } from './schemas.js';
 import { oneDelivery } from './service.js';
@@ -48,6 +50,13 @@ export async function moveDelivery(
       `${field}the delivery was moved by another request meanwhile; nothing was recorded`,
     );
   changes.updated('delivery', delivery.id);
+  await recordAudit(trx, {
+    productionId: principal.productionId,
+    actor: actorOf(principal),
+    action: 'delivery.status',
+    object: { type: 'delivery', id: delivery.id },
+    summary: `delivery "${delivery.title}": ${from} → ${to}`,
+  });
   await appendActivity(trx, {
     productionId: principal.productionId,
     actor: keyActor(principal),

@@ -1,12 +1,13 @@
 import type { Db } from '../../db/index.js';
 
-/** The key behind a ticket still stands: not revoked, production-wide, of that production. */
+/** The key behind a ticket still stands: not revoked, not expired, production-wide, of that production. */
 export async function keyStillValid(db: Db, keyId: number, productionId: number): Promise<boolean> {
   const row = await db
     .selectFrom('api_keys')
     .where('id', '=', keyId)
     .where('production_id', '=', productionId)
     .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', new Date().toISOString())]))
     .where('engagement_id', 'is', null)
     .select('id')
     .executeTakeFirst();

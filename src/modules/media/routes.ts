@@ -6,7 +6,7 @@ import { mediaAnswerHeaders, MediaRequestHeaders, sendMedia } from '../../http/m
 import { MEDIA_BYTES } from '../../http/reference-headers.js';
 import { errorResponses, FILE_MEDIA_TYPES } from '../../http/schemas.js';
 import { MediaDetail, MediaParams } from './schemas.js';
-import { getMedia, mediaContent, mediaNotFound } from './service.js';
+import { downloadMedia, getMedia, mediaNotFound } from './service.js';
 
 const read = { auth: { scopes: ['read'], surface: 'round-trip' } } as const;
 
@@ -56,7 +56,7 @@ export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const media = await mediaContent(app.ctx, principalOf(request), request.params.id);
+      const media = await downloadMedia(app.ctx, principalOf(request), request.params.id);
       return sendMedia(request, reply, app.ctx.store, media, mediaNotFound);
     },
   );

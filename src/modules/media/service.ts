@@ -3,7 +3,9 @@ import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { stampOf } from '../../db/updated-at.js';
 import { toInt } from '../../db/values.js';
-import { errors } from '../../errors.js';
+import { errors, isAppError } from '../../errors.js';
+import { actorOf } from '../audit/actor.js';
+import { recordAudit } from '../audit/record.js';
 import * as repo from './repository.js';
 import type { MediaDetail } from './schemas.js';
 
@@ -49,5 +51,40 @@ export async function getMedia(ctx: AppContext, principal: Principal, id: number
 /** What the content route streams: the caller hands it to the HTTP layer's sendMedia. */
 export async function mediaContent(ctx: AppContext, principal: Principal, id: number) {
   const m = await visibleMedia(ctx, principal, id);
+  return { storageKey: m.storage_key, contentType: m.content_type, sha256: m.sha256, label: m.label };
+}
+
+/**
+ * The content route's answer, with the audit trail's note of a vendor's download: every fetch by
+ * an engagement-bound key is recorded, `package.download` for a file of a delivery's package,
+ * `media.download` for anything else, and a refused one (404, in or out of reach alike, so the
+ * refusal still costs the statements a missing id does) as `media.download` refused. A
+ * production-wide key's reads are not recorded: they cost no write.
+ */
+export async function downloadMedia(ctx: AppContext, principal: Principal, id: number) {
+  if (principal.engagementId === null) return mediaContent(ctx, principal, id);
+  const audit = (action: 'media.download' | 'package.download', outcome: 'ok' | 'refused', summary: string) =>
+    recordAudit(ctx.db, {
+      productionId: principal.productionId,
+      actor: actorOf(principal),
+      action,
+      object: { type: 'media', id },
+      summary,
+      outcome,
+    });
+  let m;
+  try {
+    m = await visibleMedia(ctx, principal, id);
+  } catch (err) {
+    if (isAppError(err) && err.status === 404)
+      await audit('media.download', 'refused', `media ${id}: not found or out of reach`);
+    throw err;
+  }
+  const inPackage = m.delivery_id !== null && m.work_item_id === null;
+  await audit(
+    inPackage ? 'package.download' : 'media.download',
+    'ok',
+    inPackage ? `"${m.label}" of the package of delivery ${m.delivery_id}` : `"${m.label}"`,
+  );
   return { storageKey: m.storage_key, contentType: m.content_type, sha256: m.sha256, label: m.label };
 }

@@ -18,6 +18,7 @@ export function submissionToReview(db: Db, productionId: number, id: number) {
       'd.id as delivery_id',
       'd.title as delivery_title',
       'd.status as delivery_status',
+      'w.engagement_id',
       'e.ref as engagement_ref',
       'o.name as organisation_name',
     ])

@@ -4,6 +4,8 @@ import type { Db } from '../../db/index.js';
 import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
 import { errors } from '../../errors.js';
 import { appendActivity } from '../activity/repository.js';
+import { actorOf } from '../audit/actor.js';
+import { recordAudit } from '../audit/record.js';
 import { clip } from '../activity/write-entry.js';
 import { moveDelivery } from '../deliveries/status-service.js';
 import * as repo from './review-repository.js';
@@ -89,6 +91,14 @@ export async function reviewSubmission(
     });
     changes.updated('submission', submissionId);
     const by = item.organisation_name ?? item.engagement_ref ?? 'a vendor';
+    await recordAudit(trx, {
+      productionId: pid,
+      actor: actorOf(principal),
+      action: 'submission.review',
+      object: { type: 'submission', id: submissionId },
+      engagementId: item.engagement_id,
+      summary: `${input.decision}: "${item.title}" from ${by} on turnover "${item.delivery_title}", reviewed by ${reviewer.name}`,
+    });
     await appendActivity(trx, {
       productionId: pid,
       actor: keyActor(principal),

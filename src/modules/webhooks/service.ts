@@ -4,7 +4,8 @@ import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
 import { ENGAGEMENT_EVENT_KINDS } from '../../auth/clamp.js';
 import { errors } from '../../errors.js';
 import { appendActivity } from '../activity/repository.js';
-import type { AdminActor } from '../admin/service.js';
+import { auditAdmin, type AdminActor } from '../admin/service.js';
+import type { AuditAction } from '../audit/actions.js';
 import { decodeCursor, encodeCursor } from '../changes/cursor.js';
 import { headChangeId } from '../changes/repository.js';
 import { neverReached } from './egress.js';
@@ -59,24 +60,38 @@ async function oneRow(db: Db, productionId: number, id: number): Promise<repo.We
   return w;
 }
 
-function record(
+/**
+ * The activity entry and the audit row of a change to a subscription. Both name the receiver by
+ * its origin only: a URL's path or query may carry a receiver's own secret.
+ */
+async function record(
   db: Db,
   productionId: number,
   actor: AdminActor,
   verb: string,
-  hook: { url: string; engagement: string | null },
+  hook: { id: number; url: string; engagement: string | null; engagementId: number | null },
   at: string,
 ) {
   const forWhom = hook.engagement === null ? '' : ` for engagement ${hook.engagement}`;
-  return appendActivity(db, {
+  const summary = `webhook to ${new URL(hook.url).origin}${forWhom}`;
+  await appendActivity(db, {
     productionId,
     actor: actor.name,
     verb,
-    summary: `webhook to ${new URL(hook.url).origin}${forWhom}`,
+    summary,
     apiKeyId: actor.apiKeyId,
     personId: actor.personId,
     at,
   });
+  const action: AuditAction = `webhook.${verb === 'added' ? 'create' : verb === 'removed' ? 'remove' : verb === 'paused' ? 'pause' : 'resume'}`;
+  await auditAdmin(
+    db,
+    productionId,
+    actor,
+    action,
+    { type: 'webhook', id: hook.id, engagementId: hook.engagementId },
+    summary,
+  );
 }
 
 export async function listWebhooks(db: Db, productionId: number): Promise<Webhook[]> {
@@ -140,7 +155,14 @@ export async function addWebhook(
       })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await record(trx, productionId, actor, 'added', { url, engagement: engagement?.name ?? null }, at);
+    await record(
+      trx,
+      productionId,
+      actor,
+      'added',
+      { id, url, engagement: engagement?.name ?? null, engagementId: engagement?.id ?? null },
+      at,
+    );
     return { ...toWebhook(await oneRow(trx, productionId, id)), secret };
   });
 }
@@ -165,7 +187,12 @@ export async function setWebhookActive(
         .set(active ? { active: 1, failures: 0, next_attempt_at: null } : { active: 0 })
         .where('id', '=', id)
         .execute();
-      const hook = { url: before.url, engagement: engagementNameOf(before) };
+      const hook = {
+        id,
+        url: before.url,
+        engagement: engagementNameOf(before),
+        engagementId: before.engagement_id,
+      };
       await record(trx, productionId, actor, active ? 'resumed' : 'paused', hook, nowIso());
     }
     return toWebhook(await oneRow(trx, productionId, id));
@@ -190,7 +217,7 @@ export async function removeWebhook(
       productionId,
       actor,
       'removed',
-      { url: row.url, engagement: engagementNameOf(row) },
+      { id, url: row.url, engagement: engagementNameOf(row), engagementId: row.engagement_id },
       nowIso(),
     );
     return { ...gone, active: false };
