@@ -128,6 +128,11 @@ for (const dialect of DIALECTS) {
       assert.equal(engagements.status, 200);
     });
 
+    it('tells the console an identity provider is configured', async () => {
+      const r = await call(env.app, 'GET', '/api/v1/auth/sign-in-options');
+      assert.deepEqual(r.body, { identity_provider: true });
+    });
+
     it('marks the cookie Secure when the public URL is https', async () => {
       const r = await signIn(tls, 'ana', TLS_PUBLIC);
       assert.equal(r.status, 302);

@@ -12,6 +12,7 @@ import { Vendors } from './pages/vendors';
 import { EngagementPage } from './pages/engagement';
 import { SeeAsVendor, OwnReach } from './pages/reach';
 import { Webhooks, WebhookLog } from './pages/webhooks';
+import { SignInAdmin } from './pages/sign-in-admin';
 import { Page } from './ui/page';
 
 interface Section {
@@ -19,8 +20,8 @@ interface Section {
   label: string;
 }
 
-function sectionsFor(me: ReturnType<typeof useSession>['me']): Section[] {
-  const can = abilities(me);
+function sectionsFor({ me, person }: ReturnType<typeof useSession>): Section[] {
+  const can = abilities(me, person);
   if (can.vendor) return [{ path: 'reach', label: 'What we see' }];
   const out: Section[] = [];
   if (can.browse)
@@ -31,7 +32,9 @@ function sectionsFor(me: ReturnType<typeof useSession>['me']): Section[] {
       { path: 'approvals', label: 'Approvals' },
       { path: 'deliveries', label: 'Deliveries' },
     );
-  if (can.manage) out.push({ path: 'vendors', label: 'Vendors' }, { path: 'webhooks', label: 'Webhooks' });
+  if (can.manage) out.push({ path: 'vendors', label: 'Vendors' });
+  if (can.credentials)
+    out.push({ path: 'webhooks', label: 'Webhooks' }, { path: 'sign-in', label: 'Sign-in' });
   return out;
 }
 
@@ -74,6 +77,8 @@ function routeTo(route: string[], sections: Section[]) {
       return num ? <WebhookLog id={num} /> : <Webhooks />;
     case 'reach':
       return <OwnReach />;
+    case 'sign-in':
+      return <SignInAdmin />;
     default:
       return <NoSuchPage known />;
   }
@@ -93,9 +98,10 @@ function NoSuchPage({ known }: { known: boolean }) {
 }
 
 export function Shell() {
-  const { me, signOut } = useSession();
+  const session = useSession();
+  const { me, person, signOut } = session;
   const route = useRoute();
-  const sections = sectionsFor(me);
+  const sections = sectionsFor(session);
   const active = route[0] ?? sections[0]?.path;
   return (
     <>
@@ -114,10 +120,16 @@ export function Shell() {
           <span class="product">prodgraph</span> <span class="production">{me.production.title}</span>
         </div>
         <div class="who">
-          <span>
-            {me.engagement ? `${me.engagement.organisation} (vendor key)` : me.label}{' '}
-            <span class="prefix">{me.prefix}…</span>
-          </span>
+          {person ? (
+            <span class="person">
+              {person.name} <span class="role">({person.role})</span>
+            </span>
+          ) : (
+            <span>
+              {me.engagement ? `${me.engagement.organisation} (vendor key)` : me.label}{' '}
+              <span class="prefix">{me.prefix}…</span>
+            </span>
+          )}
           <button type="button" onClick={signOut}>
             Sign out
           </button>

@@ -7,7 +7,7 @@ import { principalOf } from '../../auth/route-hook.js';
 import { endSessionByToken, SESSION_COOKIE } from '../../auth/session-service.js';
 import { errors } from '../../errors.js';
 import { errorResponses } from '../../http/schemas.js';
-import { CallbackQuery, ConsoleSession, LoginQuery, Redirect } from './schemas.js';
+import { CallbackQuery, ConsoleSession, LoginQuery, Redirect, SignInOptions } from './schemas.js';
 import { beginSignIn, CONSOLE_PATH, currentSession, finishSignIn } from './service.js';
 
 const STATE_COOKIE = 'prodgraph_sign_in';
@@ -21,7 +21,30 @@ export async function signInRoutes(fastify: FastifyInstance): Promise<void> {
   const secure = publicUrl?.startsWith('https:') ?? false;
   const cookie = (name: string, value: string, options: SerializeOptions) =>
     serialize(name, value, { httpOnly: true, secure, ...options });
+  const configured = (): string => {
+    if (!publicUrl || !app.ctx.config.signIn.oidc) {
+      throw errors.notFound('sign-in with an identity provider (not configured here)');
+    }
+    return publicUrl;
+  };
   const clearSession = () => cookie(SESSION_COOKIE, '', { sameSite: 'strict', path: '/', maxAge: 0 });
+
+  app.get(
+    '/auth/sign-in-options',
+    {
+      config: { auth: 'public' },
+      schema: {
+        operationId: 'getSignInOptions',
+        summary: 'How a person may sign in to the console here',
+        description:
+          'Whether an identity provider is configured (the console then offers its button, `GET /api/v1/auth/oidc/login`); signing in with an API key is always possible.',
+        tags: ['sign-in'],
+        security: [],
+        response: { 200: SignInOptions },
+      },
+    },
+    async () => ({ identity_provider: app.ctx.config.signIn.oidc !== null && publicUrl !== null }),
+  );
 
   app.get(
     '/auth/oidc/login',
@@ -65,7 +88,7 @@ export async function signInRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const origin = publicUrl ?? '';
+      const origin = configured();
       const outcome = await finishSignIn(app.ctx, {
         cookieState: parse(request.headers.cookie ?? '')[STATE_COOKIE],
         callbackUrl: new URL(request.url, origin),
@@ -90,7 +113,7 @@ export async function signInRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/auth/session',
     {
-      config: { auth: { scopes: [], surface: 'production' } },
+      config: { auth: { scopes: [], surface: 'production' }, responseHeaders: { 200: ['Cache-Control'] } },
       schema: {
         operationId: 'getConsoleSession',
         summary: 'The console session this request was made with (its cookie)',
@@ -101,8 +124,10 @@ export async function signInRoutes(fastify: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
+      const session = currentSession(principalOf(request));
+      // it carries the CSRF token: never kept by a cache
       reply.header('cache-control', 'no-store');
-      return currentSession(principalOf(request));
+      return session;
     },
   );
 

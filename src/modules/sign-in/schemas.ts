@@ -33,6 +33,15 @@ export const CallbackQuery = Type.Object(
   { additionalProperties: true },
 );
 
+export const SignInOptions = Type.Object(
+  {
+    identity_provider: Type.Boolean({
+      description: "Signing in with the studio's identity provider is configured",
+    }),
+  },
+  { $id: 'SignInOptions' },
+);
+
 export const Redirect = Type.Null({ description: 'A redirect: see `Location`' });
 
 export const ConsoleSession = Type.Object(
