@@ -105,7 +105,7 @@ for (const dialect of DIALECTS) {
     async function signedIn(login: string) {
       const r = await signIn(env, login);
       assert.equal(r.status, 302);
-      assert.equal(r.headers.location, `${PUBLIC}/console/`);
+      assert.equal(r.headers.location, `${PUBLIC}/console`);
       const token = valueOf(cookieNamed(r, 'prodgraph_session'));
       const me = await call(env.app, 'GET', '/api/v1/auth/session', withSession(token));
       assert.equal(me.status, 200);
@@ -198,14 +198,14 @@ for (const dialect of DIALECTS) {
       ] as const) {
         const r = await signIn(env, login);
         assert.equal(r.status, 302);
-        assert.equal(r.headers.location, `${PUBLIC}/console/?sign_in_refused=${reason}`, login);
+        assert.equal(r.headers.location, `${PUBLIC}/console#/sign-in-refused/${reason}`, login);
         assert.equal(cookieNamed(r, 'prodgraph_session'), undefined, `${login}: no session`);
       }
     });
 
     it('refuses a return the browser did not start (state not its own)', async () => {
       const r = await call(env.app, 'GET', `${CALLBACK}?code=abc&state=someone-elses`);
-      assert.equal(r.headers.location, `${PUBLIC}/console/?sign_in_refused=no_attempt`);
+      assert.equal(r.headers.location, `${PUBLIC}/console#/sign-in-refused/no_attempt`);
     });
 
     it('maps roles to what the routes allow: a coordinator manages vendors but not keys or webhooks; a viewer browses', async () => {
@@ -301,7 +301,7 @@ for (const dialect of DIALECTS) {
       assert.equal((await call(env.app, 'GET', '/api/v1/production', withSession(vic.token))).status, 401);
       assert.equal(
         (await signIn(env, 'vic')).headers.location,
-        `${PUBLIC}/console/?sign_in_refused=not_allowed`,
+        `${PUBLIC}/console#/sign-in-refused/not_allowed`,
       );
     });
   });

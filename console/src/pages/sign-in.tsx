@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ErrorNote } from '../ui/notes';
 
-/** Why the server sent the browser back without a session (`?sign_in_refused=`), in words. */
+/** Why the server sent the browser back without a session (`#/sign-in-refused/<reason>`), in words. */
 const REFUSALS: Record<string, string> = {
   not_allowed: 'Your account is not allowed to sign in to this console. Ask an administrator to add you.',
   domain: 'Accounts of your email domain may not sign in here.',
@@ -14,8 +14,8 @@ const REFUSALS: Record<string, string> = {
 };
 
 function refusalNote(): string | null {
-  const reason = new URLSearchParams(location.search).get('sign_in_refused');
-  return reason === null ? null : (REFUSALS[reason] ?? 'The sign-in was refused.');
+  const reason = /^#\/sign-in-refused\/(\w+)$/.exec(location.hash)?.[1];
+  return reason === undefined ? null : (REFUSALS[reason] ?? 'The sign-in was refused.');
 }
 
 /** Whether this server signs people in with an identity provider (then its button is offered). */
@@ -35,7 +35,11 @@ export function SignIn({ notice, onKey }: { notice?: unknown; onKey: (key: strin
   const [key, setKey] = useState('');
   const input = useRef<HTMLInputElement>(null);
   const identityProvider = useIdentityProvider();
-  const refused = refusalNote();
+  // read once, then taken out of the address: a later sign-in starts from the console's start
+  const [refused] = useState(refusalNote);
+  useEffect(() => {
+    if (refused) history.replaceState(null, '', location.pathname);
+  }, []);
   useEffect(() => {
     document.title = 'Sign in · prodgraph console';
     input.current?.focus();

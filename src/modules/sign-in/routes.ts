@@ -80,7 +80,7 @@ export async function signInRoutes(fastify: FastifyInstance): Promise<void> {
         operationId: 'finishSignIn',
         summary: 'Where the identity provider sends the browser back (the redirect URI)',
         description:
-          "Checks the state against the browser's own cookie, exchanges the code (with the PKCE verifier) and checks the ID token, then maps the email to a person allowed on a production (GET /admin/sign-in-people). Signed in: a new session (any session the browser came with is ended), its cookie, and a redirect to the console. Refused: a redirect to the console with `?sign_in_refused=` and the reason (`not_allowed`, `domain`, `group`, `unverified_email`, `no_email`, `choose_production`, `provider`, `no_attempt`).",
+          "Checks the state against the browser's own cookie, exchanges the code (with the PKCE verifier) and checks the ID token, then maps the email to a person allowed on a production (GET /admin/sign-in-people). Signed in: a new session (any session the browser came with is ended), its cookie, and a redirect to the console. Refused: a redirect to the console's `#/sign-in-refused/<reason>` (a fragment: the reason never reaches a server log), the reason one of `not_allowed`, `domain`, `group`, `unverified_email`, `no_email`, `choose_production`, `provider`, `no_attempt`.",
         tags: ['sign-in'],
         security: [],
         querystring: CallbackQuery,
@@ -99,7 +99,7 @@ export async function signInRoutes(fastify: FastifyInstance): Promise<void> {
       if (!outcome.ok) {
         request.log.info({ refusal: outcome.refusal, email: outcome.email }, 'console sign-in refused');
         reply.header('set-cookie', [forgetState]);
-        return reply.redirect(`${origin}${CONSOLE_PATH}?sign_in_refused=${outcome.refusal}`, 302);
+        return reply.redirect(`${origin}${CONSOLE_PATH}#/sign-in-refused/${outcome.refusal}`, 302);
       }
       request.log.info({ session: outcome.sessionId, email: outcome.email }, 'console sign-in');
       reply.header('set-cookie', [

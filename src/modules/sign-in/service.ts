@@ -23,7 +23,7 @@ const ATTEMPT_MINUTES = 10;
 const hashOf = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 export const CALLBACK_PATH = '/api/v1/auth/oidc/callback';
-export const CONSOLE_PATH = '/console/';
+export const CONSOLE_PATH = '/console';
 
 function oidcOf(ctx: AppContext): { oidc: OidcConfig; publicUrl: string } {
   const { oidc, publicUrl } = ctx.config.signIn;
