@@ -104,8 +104,7 @@ export const errors = {
   forbidden: (
     detail: string,
     code: 'forbidden' | 'scope_missing' | 'engagement_door' | 'csrf_refused' = 'forbidden',
-  ) =>
-    new AppError(403, detail, {}, code),
+  ) => new AppError(403, detail, {}, code),
   /** Missing and out-of-reach objects answer exactly alike: one wording per kind of object. */
   notFound: (what: string) => new AppError(404, `${what} not found`),
   methodNotAllowed: (detail: string, allow: string) =>

@@ -41,10 +41,10 @@ export function listKeys(db: Db, productionId: number) {
       .leftJoin('people', 'people.id', 'api_keys.person_id')
       .where('api_keys.production_id', '=', productionId)
       // a console session's own key is listed and ended with its session, not as a key
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('console_sessions as cs').whereRef('cs.key_id', '=', 'api_keys.id').select('cs.id'),
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb.selectFrom('console_sessions as cs').whereRef('cs.key_id', '=', 'api_keys.id').select('cs.id'),
           ),
         ),
       )

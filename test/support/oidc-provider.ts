@@ -53,7 +53,7 @@ export async function startProvider(redirectUris: string[]): Promise<TestProvide
       return { accountId: id, claims: async () => ({ sub: id, ...account }) };
     },
   });
-  handle = provider.callback() as never;
+  handle = provider.callback();
   return {
     issuer,
     close: () =>

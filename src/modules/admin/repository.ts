@@ -119,8 +119,10 @@ export function keyRows(
     .leftJoin('people as p', 'p.id', 'k.person_id')
     .where('k.production_id', '=', productionId)
     // a console session's own key is the session's, listed and ended with it (admin/sessions)
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('console_sessions as cs').whereRef('cs.key_id', '=', 'k.id').select('cs.id'))),
+    .where((eb) =>
+      eb.not(
+        eb.exists(eb.selectFrom('console_sessions as cs').whereRef('cs.key_id', '=', 'k.id').select('cs.id')),
+      ),
     )
     .select([
       'k.id',
