@@ -31,8 +31,9 @@ export interface TestProvider {
 
 /** Starts the provider on a free loopback port, trusting the given redirect URIs for its client. */
 export async function startProvider(redirectUris: string[]): Promise<TestProvider> {
-  let handle: ((req: never, res: never) => void) | null = null;
-  const server: Server = createServer((req, res) => handle!(req as never, res as never));
+  let handle: ReturnType<Provider['callback']> | null = null;
+  // the issuer names the port, so the server listens before the provider exists
+  const server: Server = createServer((req, res) => void handle!(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const provider = new Provider(issuer, {
