@@ -130,7 +130,10 @@ for (const dialect of DIALECTS) {
 
     it('tells the console an identity provider is configured', async () => {
       const r = await call(env.app, 'GET', '/api/v1/auth/sign-in-options');
-      assert.deepEqual(r.body, { identity_provider: true });
+      assert.deepEqual(r.body, { identity_provider: true, signed_in: false });
+      const { token } = await signedIn('vic');
+      const with_ = await call(env.app, 'GET', '/api/v1/auth/sign-in-options', withSession(token));
+      assert.deepEqual(with_.body, { identity_provider: true, signed_in: true });
     });
 
     it('marks the cookie Secure when the public URL is https', async () => {

@@ -24,6 +24,9 @@ async function whoIs(key: string): Promise<CallerKey> {
  * and what its key may do. Null when there is none or it has ended.
  */
 async function resumeSession(): Promise<{ person: ConsoleSession; me: CallerKey } | null> {
+  // asked first, so a browser nobody signed in to is never refused (a refusal is a console error)
+  const options = await fetch('/api/v1/auth/sign-in-options');
+  if (!options.ok || !((await options.json()) as { signed_in?: boolean }).signed_in) return null;
   const answer = await fetch('/api/v1/auth/session', { headers: { accept: 'application/json' } });
   if (!answer.ok) return null;
   const person = (await answer.json()) as ConsoleSession;

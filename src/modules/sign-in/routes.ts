@@ -4,7 +4,7 @@ import { parse, serialize, type SerializeOptions } from 'cookie';
 import { Type } from 'typebox';
 import { sessionTokenOf } from '../../auth/csrf.js';
 import { principalOf } from '../../auth/route-hook.js';
-import { endSessionByToken, SESSION_COOKIE } from '../../auth/session-service.js';
+import { authenticateSession, endSessionByToken, SESSION_COOKIE } from '../../auth/session-service.js';
 import { errors } from '../../errors.js';
 import { errorResponses } from '../../http/schemas.js';
 import { CallbackQuery, ConsoleSession, LoginQuery, Redirect, SignInOptions } from './schemas.js';
@@ -43,7 +43,14 @@ export async function signInRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: SignInOptions },
       },
     },
-    async () => ({ identity_provider: app.ctx.config.signIn.oidc !== null && publicUrl !== null }),
+    async (request) => {
+      const token = sessionTokenOf(request);
+      const live = token ? await authenticateSession(app.ctx.db, app.ctx.config.signIn.session, token) : null;
+      return {
+        identity_provider: app.ctx.config.signIn.oidc !== null && publicUrl !== null,
+        signed_in: live !== null,
+      };
+    },
   );
 
   app.get(
