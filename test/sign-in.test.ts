@@ -230,6 +230,26 @@ for (const dialect of DIALECTS) {
       assert.equal(refused.body.code, 'scope_missing');
     });
 
+    it('records what is done through a session under its person', async () => {
+      const { token, csrf } = await signedIn('ana');
+      const made = await call(env.app, 'POST', '/api/v1/admin/organisations', {
+        body: { name: 'Halide FX' },
+        ...withSession(token, { 'x-csrf-token': csrf }),
+      });
+      assert.equal(made.status, 201);
+      const activity = await call(env.app, 'GET', '/api/v1/activity', withSession(token));
+      const entry = activity.body.find((a: { summary: string }) => a.summary.includes('Halide FX'));
+      assert.ok(entry, 'the write is in the activity feed');
+      assert.match(entry.actor, /^Ana Ruiz\b/, "the production's person, not a key's label");
+      const row = await env.handle.db
+        .selectFrom('activity')
+        .innerJoin('people', 'people.id', 'activity.person_id')
+        .where('activity.summary', 'like', '%Halide FX%')
+        .select('people.ref')
+        .executeTakeFirstOrThrow();
+      assert.equal(row.ref, 'p-ana');
+    });
+
     it('signs out at the server: the same cookie is refused afterwards', async () => {
       const { token, csrf } = await signedIn('ana');
       const noCsrf = await call(env.app, 'POST', '/api/v1/auth/sign-out', withSession(token));

@@ -1392,6 +1392,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/auth/sign-in-options': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * How a person may sign in to the console here
+     * @description Whether an identity provider is configured (the console then offers its button, `GET /api/v1/auth/oidc/login`); signing in with an API key is always possible.
+     */
+    get: operations['getSignInOptions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/auth/oidc/login': {
     parameters: {
       query?: never;
@@ -1421,7 +1441,7 @@ export interface paths {
     };
     /**
      * Where the identity provider sends the browser back (the redirect URI)
-     * @description Checks the state against the browser's own cookie, exchanges the code (with the PKCE verifier) and checks the ID token, then maps the email to a person allowed on a production (GET /admin/sign-in-people). Signed in: a new session (any session the browser came with is ended), its cookie, and a redirect to the console. Refused: a redirect to the console with `?sign_in_refused=` and the reason (`not_allowed`, `domain`, `group`, `unverified_email`, `no_email`, `choose_production`, `provider`, `no_attempt`).
+     * @description Checks the state against the browser's own cookie, exchanges the code (with the PKCE verifier) and checks the ID token, then maps the email to a person allowed on a production (GET /admin/sign-in-people). Signed in: a new session (any session the browser came with is ended), its cookie, and a redirect to the console. Refused: a redirect to the console's `#/sign-in-refused/<reason>` (a fragment: the reason never reaches a server log), the reason one of `not_allowed`, `domain`, `group`, `unverified_email`, `no_email`, `choose_production`, `provider`, `no_attempt`.
      */
     get: operations['finishSignIn'];
     put?: never;
@@ -3303,6 +3323,12 @@ export interface components {
       updated_at: string;
       /** @description Only when episode_id is given on an episodic production: at least one strip of the day is marked. Absent otherwise. */
       marked?: boolean;
+    };
+    SignInOptions: {
+      /** @description Signing in with the studio's identity provider is configured */
+      identity_provider: boolean;
+      /** @description The request's session cookie holds a live console session */
+      signed_in: boolean;
     };
     /**
      * Storage event
@@ -13728,6 +13754,89 @@ export interface operations {
       };
     };
   };
+  getSignInOptions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SignInOptions'];
+        };
+      };
+      /** @description Validation failed: the detail starts with the field, parameter or header it names; nothing was written (here: an unknown query parameter) */
+      422: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Too many requests: wait `Retry-After` seconds */
+      429: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Unexpected failure; nothing more is said */
+      500: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+      /** @description Not available (the database, or a provider that is not configured); `Retry-After` says when to try again */
+      503: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          Vary: components['headers']['Vary'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBody'];
+        };
+      };
+    };
+  };
   beginSignIn: {
     parameters: {
       query?: {
@@ -13957,6 +14066,7 @@ export interface operations {
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           'Content-Encoding': components['headers']['Content-Encoding'];
           Vary: components['headers']['Vary'];
+          'Cache-Control': components['headers']['Cache-Control'];
           [name: string]: unknown;
         };
         content: {

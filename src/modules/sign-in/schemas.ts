@@ -38,6 +38,7 @@ export const SignInOptions = Type.Object(
     identity_provider: Type.Boolean({
       description: "Signing in with the studio's identity provider is configured",
     }),
+    signed_in: Type.Boolean({ description: "The request's session cookie holds a live console session" }),
   },
   { $id: 'SignInOptions' },
 );
