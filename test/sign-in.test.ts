@@ -37,8 +37,9 @@ for (const dialect of DIALECTS) {
     let tls: TestEnv;
     let adminKey: string;
 
-    const envFor = (publicUrl: string, issuer: string) =>
+    const envFor = (publicUrl: string, issuer: string, extra: Record<string, string> = {}) =>
       createEnv(dialect, {
+        ...extra,
         PRODGRAPH_OIDC_ISSUER: issuer,
         PRODGRAPH_OIDC_CLIENT_ID: CLIENT_ID,
         PRODGRAPH_OIDC_CLIENT_SECRET: CLIENT_SECRET,
@@ -66,9 +67,12 @@ for (const dialect of DIALECTS) {
     before(async () => {
       provider = await startProvider([PUBLIC + CALLBACK, TLS_PUBLIC + CALLBACK]);
       env = await envFor(PUBLIC, provider.issuer);
-      tls = await envFor(TLS_PUBLIC, provider.issuer);
+      tls = await envFor(TLS_PUBLIC, provider.issuer, { PRODGRAPH_OIDC_REQUIRED_GROUPS: 'post,editorial' });
       await seed(env);
       await seed(tls);
+      // carl may also sign in to a second production of this installation
+      const second = await new Factory(tls.handle.db).production({ code: 'film2' });
+      await allowPerson(tls.handle.db, second.id, { email: 'carl@studio.test', role: 'viewer' }, 'test');
       adminKey = await env.mint({ production: 'film', scopes: ['read', 'admin'] });
     });
     after(async () => {
@@ -83,8 +87,9 @@ for (const dialect of DIALECTS) {
       login: string,
       publicUrl = PUBLIC,
       sessionCookie?: string,
+      query = '',
     ): Promise<Reply> {
-      const start = await call(e.app, 'GET', '/api/v1/auth/oidc/login');
+      const start = await call(e.app, 'GET', `/api/v1/auth/oidc/login${query}`);
       assert.equal(start.status, 302);
       const state = cookieNamed(start, 'prodgraph_sign_in');
       assert.ok(state, 'the sign-in keeps its state in a cookie');
@@ -140,6 +145,21 @@ for (const dialect of DIALECTS) {
       const r = await signIn(tls, 'ana', TLS_PUBLIC);
       assert.equal(r.status, 302);
       assert.match(cookieNamed(r, 'prodgraph_session')!, /; Secure/);
+    });
+
+    it('refuses a person in none of the required groups', async () => {
+      const r = await signIn(tls, 'vic', TLS_PUBLIC);
+      assert.equal(r.headers.location, `${TLS_PUBLIC}/console#/sign-in-refused/group`);
+      assert.equal(cookieNamed(r, 'prodgraph_session'), undefined);
+    });
+
+    it('asks which production when a person may sign in to several, and signs in to the one named', async () => {
+      const r = await signIn(tls, 'carl', TLS_PUBLIC);
+      assert.equal(r.headers.location, `${TLS_PUBLIC}/console#/sign-in-refused/choose_production`);
+      const named = await signIn(tls, 'carl', TLS_PUBLIC, undefined, '?production=film2');
+      const token = valueOf(cookieNamed(named, 'prodgraph_session'));
+      const me = await call(tls.app, 'GET', '/api/v1/auth/session', withSession(token));
+      assert.equal(me.body.role, 'viewer', "film2's role, not film's");
     });
 
     it('refuses a cookie-authenticated write without the CSRF token, or from another origin', async () => {

@@ -26,8 +26,9 @@ export function signInsOfEmail(db: Db, email: string) {
   return db
     .selectFrom('sign_in_people as s')
     .innerJoin('productions as p', 'p.id', 's.production_id')
+    .leftJoin('people', 'people.id', 's.person_id')
     .where('s.email', '=', email)
-    .select(['s.id', 's.production_id', 's.role', 's.person_id', 'p.code'])
+    .select(['s.id', 's.production_id', 's.role', 's.person_id', 'p.code', 'people.name as person_name'])
     .execute();
 }
 

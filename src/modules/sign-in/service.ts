@@ -109,7 +109,8 @@ export async function finishSignIn(ctx: AppContext, back: Return): Promise<SignI
     productionId: row.production_id,
     signInId: row.id,
     email,
-    name: identity.name ?? email,
+    // the production's name for the person when the sign-in maps to one, else the provider's
+    name: row.person_name ?? identity.name ?? email,
     role: row.role,
     personId: row.person_id,
     address: back.address,
