@@ -51,6 +51,7 @@ for (const dialect of DIALECTS) {
       const make = new Factory(e.handle.db);
       const prod = await make.production({ code: 'film' });
       await make.person(prod.id, { ref: 'p-ana', name: 'Ana Ruiz' });
+      await make.person(prod.id, { ref: 'p-carl', name: 'Carl Ito-Person', email: 'Carl@studio.test' });
       const id = await productionIdOf(e.handle.db, 'film');
       await allowPerson(
         e.handle.db,
@@ -235,6 +236,11 @@ for (const dialect of DIALECTS) {
       const carl = await signedIn('carl');
       assert.equal(carl.me.role, 'coordinator');
       assert.equal(carl.me.email, 'carl@studio.test', 'emails compare in lower case');
+      assert.equal(
+        carl.me.name,
+        'Carl Ito-Person',
+        "allowed without --person: the production's person with that email",
+      );
       assert.equal(
         (await call(env.app, 'GET', '/api/v1/admin/engagements', withSession(carl.token))).status,
         200,

@@ -21,6 +21,7 @@ Lets EMAIL (as the identity provider vouches for it) sign in to the production's
   --role ROLE    ${CONSOLE_ROLES.join(', ')}: admin manages everything; coordinator everything but keys,
                  webhooks, sign-in and sessions; viewer browses
   --person REF   the production's person everything done through the sign-in is recorded under
+                 (default: the production's person with this email, if one)
   --json         print the row as JSON
 
 Again for an allowed email: the new role and person replace the old, and its open sessions end.

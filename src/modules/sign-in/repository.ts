@@ -79,6 +79,18 @@ export function personByRef(db: Db, productionId: number, ref: string) {
     .executeTakeFirst();
 }
 
+/** The production's person with this email (compared in lower case), if exactly one has it. */
+export async function personByEmail(db: Db, productionId: number, email: string) {
+  const rows = await db
+    .selectFrom('people')
+    .where('production_id', '=', productionId)
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email))
+    .select(['id', 'ref', 'name'])
+    .limit(2)
+    .execute();
+  return rows.length === 1 ? rows[0] : undefined;
+}
+
 export function productionByCode(db: Db, code: string) {
   return db.selectFrom('productions').where('code', '=', code).select(['id', 'code']).executeTakeFirst();
 }

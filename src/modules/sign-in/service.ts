@@ -176,7 +176,7 @@ export async function listAllowed(db: Db, productionId: number): Promise<Allowed
 export interface Allow {
   email: string;
   role: ConsoleRole;
-  /** The ref of the production's person this sign-in acts as. */
+  /** The ref of the production's person this sign-in acts as; default: the person with this email, if one. */
   person?: string;
 }
 
@@ -196,6 +196,9 @@ export async function allowPerson(
     const person = await repo.personByRef(db, productionId, input.person);
     if (!person) throw new SignInError(`no person "${input.person}" in this production`);
     personId = person.id;
+  } else {
+    // the production's person with this very email, when the document names one
+    personId = (await repo.personByEmail(db, productionId, email))?.id ?? null;
   }
   const existing = await repo.findSignIn(db, productionId, email);
   if (!existing) {
