@@ -14423,7 +14423,7 @@ export interface operations {
            * @enum {string}
            */
           role: 'admin' | 'coordinator' | 'viewer';
-          /** @description Ref of the production's person to act as */
+          /** @description Ref of the production's person to act as; default: the production's person with this email, if exactly one */
           person?: string;
         };
       };

@@ -106,7 +106,12 @@ export const NewAllowedPerson = Type.Object(
     email: Type.String({ minLength: 3, maxLength: 254 }),
     role: Role,
     person: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 128, description: "Ref of the production's person to act as" }),
+      Type.String({
+        minLength: 1,
+        maxLength: 128,
+        description:
+          "Ref of the production's person to act as; default: the production's person with this email, if exactly one",
+      }),
     ),
   },
   { additionalProperties: false },
