@@ -65,6 +65,8 @@ import { vendorViewRoutes } from './modules/vendor-view/routes.js';
 import { organisationRoutes } from './modules/admin/organisation-routes.js';
 import { deliveryWriteRoutes } from './modules/deliveries/write-routes.js';
 import { reviewRoutes } from './modules/turnovers/review-routes.js';
+import { signInRoutes } from './modules/sign-in/routes.js';
+import { signInAdminRoutes } from './modules/sign-in/admin-routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -128,6 +130,8 @@ const apiModules = [
   vendorViewRoutes,
   callerRoutes,
   auditRoutes,
+  signInRoutes,
+  signInAdminRoutes,
 ];
 
 /**
@@ -204,7 +208,7 @@ async function registerPlugins(
   await app.register(multipart, {
     limits: { fileSize: config.limits.uploadBytes, files: config.limits.submissionFiles, fields: 20 },
   });
-  await app.register(auth, { db: database.db });
+  await app.register(auth, { db: database.db, signIn: config.signIn });
   await app.register(requestRules);
   // upload limits before a byte is read, and what becomes of a body an answer leaves unread
   await app.register(requestBody);

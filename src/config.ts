@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { NetworkConfigError, parseCidrList, parseTrustProxy, type Cidr } from './config-network.js';
+import { parseSignIn, SignInConfigError, type SignInConfig } from './config-sign-in.js';
 
 /** Everything the service reads from its environment, read once and validated at start-up. */
 export interface Config {
@@ -39,6 +40,8 @@ export interface Config {
   vendorKeyDays: number | null;
   /** Days audit rows are kept before the server prunes them (PRODGRAPH_AUDIT_RETENTION_DAYS, default 400). */
   auditRetentionDays: number;
+  /** Console sign-in with the studio's identity provider, and the sessions it opens (src/config-sign-in.ts). */
+  signIn: SignInConfig;
 }
 
 export interface RateLimitConfig {
@@ -230,6 +233,7 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
       1,
       36_500,
     ),
+    signIn: signIn(() => parseSignIn(env)),
     dbConnectTimeoutMs: boundedInt(
       'PRODGRAPH_DB_CONNECT_TIMEOUT_MS',
       env.PRODGRAPH_DB_CONNECT_TIMEOUT_MS,
@@ -253,6 +257,15 @@ function workerCount(raw: string | undefined, db: string): number {
 }
 
 /** The network settings' refusals, as every other setting's. */
+function signIn<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof SignInConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
 function network<T>(read: () => T): T {
   try {
     return read();

@@ -19,6 +19,8 @@ export const ERROR_CODES = {
   scope_missing: 'the key lacks a scope the endpoint needs (403)',
   forbidden:
     'a rule refuses this caller: not the person whose step it is, no submit grant, another filespace (403)',
+  csrf_refused:
+    'a write signed in with the console cookie came without its session’s X-CSRF-Token header, or from another origin (403)',
   not_found: 'no such object, or one out of this key’s reach; the two are indistinguishable (404)',
   route_not_found: 'no such endpoint for this method and path (404)',
   conflict: 'the object is not in a state that allows this: already settled, a stale step, a duplicate (409)',
@@ -103,8 +105,10 @@ export const errors = {
   /** A key past its `expires_at`: refused as strictly as a revoked one, and told why. */
   keyExpired: (at: string) =>
     new AppError(401, `expired on ${at}`, { 'www-authenticate': 'Bearer realm="prodgraph"' }, 'key_expired'),
-  forbidden: (detail: string, code: 'forbidden' | 'scope_missing' | 'engagement_door' = 'forbidden') =>
-    new AppError(403, detail, {}, code),
+  forbidden: (
+    detail: string,
+    code: 'forbidden' | 'scope_missing' | 'engagement_door' | 'csrf_refused' = 'forbidden',
+  ) => new AppError(403, detail, {}, code),
   /** Missing and out-of-reach objects answer exactly alike: one wording per kind of object. */
   notFound: (what: string) => new AppError(404, `${what} not found`),
   methodNotAllowed: (detail: string, allow: string) =>

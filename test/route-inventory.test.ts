@@ -15,6 +15,10 @@ const PUBLIC = new Set([
   'GET /mcp',
   'DELETE /mcp',
   'GET /console',
+  // the console's sign-in with the identity provider: a browser navigation, before any session
+  'GET /api/v1/auth/sign-in-options',
+  'GET /api/v1/auth/oidc/login',
+  'GET /api/v1/auth/oidc/callback',
 ]);
 /** Static files served as they are (the docs UI's and the console's built assets), like /docs itself. */
 const staticFile = (url: string) => url.startsWith('/docs') || url.startsWith('/console/assets/');
@@ -24,7 +28,13 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
  * body is a JSON-RPC envelope whose extra members JSON-RPC 2.0 does not refuse.
  */
 // GET /api/v1/key tells any valid key about itself (its scopes, production, engagement).
-const ANY_KEY = new Set(['POST /mcp', 'GET /api/v1/key']);
+// GET /api/v1/auth/session and POST /api/v1/auth/sign-out: any console session (a key is 404).
+const ANY_KEY = new Set([
+  'POST /mcp',
+  'GET /api/v1/key',
+  'GET /api/v1/auth/session',
+  'POST /api/v1/auth/sign-out',
+]);
 
 interface Operation {
   operationId?: string;
@@ -110,6 +120,16 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /api/v1/admin/engagements/{id}/view/bundles/character/{node_id}': 'getEngagementCharacterBundle',
   'GET /api/v1/admin/engagements/{id}/view/media/{media_id}/content': 'getEngagementMediaContent',
   'GET /api/v1/key': 'getCurrentKey',
+  'GET /api/v1/auth/sign-in-options': 'getSignInOptions',
+  'GET /api/v1/auth/oidc/login': 'beginSignIn',
+  'GET /api/v1/auth/oidc/callback': 'finishSignIn',
+  'GET /api/v1/auth/session': 'getConsoleSession',
+  'POST /api/v1/auth/sign-out': 'signOut',
+  'GET /api/v1/admin/sign-in-people': 'listSignInPeople',
+  'POST /api/v1/admin/sign-in-people': 'allowSignInPerson',
+  'DELETE /api/v1/admin/sign-in-people/{id}': 'withdrawSignInPerson',
+  'GET /api/v1/admin/sessions': 'listConsoleSessions',
+  'DELETE /api/v1/admin/sessions/{id}': 'revokeConsoleSession',
 };
 
 /** camelCase verb + noun: a lower-case verb, then one or more capitalised words. */
@@ -214,7 +234,7 @@ describe('route inventory: Fastify routes, declared auth and the OpenAPI documen
       for (const [method, op] of Object.entries(ops)) {
         if (!METHODS.includes(method)) continue;
         const name = `${method.toUpperCase()} ${path}`;
-        const keyed = path.startsWith('/api/v1/') || ANY_KEY.has(name);
+        const keyed = (path.startsWith('/api/v1/') && !PUBLIC.has(name)) || ANY_KEY.has(name);
         if (keyed) {
           assert.deepEqual(op.security, [{ bearerAuth: [] }], name);
           for (const status of ['401', '403']) assert.ok(op.responses?.[status], `${name}: no ${status}`);

@@ -46,6 +46,8 @@ const CLOSED: Record<string, readonly string[]> = {
   'storage_events.source': V.STORAGE_SOURCES,
   'storage_tasks.op': V.STORAGE_TASK_OPS,
   'storage_tasks.status': V.STORAGE_TASK_STATUSES,
+  'sign_in_people.role': V.CONSOLE_ROLES,
+  'console_sessions.role': V.CONSOLE_ROLES,
   'changes.kind': CHANGE_KINDS,
   'changes.op': CHANGE_OPS,
 };

@@ -2,7 +2,7 @@ import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { Api } from './api/client';
 import type { Uploader } from './api/upload';
-import type { CallerKey, Scope } from './api/types';
+import type { CallerKey, ConsoleSession, Scope } from './api/types';
 
 /*
  * The key lives in this tab's sessionStorage only: never localStorage, a cookie or a URL. It
@@ -19,6 +19,8 @@ export interface Session {
   /** Multipart uploads that report their progress (the package, a vendor's submission). */
   upload: Uploader;
   me: CallerKey;
+  /** Set when signed in with the studio's identity provider (not with a key). */
+  person: ConsoleSession | null;
   signOut: () => void;
 }
 
@@ -32,12 +34,17 @@ export function useSession(): Session {
 
 export const has = (me: CallerKey, scope: Scope): boolean => me.scopes.includes(scope);
 
-/** What the key may do in the console. */
-export function abilities(me: CallerKey) {
+/**
+ * What the key or the signed-in person may do in the console. `credentials` (keys, webhooks,
+ * sign-in, sessions) is an admin key's, or a signed-in admin's: never a coordinator's.
+ */
+export function abilities(me: CallerKey, person: ConsoleSession | null = null) {
   const vendor = me.engagement !== null;
+  const manage = !vendor && has(me, 'admin');
   return {
     vendor,
-    manage: !vendor && has(me, 'admin'),
+    manage,
+    credentials: manage && (person === null || person.role === 'admin'),
     browse: !vendor && has(me, 'read'),
   };
 }

@@ -13,6 +13,7 @@ import { EngagementPage } from './pages/engagement';
 import { SeeAsVendor, OwnReach } from './pages/reach';
 import { Webhooks, WebhookLog } from './pages/webhooks';
 import { Audit } from './pages/audit';
+import { SignInAdmin } from './pages/sign-in-admin';
 import { Page } from './ui/page';
 
 interface Section {
@@ -20,8 +21,8 @@ interface Section {
   label: string;
 }
 
-function sectionsFor(me: ReturnType<typeof useSession>['me']): Section[] {
-  const can = abilities(me);
+function sectionsFor({ me, person }: ReturnType<typeof useSession>): Section[] {
+  const can = abilities(me, person);
   if (can.vendor) return [{ path: 'reach', label: 'What we see' }];
   const out: Section[] = [];
   if (can.browse)
@@ -32,12 +33,9 @@ function sectionsFor(me: ReturnType<typeof useSession>['me']): Section[] {
       { path: 'approvals', label: 'Approvals' },
       { path: 'deliveries', label: 'Deliveries' },
     );
-  if (can.manage)
-    out.push(
-      { path: 'vendors', label: 'Vendors' },
-      { path: 'webhooks', label: 'Webhooks' },
-      { path: 'audit', label: 'Audit' },
-    );
+  if (can.manage) out.push({ path: 'vendors', label: 'Vendors' }, { path: 'audit', label: 'Audit' });
+  if (can.credentials)
+    out.push({ path: 'webhooks', label: 'Webhooks' }, { path: 'sign-in', label: 'Sign-in' });
   return out;
 }
 
@@ -82,6 +80,8 @@ function routeTo(route: string[], sections: Section[]) {
       return num ? <NoSuchPage known /> : <Audit />;
     case 'reach':
       return <OwnReach />;
+    case 'sign-in':
+      return <SignInAdmin />;
     default:
       return <NoSuchPage known />;
   }
@@ -101,9 +101,10 @@ function NoSuchPage({ known }: { known: boolean }) {
 }
 
 export function Shell() {
-  const { me, signOut } = useSession();
+  const session = useSession();
+  const { me, person, signOut } = session;
   const route = useRoute();
-  const sections = sectionsFor(me);
+  const sections = sectionsFor(session);
   const active = route[0] ?? sections[0]?.path;
   return (
     <>
@@ -122,10 +123,16 @@ export function Shell() {
           <span class="product">prodgraph</span> <span class="production">{me.production.title}</span>
         </div>
         <div class="who">
-          <span>
-            {me.engagement ? `${me.engagement.organisation} (vendor key)` : me.label}{' '}
-            <span class="prefix">{me.prefix}…</span>
-          </span>
+          {person ? (
+            <span class="person">
+              {person.name} <span class="role">({person.role})</span>
+            </span>
+          ) : (
+            <span>
+              {me.engagement ? `${me.engagement.organisation} (vendor key)` : me.label}{' '}
+              <span class="prefix">{me.prefix}…</span>
+            </span>
+          )}
           <button type="button" onClick={signOut}>
             Sign out
           </button>

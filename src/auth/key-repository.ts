@@ -35,25 +35,35 @@ export async function findKeyByPrefix(db: Db, prefix: string) {
 }
 
 export function listKeys(db: Db, productionId: number) {
-  return db
-    .selectFrom('api_keys')
-    .leftJoin('engagements', 'engagements.id', 'api_keys.engagement_id')
-    .leftJoin('people', 'people.id', 'api_keys.person_id')
-    .where('api_keys.production_id', '=', productionId)
-    .select([
-      'api_keys.id',
-      'api_keys.prefix',
-      'api_keys.label',
-      'api_keys.scopes',
-      'api_keys.created_at',
-      'api_keys.last_used_at',
-      'api_keys.revoked_at',
-      'api_keys.expires_at',
-      'engagements.ref as engagement',
-      'people.ref as person',
-    ])
-    .orderBy('api_keys.id')
-    .execute();
+  return (
+    db
+      .selectFrom('api_keys')
+      .leftJoin('engagements', 'engagements.id', 'api_keys.engagement_id')
+      .leftJoin('people', 'people.id', 'api_keys.person_id')
+      .where('api_keys.production_id', '=', productionId)
+      // a console session's own key is listed and ended with its session, not as a key
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb.selectFrom('console_sessions as cs').whereRef('cs.key_id', '=', 'api_keys.id').select('cs.id'),
+          ),
+        ),
+      )
+      .select([
+        'api_keys.id',
+        'api_keys.prefix',
+        'api_keys.label',
+        'api_keys.scopes',
+        'api_keys.created_at',
+        'api_keys.last_used_at',
+        'api_keys.revoked_at',
+        'api_keys.expires_at',
+        'engagements.ref as engagement',
+        'people.ref as person',
+      ])
+      .orderBy('api_keys.id')
+      .execute()
+  );
 }
 
 export async function insertKey(

@@ -1,5 +1,13 @@
 import type { WriteScope } from '../db/change-log.js';
-import type { Scope } from '../domain/vocabulary.js';
+import type { ConsoleRole, Scope } from '../domain/vocabulary.js';
+
+/** The person a console session signed in as: who everything done through it is recorded under. */
+export interface SessionPerson {
+  /** The production's person the sign-in maps to, when it names one. */
+  id: number | null;
+  email: string;
+  name: string;
+}
 
 /**
  * Who is calling, resolved from an API key. Services take this and nothing from HTTP, so
@@ -24,6 +32,10 @@ export interface Principal {
   revision: number;
   /** The client's address as the HTTP layer saw it (Fastify's `request.ip`); null outside a request. */
   address: string | null;
+  /** Set when the caller is a console session (a cookie), not a bearer key. */
+  session?: { id: number; role: ConsoleRole; csrfToken: string };
+  /** The signed-in person of a console session. */
+  person?: SessionPerson;
 }
 
 /** Which requests a route accepts: production-wide keys only, or the round-trip surface too. */
@@ -32,6 +44,11 @@ export type Surface = 'production' | 'round-trip';
 export interface RouteAuth {
   scopes: readonly Scope[];
   surface: Surface;
+  /**
+   * Keys, webhooks and who may sign in: credentials, managed by an `admin` scope and, of the
+   * signed-in people, by admins only (a coordinator holds `admin` for everything else).
+   */
+  credentials?: true;
 }
 
 /** The name a write is recorded under: the key's person when bound to one, else its label. */

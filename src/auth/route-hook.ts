@@ -1,9 +1,12 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Principal, RouteAuth } from './principal.js';
+import type { SignInConfig } from '../config-sign-in.js';
 import type { Db } from '../db/index.js';
 import { errors } from '../errors.js';
+import { checkCsrf, sessionTokenOf } from './csrf.js';
 import { authenticate, KeyUsage } from './key-service.js';
+import { authenticateSession } from './session-service.js';
 import { errorResponse } from '../http/schemas.js';
 
 declare module 'fastify' {
@@ -40,8 +43,14 @@ export function authorize(principal: Principal, auth: RouteAuth): void {
   const missing = auth.scopes.filter((s) => !principal.scopes.has(s));
   if (missing.length > 0)
     throw errors.forbidden(
-      `this key lacks the ${missing.map((s) => `"${s}"`).join(' and ')} scope`,
+      principal.session
+        ? `a signed-in ${principal.session.role} may not do this (it needs the ${missing.map((s) => `"${s}"`).join(' and ')} scope)`
+        : `this key lacks the ${missing.map((s) => `"${s}"`).join(' and ')} scope`,
       'scope_missing',
+    );
+  if (auth.credentials && principal.session && principal.session.role !== 'admin')
+    throw errors.forbidden(
+      `keys, webhooks, sign-in and sessions are managed by a signed-in admin, not a ${principal.session.role}`,
     );
 }
 
@@ -69,7 +78,34 @@ function documentRoute(route: RouteOptions, auth: RouteAuth): void {
   };
 }
 
-async function authPlugin(app: FastifyInstance, opts: { db: Db }) {
+/**
+ * The caller of a request: its bearer key when it sends an Authorization header (tools, and the
+ * console signed in with a key), else its console session cookie, whose writes must also pass
+ * the CSRF check. Null when it presents neither.
+ */
+async function callerOf(request: FastifyRequest, opts: AuthOptions): Promise<Principal | null> {
+  const header = request.headers.authorization;
+  if (header) {
+    const token = BEARER.exec(header)?.[1];
+    if (!token) throw errors.unauthorized('malformed Authorization header (expected "Bearer <key>")');
+    const principal = await authenticate(opts.db, token);
+    if (!principal) throw errors.unauthorized('unknown or revoked API key');
+    return principal;
+  }
+  const sessionToken = sessionTokenOf(request);
+  if (!sessionToken) return null;
+  const principal = await authenticateSession(opts.db, opts.signIn.session, sessionToken);
+  if (!principal) throw errors.unauthorized('the console session has ended; sign in again');
+  checkCsrf(request, principal, opts.signIn.publicUrl);
+  return principal;
+}
+
+interface AuthOptions {
+  db: Db;
+  signIn: SignInConfig;
+}
+
+async function authPlugin(app: FastifyInstance, opts: AuthOptions) {
   const usage = new KeyUsage(opts.db, 60_000, (err) => app.log.warn({ err }, 'could not record key use'));
   app.decorateRequest('principal', null);
 
@@ -87,18 +123,12 @@ async function authPlugin(app: FastifyInstance, opts: { db: Db }) {
   app.addHook('onRequest', async (request) => {
     const auth = request.routeOptions.config?.auth;
     if (!auth || auth === 'public') return;
-    const header = request.headers.authorization;
-    const token = header ? BEARER.exec(header)?.[1] : undefined;
-    if (!token)
-      throw errors.unauthorized(
-        header ? 'malformed Authorization header (expected "Bearer <key>")' : undefined,
-      );
-    const principal = await authenticate(opts.db, token);
-    if (!principal) throw errors.unauthorized('unknown or revoked API key');
+    const principal = await callerOf(request, opts);
+    if (!principal) throw errors.unauthorized();
     authorize(principal, auth);
     principal.address = request.ip;
     request.principal = principal;
-    usage.used(principal.keyId);
+    if (!principal.session) usage.used(principal.keyId);
   });
 
   app.addHook('onClose', async () => usage.flush());

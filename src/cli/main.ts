@@ -17,6 +17,8 @@ import { generateCommand } from './generate.js';
 import { grantsCommand } from './grants.js';
 import { importCommand } from './import.js';
 import { keysCommand } from './keys.js';
+import { peopleCommand } from './people.js';
+import { SignInError } from '../modules/sign-in/service.js';
 import { organisationsCommand } from './organisations.js';
 import { PortInUseError } from './port.js';
 import { restoreCommand } from './restore.js';
@@ -32,6 +34,7 @@ const COMMANDS: Command[] = [
   importCommand,
   exportCommand,
   keysCommand,
+  peopleCommand,
   organisationsCommand,
   engagementsCommand,
   grantsCommand,
@@ -152,6 +155,7 @@ export function describeFailure(err: unknown): string {
     err instanceof ConfigError ||
     err instanceof DocumentError ||
     err instanceof KeyError ||
+    err instanceof SignInError ||
     err instanceof TaskInputError ||
     err instanceof GenerateError ||
     err instanceof DatabaseError ||

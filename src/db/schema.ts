@@ -533,6 +533,42 @@ export interface WebhookDeliveriesTable {
   expired_grant_id: Generated<number | null>;
 }
 
+export interface SignInPeopleTable {
+  id: Id;
+  production_id: number;
+  email: string;
+  role: OneOf<typeof V.CONSOLE_ROLES>;
+  person_id: number | null;
+  created_at: string;
+  created_by: string;
+}
+
+export interface SignInAttemptsTable {
+  state_hash: string;
+  code_verifier: string;
+  nonce: string;
+  production_code: string | null;
+  expires_at: string;
+}
+
+export interface ConsoleSessionsTable {
+  id: Id;
+  production_id: number;
+  token_hash: string;
+  csrf_token: string;
+  key_id: number;
+  sign_in_id: number | null;
+  email: string;
+  name: string;
+  role: OneOf<typeof V.CONSOLE_ROLES>;
+  address: string | null;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+  ends_at: string;
+  ended_at: string | null;
+}
+
 export interface Database {
   productions: ProductionsTable;
   episodes: EpisodesTable;
@@ -573,4 +609,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   vision_look_briefs: VisionLookBriefsTable;
   rate_limits: RateLimitsTable;
+  sign_in_people: SignInPeopleTable;
+  sign_in_attempts: SignInAttemptsTable;
+  console_sessions: ConsoleSessionsTable;
 }

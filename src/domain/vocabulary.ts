@@ -39,6 +39,11 @@ export const JOB_KINDS = ['image', 'video'] as const;
  * metrics, a scraper's scope) are never a default and never on an engagement-bound key.
  */
 export const SCOPES = ['read', 'write', 'submit:turnover', 'read:money', 'admin', 'metrics'] as const;
+/**
+ * A signed-in person's role in the console: `admin` manages everything (vendors, keys, webhooks,
+ * reviews); `coordinator` everything but keys, webhooks and sign-in; `viewer` browses.
+ */
+export const CONSOLE_ROLES = ['admin', 'coordinator', 'viewer'] as const;
 
 /** What made a row the document does not own alone: an import, or the admin CLI and API. */
 export const ROW_SOURCES = ['document', 'admin'] as const;
@@ -65,6 +70,7 @@ export type OneOf<T extends readonly string[]> = T[number];
 export const isOneOf = <T extends readonly string[]>(list: T, value: unknown): value is T[number] =>
   typeof value === 'string' && list.includes(value);
 export type Scope = OneOf<typeof SCOPES>;
+export type ConsoleRole = OneOf<typeof CONSOLE_ROLES>;
 export type GrantKind = OneOf<typeof GRANT_KINDS>;
 export type MediaKind = OneOf<typeof MEDIA_KINDS>;
 export type DeliveryStatus = OneOf<typeof DELIVERY_STATUSES>;

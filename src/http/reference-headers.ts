@@ -56,6 +56,9 @@ export const HEADERS = {
   ),
   'WWW-Authenticate': text('`Bearer realm="prodgraph"`: the key to send'),
   Allow: text('The methods this path takes', 'POST'),
+  'Set-Cookie': text(
+    'The console session cookie `prodgraph_session` (HttpOnly, SameSite=Strict, Secure when PRODGRAPH_PUBLIC_URL is https), or `prodgraph_sign_in` holding a sign-in in progress (SameSite=Lax, ten minutes), set or cleared',
+  ),
 } as const;
 
 export type ResponseHeader = keyof typeof HEADERS;

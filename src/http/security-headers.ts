@@ -29,7 +29,8 @@ const CORS_EXPOSED_HEADERS = [
  * else. Media responses add their own (src/http/media-response.ts), token-bearing answers
  * `Cache-Control: no-store` (their routes), and /docs its content security policy
  * (src/http/openapi.ts). CORS is off unless origins are configured, and then only those
- * exact origins are answered: keys travel in a header, never in a cookie, so no credentials mode.
+ * exact origins are answered: keys travel in a header, and the console's session cookie serves
+ * the console's own origin only, so no credentials mode (another origin never reads as a session).
  */
 async function securityHeadersPlugin(app: FastifyInstance, opts: { corsOrigins: readonly string[] }) {
   app.addHook('onSend', async (_request, reply) => {

@@ -34,7 +34,7 @@ const READ_DELIVERY = 'Episode 101 comps, 3 a.m. light shift';
 const SUBMIT_DELIVERY = 'Episode 102 plates, VFX turnover';
 const SUBMISSION = 'Ward 9 plates, first pass';
 const BROWSE = ['Overview', 'Scenes', 'Assets', 'Approvals', 'Deliveries'];
-const MANAGE = ['Vendors', 'Webhooks', 'Audit'];
+const MANAGE = ['Vendors', 'Audit', 'Webhooks', 'Sign-in'];
 /** The buttons of the management pages: none may show for a key without `admin`. */
 const MANAGEMENT =
   /^(Engage|Grant|Mint key|Revoke|Archive|Add webhook|Pause|Resume|Remove)\b|^(Pause|Resume) http/;

@@ -347,5 +347,31 @@ function adminSamples({ refs, keys, made, send, keep }: Kit): Sample[] {
     sample('removeWebhook', 'POST', `${A}/admin/webhooks/{id}/remove`, 200, () =>
       as('POST', `${A}/admin/webhooks/${made.webhook}/remove`),
     ),
+    sample('getSignInOptions', 'GET', `${A}/auth/sign-in-options`, 200, () =>
+      send('GET', `${A}/auth/sign-in-options`, { token: null }),
+    ),
+    // no identity provider is configured here: the sign-in routes answer 404, as documented
+    sample('beginSignIn', 'GET', `${A}/auth/oidc/login`, 404, () =>
+      send('GET', `${A}/auth/oidc/login`, { token: null }),
+    ),
+    sample('finishSignIn', 'GET', `${A}/auth/oidc/callback`, 404, () =>
+      send('GET', `${A}/auth/oidc/callback?code=x&state=y`, { token: null }),
+    ),
+    // a key is no console session
+    sample('getConsoleSession', 'GET', `${A}/auth/session`, 404, () => as('GET', `${A}/auth/session`)),
+    sample('signOut', 'POST', `${A}/auth/sign-out`, 404, () => as('POST', `${A}/auth/sign-out`)),
+    get('listSignInPeople', `${A}/admin/sign-in-people`),
+    sample('allowSignInPerson', 'POST', `${A}/admin/sign-in-people`, 200, () =>
+      as('POST', `${A}/admin/sign-in-people`, { email: 'sampled@studio.test', role: 'viewer' }).then(
+        keep('signIn', (b) => b.id),
+      ),
+    ),
+    sample('withdrawSignInPerson', 'DELETE', `${A}/admin/sign-in-people/{id}`, 204, () =>
+      as('DELETE', `${A}/admin/sign-in-people/${made.signIn}`),
+    ),
+    get('listConsoleSessions', `${A}/admin/sessions`),
+    sample('revokeConsoleSession', 'DELETE', `${A}/admin/sessions/{id}`, 404, () =>
+      as('DELETE', `${A}/admin/sessions/999999`),
+    ),
   ];
 }

@@ -924,7 +924,7 @@ class CurrentKey(TypedDict):
 
 class _ErrorBodyRequired(TypedDict):
     detail: str
-    code: Literal['malformed_request', 'unauthorized', 'key_expired', 'engagement_door', 'scope_missing', 'forbidden', 'not_found', 'route_not_found', 'conflict', 'invalid_transition', 'too_large', 'unsupported_media_type', 'method_not_allowed', 'range_not_satisfiable', 'invalid_field', 'idempotency_key_reused', 'internal', 'rate_limited', 'upstream_failed', 'unavailable', 'insufficient_storage']
+    code: Literal['malformed_request', 'unauthorized', 'key_expired', 'engagement_door', 'scope_missing', 'forbidden', 'csrf_refused', 'not_found', 'route_not_found', 'conflict', 'invalid_transition', 'too_large', 'unsupported_media_type', 'method_not_allowed', 'range_not_satisfiable', 'invalid_field', 'idempotency_key_reused', 'internal', 'rate_limited', 'upstream_failed', 'unavailable', 'insufficient_storage']
 
 
 class ErrorBody(_ErrorBodyRequired, total=False):

@@ -31,6 +31,31 @@ export function connect(key: string, onRefused?: (error: ApiError) => void): Api
   return api;
 }
 
+/**
+ * A client for a console session signed in with the studio's identity provider: no key, the
+ * browser's HttpOnly cookie instead (fetch sends it to this origin), and the session's CSRF
+ * token on every write (the server refuses a cookie-authenticated write without it).
+ */
+export function connectSession(csrfToken: string, onRefused?: (error: ApiError) => void): Api {
+  const api = createClient({ baseUrl: location.origin, key: '' });
+  api.use({
+    onRequest({ request }) {
+      request.headers.delete('authorization');
+      if (!['GET', 'HEAD', 'OPTIONS'].includes(request.method))
+        request.headers.set('x-csrf-token', csrfToken);
+      return request;
+    },
+  });
+  if (onRefused) api.use(refusalWatcher(onRefused));
+  return api;
+}
+
+/** How the console calls the server: a pasted key, or a signed-in session's CSRF token. */
+export type Credential = { key: string } | { csrfToken: string };
+
+export const connectWith = (c: Credential, onRefused?: (error: ApiError) => void): Api =>
+  'key' in c ? connect(c.key, onRefused) : connectSession(c.csrfToken, onRefused);
+
 type Outcome<T> = { data?: T; error?: unknown; response: Response };
 
 /** The answer's body, or an ApiError carrying the server's `detail` (Unreachable when none came). */

@@ -9,6 +9,9 @@ type Created<P extends keyof paths> = paths[P] extends {
   : never;
 
 export type CallerKey = Schemas['CallerKey'];
+export type ConsoleSession = Schemas['ConsoleSession'];
+export type AllowedPerson = Schemas['AllowedPerson'];
+export type SessionSummary = Schemas['SessionSummary'];
 export type Production = OkBody<'/api/v1/production'>;
 export type Activity = RowOf<'/api/v1/activity'>;
 export type SceneBundle = Schemas['SceneBundle'];

@@ -1,4 +1,4 @@
-import { ApiError, Unreachable } from './client';
+import { ApiError, Unreachable, type Credential } from './client';
 
 /** How far an upload has gone: bytes of the request body sent, of `total`. */
 export interface Progress {
@@ -38,7 +38,7 @@ const parsed = (text: string): unknown => {
  * A refusal is an ApiError with the server's words (a 401 also tells `onRefused`, as every
  * other request does); no answer at all is Unreachable; a cancelled upload is an AbortError.
  */
-export function uploader(key: string, onRefused?: (error: ApiError) => void): Uploader {
+export function uploader(credential: Credential, onRefused?: (error: ApiError) => void): Uploader {
   return <T>(path: string, form: FormData, init: UploadInit = {}) =>
     new Promise<T>((resolve, reject) => {
       const xhr = new XMLHttpRequest();
@@ -46,7 +46,8 @@ export function uploader(key: string, onRefused?: (error: ApiError) => void): Up
       if (init.signal?.aborted) return reject(new DOMException('The upload was cancelled.', 'AbortError'));
       init.signal?.addEventListener('abort', abort, { once: true });
       xhr.open('POST', `${location.origin}${path}`);
-      xhr.setRequestHeader('authorization', `Bearer ${key}`);
+      if ('key' in credential) xhr.setRequestHeader('authorization', `Bearer ${credential.key}`);
+      else xhr.setRequestHeader('x-csrf-token', credential.csrfToken);
       xhr.setRequestHeader('idempotency-key', idempotencyKey());
       xhr.setRequestHeader('accept', 'application/json');
       xhr.upload.onprogress = (e) => init.onProgress?.({ sent: e.loaded, total: e.total });

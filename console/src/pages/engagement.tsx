@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, must } from '../api/client';
 import type { Engagement } from '../api/types';
-import { useSession } from '../session';
+import { abilities, useSession } from '../session';
 import { href } from '../router';
 import { useAction } from '../ui/action';
 import { useLoad } from '../ui/load';
@@ -24,7 +24,9 @@ function Summary({ e }: { e: Engagement }) {
 
 /** One engagement: its grants, its keys, and the end of it. */
 export function EngagementPage({ id }: { id: number }) {
-  const { api } = useSession();
+  const { api, me, person } = useSession();
+  // keys are credentials: a signed-in coordinator neither sees nor mints them
+  const can = abilities(me, person);
   const [round, setRound] = useState(0);
   const archiving = useAction();
   // one engagement by id, archived or not; null when the production has none (404)
@@ -73,7 +75,7 @@ export function EngagementPage({ id }: { id: number }) {
           <Summary e={e} />
           {e.archived_at && <Done>Archived {when(e.archived_at)}: its keys reach nothing.</Done>}
           <Grants engagement={e} onChange={refresh} />
-          <Keys engagement={e} onChange={refresh} />
+          {can.credentials && <Keys engagement={e} onChange={refresh} />}
           {!e.archived_at && (
             <section aria-labelledby="archive-title" class="danger-zone">
               <h2 id="archive-title">End the engagement</h2>

@@ -118,6 +118,12 @@ export function keyRows(
     .leftJoin('engagements as e', 'e.id', 'k.engagement_id')
     .leftJoin('people as p', 'p.id', 'k.person_id')
     .where('k.production_id', '=', productionId)
+    // a console session's own key is the session's, listed and ended with it (admin/sessions)
+    .where((eb) =>
+      eb.not(
+        eb.exists(eb.selectFrom('console_sessions as cs').whereRef('cs.key_id', '=', 'k.id').select('cs.id')),
+      ),
+    )
     .select([
       'k.id',
       'k.prefix',

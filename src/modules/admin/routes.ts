@@ -22,6 +22,9 @@ import * as admin from './service.js';
 
 const read = { auth: { scopes: ['admin'], surface: 'production' } } as const;
 const write = { ...read, idempotent: true } as const;
+// keys are credentials: a signed-in coordinator may not mint or revoke them
+const keyRead = { auth: { ...read.auth, credentials: true } } as const;
+const keyWrite = { ...keyRead, idempotent: true } as const;
 const yes = (v: string | undefined) => v === '1' || v === 'true';
 
 const RECORDED =
@@ -184,7 +187,7 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/admin/keys',
     {
-      config: read,
+      config: keyRead,
       schema: {
         operationId: 'listKeys',
         summary: "The production's API keys",
@@ -202,7 +205,7 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
   app.post(
     '/admin/keys',
     {
-      config: { ...write, responseHeaders: NOT_KEPT(201) },
+      config: { ...keyWrite, responseHeaders: NOT_KEPT(201) },
       schema: {
         operationId: 'createKey',
         summary: 'Mint an API key',
@@ -236,7 +239,7 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
   app.post(
     '/admin/keys/:id/revoke',
     {
-      config: write,
+      config: keyWrite,
       schema: {
         operationId: 'revokeKey',
         summary: 'Revoke an API key',

@@ -8,7 +8,8 @@ import { actorOfPrincipal } from '../admin/service.js';
 import { CreatedWebhook, Delivery, DeliveryQuery, NewWebhook, Webhook, WebhookParams } from './schemas.js';
 import * as webhooks from './service.js';
 
-const read = { auth: { scopes: ['admin'], surface: 'production' } } as const;
+// credentials: a signed-in coordinator may not manage webhooks (their secrets sign deliveries)
+const read = { auth: { scopes: ['admin'], surface: 'production', credentials: true } } as const;
 const write = { ...read, idempotent: true } as const;
 
 const DELIVERY =
