@@ -2,26 +2,23 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createEnv, type TestEnv } from './support/env.js';
+import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { smallProduction } from './support/fixtures.js';
 import { Receiver, until, type Received } from './support/receiver.js';
 import { startServer, type ServerProcess } from './support/server-process.js';
 
 /*
- * Webhook leases across server processes on one PostgreSQL database: a lease is kept on the
- * database's clock and renewed by a heartbeat, so a SIGKILLed deliverer's subscription is taken
+ * Webhook leases across server processes on one database (PostgreSQL, or one SQLite file on one
+ * machine): a lease is kept on the database's clock and renewed by a heartbeat, so a SIGKILLed deliverer's subscription is taken
  * over within seconds and the change it had in flight is delivered again under the same
  * `Prodgraph-Delivery` id; and a host whose clock is ten minutes off cannot take a lease a live
  * server holds.
  */
 
-const PG = process.env.PRODGRAPH_TEST_PG;
 const ALLOW = { PRODGRAPH_WEBHOOK_ALLOW: '127.0.0.0/8' };
 
-describe(
-  'webhook leases across server processes',
-  { skip: PG ? false : 'PostgreSQL only (PRODGRAPH_TEST_PG)' },
-  () => {
+for (const dialect of DIALECTS) {
+  describe(`webhook leases across server processes [${dialect}]`, () => {
     let env: TestEnv;
     let admin: string;
     const servers: ServerProcess[] = [];
@@ -60,7 +57,7 @@ describe(
       rx.got.filter((r) => r.json.change.kind === 'asset' && r.json.change.id === assetId);
 
     before(async () => {
-      env = await createEnv('postgres', ALLOW);
+      env = await createEnv(dialect, ALLOW);
       await env.import(smallProduction('film'));
       admin = await env.mint({ production: 'film', scopes: ['read', 'write', 'admin'] });
     });
@@ -124,5 +121,5 @@ describe(
       assert.equal(await leaseOwner(sub.id), holder, 'the lease never changed hands');
       for (const id of ids) assert.equal(of(rx, id).length, 1, `asset ${id} delivered once`);
     });
-  },
-);
+  });
+}
