@@ -57,11 +57,19 @@ function signedBy(secret: Buffer, body: string, signature: string): boolean {
 }
 
 /**
- * readTicket, reading the secrets again first when no known one verifies it (a rotation
- * through another server): for the file route, where a ticket is taken or refused.
+ * readTicket, then, when no secret this server knows verifies the signature, once more after
+ * reading the secrets again (a rotation through another server): for the file route, where a
+ * ticket is taken or refused.
  */
-export async function verifyTicket(secrets: SigningSecrets, ticket: unknown): Promise<TicketClaims | null> {
-  const claims = readTicket(secrets, ticket);
-  if (claims || typeof ticket !== 'string' || !TICKET_RE.test(ticket)) return claims;
-  return (await secrets.reread()) ? readTicket(secrets, ticket) : null;
+export async function verifyTicket(
+  secrets: SigningSecrets,
+  ticket: unknown,
+  now = Date.now(),
+): Promise<TicketClaims | null> {
+  const claims = readTicket(secrets, ticket, now);
+  if (claims || typeof ticket !== 'string') return claims;
+  const m = TICKET_RE.exec(ticket);
+  // only an unexpired, well-formed ticket may carry a newer secret's signature
+  if (!m || Number(m[3]) * 1000 <= now) return null;
+  return (await secrets.reread()) ? readTicket(secrets, ticket, now) : null;
 }
