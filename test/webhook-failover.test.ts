@@ -45,14 +45,13 @@ for (const dialect of DIALECTS) {
     };
     const addAsset = async (server: ServerProcess, label: string) =>
       (await call(server, '/assets', { label })).node_id;
-    const leaseOwner = async (id: number) =>
-      (
-        await env.handle.db
-          .selectFrom('webhooks')
-          .where('id', '=', id)
-          .select('lease_owner')
-          .executeTakeFirstOrThrow()
-      ).lease_owner;
+    const lease = (id: number) =>
+      env.handle.db
+        .selectFrom('webhooks')
+        .where('id', '=', id)
+        .select(['lease_owner', 'lease_until'])
+        .executeTakeFirstOrThrow();
+    const leaseOwner = async (id: number) => (await lease(id)).lease_owner;
     const of = (rx: Receiver, assetId: number): Received[] =>
       rx.got.filter((r) => r.json.change.kind === 'asset' && r.json.change.id === assetId);
 
@@ -85,6 +84,15 @@ for (const dialect of DIALECTS) {
       rx.answer = () => (held ? new Promise<number>(() => undefined) : 200);
       const inFlight = await addAsset(b, 'In flight');
       await until('a’s attempt at it', () => of(rx, inFlight).length === 1);
+      // a's heartbeat keeps its lease while the attempt waits longer than a lease lasts, and b,
+      // scanning every second, leaves it alone
+      const leased = await lease(sub.id);
+      await until(
+        'a heartbeat a lease length later',
+        async () => Date.parse((await lease(sub.id)).lease_until!) > Date.parse(leased.lease_until!) + 3000,
+      );
+      assert.equal((await lease(sub.id)).lease_owner, leased.lease_owner);
+      assert.equal(of(rx, inFlight).length, 1, 'nobody delivered it again meanwhile');
       held = false;
       const killedAt = Date.now();
       a.child.kill('SIGKILL');
