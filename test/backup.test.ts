@@ -1,3 +1,4 @@
+import { ensureSecret } from '../src/auth/signing-repository.js';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -356,8 +357,11 @@ for (const dialect of DIALECTS) {
       const manifest = await takeBackup(source(), dir, 'test');
       const s = await emptySchema();
       drops.push(s.drop);
-      // what a restore killed before its load left (and what any command makes of an empty schema)
-      await (await openAndMigrate(s.target)).close();
+      // what a restore killed before its load left (and what any command makes of an empty schema;
+      // serve adds its signing secret)
+      const served = await openAndMigrate(s.target);
+      await ensureSecret(served.db);
+      await served.close();
       const before = await s.tables();
       assert.ok(before >= 40, `${before} tables`);
       const { schema } = s;

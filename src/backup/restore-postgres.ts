@@ -24,6 +24,8 @@ type PostgresTarget = Extract<DbTarget, { dialect: 'postgres' }>;
 
 /** Kysely's bookkeeping: it records the migrations run, not a production's data. */
 const BOOKKEEPING = ['kysely_migration', 'kysely_migration_lock'];
+/** What a server makes on its own in an empty schema (its ticket-signing secret): no content of a database. */
+const SELF_MADE = ['signing_secrets'];
 
 /** How long a restore waits for one into the same schema to let go (a killed one's connection to end). */
 const LOCK_WAIT = '20s';
@@ -50,7 +52,7 @@ async function filledTables(client: pg.ClientBase, schema: string, names: string
   );
   const filled: string[] = [];
   for (const { t } of rows) {
-    if (BOOKKEEPING.includes(t)) continue;
+    if (BOOKKEEPING.includes(t) || SELF_MADE.includes(t)) continue;
     const r = await client.query(`select 1 from ${ident(schema)}.${ident(t)} limit 1`);
     if (r.rowCount) filled.push(t);
   }
@@ -79,7 +81,7 @@ export class PostgresStaging implements StagedDatabase {
   /**
    * Takes the target schema's restore lock, drops a killed restore's staging schema, and refuses
    * a schema that holds a prodgraph database; a schema whose prodgraph tables are all empty (what
-   * any command pointed at an empty schema makes) counts as empty.
+   * any command pointed at an empty schema makes; `serve` adds its signing secret) counts as empty.
    */
   static async open(target: PostgresTarget, backupFile: string): Promise<PostgresStaging> {
     const client = new pg.Client({ connectionString: target.url });

@@ -22,6 +22,7 @@ import { SignInError } from '../modules/sign-in/service.js';
 import { organisationsCommand } from './organisations.js';
 import { PortInUseError } from './port.js';
 import { restoreCommand } from './restore.js';
+import { secretsCommand } from './secrets.js';
 import { serveCommand } from './serve.js';
 import { storageCommand } from './storage.js';
 import { webhooksCommand } from './webhooks.js';
@@ -40,6 +41,7 @@ const COMMANDS: Command[] = [
   grantsCommand,
   webhooksCommand,
   auditCommand,
+  secretsCommand,
   storageCommand,
   demoCommand,
   generateCommand,
