@@ -318,6 +318,36 @@ for (const dialect of DIALECTS) {
         body.map((l) => /,(webhook\.[a-z]+),/.exec(l)?.[1]),
         ['webhook.create', 'webhook.pause', 'webhook.resume', 'webhook.remove'],
       );
+      // people's text never runs as a spreadsheet formula, and a comma or a quote stays in its cell
+      const production = await env.handle.db
+        .selectFrom('productions')
+        .where('code', '=', 'film')
+        .select('id')
+        .executeTakeFirstOrThrow();
+      await recordAudit(env.handle.db, {
+        productionId: production.id,
+        actor: operatorActor('=HYPERLINK("http://evil.example")'),
+        action: 'organisation.add',
+        summary: 'added "Frame, Ltd"',
+      });
+      const hostile = await prodgraphHere(
+        [
+          'audit',
+          'export',
+          '--production',
+          'film',
+          '--since',
+          '1d',
+          '--format',
+          'csv',
+          '--action',
+          'organisation',
+        ],
+        cli,
+      );
+      const last = hostile.stdout.trim().split('\n').at(-1)!;
+      assert.match(last, /,"'=HYPERLINK\(""http:\/\/evil\.example""\)",/);
+      assert.match(last, /,"added ""Frame, Ltd""",/);
       const bad = await prodgraphHere(['audit', 'export', '--production', 'film', '--since', 'then'], cli);
       assert.equal(bad.code, 1);
       assert.match(bad.stderr, /--since: "then"/);

@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { stringify } from 'csv-stringify/sync';
 import { loadConfig } from '../config.js';
 import { normaliseInstant } from '../domain/page.js';
 import { isAppError } from '../errors.js';
@@ -24,13 +25,12 @@ const COLUMNS: Array<keyof AuditEvent> = [
   'outcome',
 ];
 
-/** One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break. */
-const csvField = (v: unknown): string => {
-  const s = v === null || v === undefined ? '' : String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-};
-
-const csvLine = (e: AuditEvent) => COLUMNS.map((c) => csvField(e[c])).join(',');
+/**
+ * One CSV row (RFC 4180), through csv-stringify. Formulas are escaped: labels and summaries are
+ * people's text, and a cell starting with `=`, `+`, `-` or `@` would run in a spreadsheet.
+ */
+const csvLine = (e: AuditEvent) =>
+  stringify([COLUMNS.map((c) => e[c] ?? '')], { escape_formulas: true, record_delimiter: '' });
 
 /** `--since`: an instant, a date, or a duration back from now (`30d`: the last thirty days). */
 function instantOf(flag: string, raw: string | undefined): string | undefined {
