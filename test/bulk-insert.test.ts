@@ -101,6 +101,52 @@ for (const dialect of DIALECTS) {
       await assert.rejects(env.handle.db.transaction().execute((trx) => insertMany(trx, 'activity', rows)));
       assert.deepEqual(await stored('refused '), []);
     });
+
+    if (dialect === 'postgres') {
+      it('PostgreSQL: one prepared statement whatever the row count, conflicts skipped, rows in order', async () => {
+        const start = env.queries.sql.length;
+        const named = await env.handle.db.transaction().execute(async (trx) => {
+          for (const n of [1, 7, 1_500])
+            await insertMany(
+              trx,
+              'activity',
+              Array.from({ length: n }, (_, i) => ({ ...row(i), summary: `shape ${n} ${i}` })),
+            );
+          const { rows } = await sql<{ statement: string }>`
+            select statement from pg_prepared_statements where name like 'prodgraph_%'`.execute(trx);
+          return rows.map((r) => r.statement);
+        });
+        const texts = new Set(env.queries.sql.slice(start, start + 3));
+        assert.equal(texts.size, 1);
+        const [text] = texts;
+        assert.match(text!, /json_populate_recordset/);
+        assert.ok(named.includes(text!), 'prepared on the connection that ran it');
+        assert.equal((await stored('shape 1500 ')).length, 1_500);
+
+        const events = (keys: string[]) =>
+          keys.map((k) => ({
+            production_id: productionId,
+            dedupe_key: k,
+            event_type: 'create',
+            source: 'test',
+            path: `p/${k}`,
+            to_path: null,
+            detected_at: '2026-01-01T00:00:00.000Z',
+            received_at: '2026-01-01T00:00:00.000Z',
+          }));
+        await insertMany(env.handle.db, 'storage_events', events(['b']));
+        const out = await insertMany<{ dedupe_key: string }>(
+          env.handle.db,
+          'storage_events',
+          events(['a', 'b', 'c', 'a']),
+          { returning: ['dedupe_key'], skipConflictsOn: ['production_id', 'dedupe_key'] },
+        );
+        assert.deepEqual(
+          out.map((r) => r.dedupe_key),
+          ['a', 'c'],
+        );
+      });
+    }
   });
 }
 

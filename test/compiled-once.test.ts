@@ -94,5 +94,33 @@ for (const dialect of DIALECTS) {
       await count(env.handle.db, productionId);
       await assert.rejects(count(env.handle.db.withSchema('elsewhere'), productionId), /without plugins/);
     });
+
+    if (dialect === 'postgres') {
+      it('PostgreSQL: a statement built per call is prepared on its connection once it repeats', async () => {
+        const marker = `repeat-${Date.now()}`;
+        const statements = await env.handle.db.transaction().execute(async (trx) => {
+          const prepared = async () =>
+            (
+              await sql<{ statement: string }>`
+                select statement from pg_prepared_statements where name like 'prodgraph_%'`.execute(trx)
+            ).rows.map((r) => r.statement);
+          const run = () =>
+            trx
+              .selectFrom('activity')
+              .where('production_id', '=', productionId)
+              .where('summary', '=', marker)
+              .select('id')
+              .execute();
+          await run();
+          const once = await prepared();
+          await run();
+          await run();
+          return { once, after: await prepared() };
+        });
+        const text = (list: string[]) => list.filter((q) => q.includes('"summary" = $2'));
+        assert.deepEqual(text(statements.once), [], 'a statement run once is not kept');
+        assert.equal(text(statements.after).length, 1, 'kept once it repeats');
+      });
+    }
   });
 }

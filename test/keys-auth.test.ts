@@ -122,11 +122,28 @@ for (const dialect of DIALECTS) {
         );
         const rows = (await Promise.all(held)).flat();
         assert.ok(
-          rows.some((r) => r.statement.includes('"api_keys"."prefix" = $1')),
+          rows.some((r) => r.statement.includes('"api_keys"."prefix" = any($1)')),
           JSON.stringify(rows),
         );
         await revokeKey(env.handle.db, String(key.id));
         assert.equal((await get(env.app, '/api/v1/departments', key.token)).status, 401);
+      });
+
+      it('requests arriving together share one key lookup, each judged by its own key', async () => {
+        const live = await mintKey(env.handle.db, { production: 'keys', label: 'live' });
+        const other = await mintKey(env.handle.db, { production: 'keys', label: 'other', scopes: ['write'] });
+        const revoked = await mintKey(env.handle.db, { production: 'keys', label: 'gone' });
+        await revokeKey(env.handle.db, String(revoked.id));
+        const unknown = (await mintKey(env.handle.db, { production: 'keys', label: 'x' })).token;
+        await env.handle.db.deleteFrom('api_keys').where('label', '=', 'x').execute();
+        const start = env.queries.sql.length;
+        const tokens = [live, other, revoked, live, { token: unknown }, other, live];
+        const answers = await Promise.all(
+          tokens.map((k) => get(env.app, '/api/v1/departments', k.token).then((r) => r.status)),
+        );
+        assert.deepEqual(answers, [200, 403, 401, 200, 401, 403, 200]);
+        const lookups = env.queries.sql.slice(start).filter((q) => q.includes('= any($1)'));
+        assert.equal(lookups.length, 1, 'one statement for the seven requests');
       });
     }
   });

@@ -1,37 +1,90 @@
+import { PostgresAdapter, sql } from 'kysely';
 import { compiledOnce } from '../db/compiled.js';
 import type { Db } from '../db/index.js';
 
 /**
- * The key a token's prefix names, with its production's current revision (read in the same
- * statement, see Principal.revision). Every authenticated request runs it, so it is compiled
- * once (src/db/compiled.ts).
+ * The key rows with their production's current revision (read in the same statement, see
+ * Principal.revision). Every authenticated request runs one of the lookups below, so they are
+ * compiled once (src/db/compiled.ts).
  */
+const keyRows = (db: Db) =>
+  db
+    .selectFrom('api_keys')
+    .innerJoin('productions', 'productions.id', 'api_keys.production_id')
+    .leftJoin('people', 'people.id', 'api_keys.person_id')
+    .select([
+      'productions.revision',
+      'api_keys.id',
+      'api_keys.production_id',
+      'api_keys.hash',
+      'api_keys.label',
+      'api_keys.scopes',
+      'api_keys.engagement_id',
+      'api_keys.person_id',
+      'api_keys.revoked_at',
+      'api_keys.expires_at',
+      'people.name as person_name',
+    ]);
+
 const keyByPrefix = compiledOnce(
-  (db: Db, prefix: string) =>
-    db
-      .selectFrom('api_keys')
-      .innerJoin('productions', 'productions.id', 'api_keys.production_id')
-      .leftJoin('people', 'people.id', 'api_keys.person_id')
-      .where('api_keys.prefix', '=', prefix)
-      .select([
-        'productions.revision',
-        'api_keys.id',
-        'api_keys.production_id',
-        'api_keys.hash',
-        'api_keys.label',
-        'api_keys.scopes',
-        'api_keys.engagement_id',
-        'api_keys.person_id',
-        'api_keys.revoked_at',
-        'api_keys.expires_at',
-        'people.name as person_name',
-      ]),
+  (db: Db, prefix: string) => keyRows(db).where('api_keys.prefix', '=', prefix),
   [''],
 );
 
-export async function findKeyByPrefix(db: Db, prefix: string) {
-  const [row] = await keyByPrefix(db, prefix);
-  return row;
+const keysByPrefixes = compiledOnce(
+  (db: Db, prefixes: readonly string[]) =>
+    keyRows(db)
+      .select('api_keys.prefix')
+      .where('api_keys.prefix', '=', sql<string>`any(${prefixes})`),
+  [[] as readonly string[]],
+);
+
+type KeyRow = Awaited<ReturnType<typeof keyByPrefix>>[number];
+
+/** PostgreSQL: the lookups asked for in this turn of the event loop, by prefix. */
+interface Batch {
+  waiting: Map<string, Array<{ resolve: (row: KeyRow | undefined) => void; reject: (err: unknown) => void }>>;
+}
+const batches = new WeakMap<Db, Batch>();
+
+/**
+ * On PostgreSQL the lookups of every request that arrived in one turn of the event loop are one
+ * statement (`prefix = any($1)`), one round trip and one pooled connection for all of them: a
+ * statement each kept the pool busy with fifty copies of the same point lookup under load, and
+ * reads ran at about half of SQLite's. Each lookup is still a statement sent after its request
+ * arrived, so a key revoked by any process is refused on the very next request as before.
+ * SQLite answers in process, at once.
+ */
+export async function findKeyByPrefix(db: Db, prefix: string): Promise<KeyRow | undefined> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) {
+    const [row] = await keyByPrefix(db, prefix);
+    return row;
+  }
+  let batch = batches.get(db);
+  if (!batch) {
+    const fresh: Batch = { waiting: new Map() };
+    batches.set(db, (batch = fresh));
+    setImmediate(() => {
+      batches.delete(db);
+      void lookUp(db, fresh);
+    });
+  }
+  const waiting = batch.waiting;
+  return new Promise((resolve, reject) => {
+    const list = waiting.get(prefix);
+    if (list) list.push({ resolve, reject });
+    else waiting.set(prefix, [{ resolve, reject }]);
+  });
+}
+
+async function lookUp(db: Db, batch: Batch): Promise<void> {
+  try {
+    const rows = await keysByPrefixes(db, [...batch.waiting.keys()]);
+    const byPrefix = new Map(rows.map(({ prefix, ...row }) => [prefix, row]));
+    for (const [prefix, list] of batch.waiting) for (const w of list) w.resolve(byPrefix.get(prefix));
+  } catch (err) {
+    for (const list of batch.waiting.values()) for (const w of list) w.reject(err);
+  }
 }
 
 export function listKeys(db: Db, productionId: number) {

@@ -1,7 +1,23 @@
+import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 
 /** SQL text → the name of its prepared statement on every PostgreSQL connection. */
 const names = new Map<string, string>();
+
+/**
+ * At most this many statements are named because they repeat (those marked by
+ * prepareOnPostgres come on top): every connection keeps each one it has run for its life,
+ * so the plans a PostgreSQL backend holds stay bounded whatever the SQL texts a process sees.
+ */
+export const MAX_REPEATED = 400;
+/** A text this long (a many-row VALUES list) is not worth a plan kept on every connection. */
+const MAX_TEXT = 8_000;
+/** How many times a text must have been run before it is named (a one-off is parsed once, as before). */
+const REPEATS = 2;
+
+/** SQL text → times run unnamed, for the texts seen lately (bounded). */
+const seen = new LRUCache<string, number>({ max: 5_000 });
+let repeated = 0;
 
 /**
  * Marks a statement that runs on most requests to be prepared once per PostgreSQL connection
@@ -15,7 +31,30 @@ export function prepareOnPostgres(sql: string): void {
 }
 
 /**
- * Has `client` run the marked statements by name. Kysely's driver calls
+ * The name to run `text` under, or undefined to run it unnamed. Besides the marked statements,
+ * a text with parameters that has run REPEATS times is named from then on, up to MAX_REPEATED
+ * texts: the statements of writes and reads built by Kysely per call (a note's six, a route's
+ * few) are the same texts every time, and were each parsed and planned on every run. A text
+ * without parameters runs unnamed (the simple protocol, which also takes `release …; savepoint
+ * …` in one round trip).
+ */
+function nameOf(text: string, values: unknown): string | undefined {
+  const known = names.get(text);
+  if (known !== undefined || repeated >= MAX_REPEATED) return known;
+  if (!Array.isArray(values) || values.length === 0 || text.length > MAX_TEXT) return undefined;
+  const runs = (seen.get(text) ?? 0) + 1;
+  if (runs < REPEATS) {
+    seen.set(text, runs);
+    return undefined;
+  }
+  seen.delete(text);
+  repeated++;
+  prepareOnPostgres(text);
+  return names.get(text);
+}
+
+/**
+ * Has `client` run the named statements by name. Kysely's driver calls
  * `client.query(text, values)`; the pg driver prepares a named statement on its first use on a
  * connection and reuses it after.
  */
@@ -23,7 +62,7 @@ export function runMarkedPrepared(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as { query: unknown }).query = (...args: unknown[]) => {
     const [text, values] = args;
-    const name = typeof text === 'string' && args.length === 2 ? names.get(text) : undefined;
+    const name = typeof text === 'string' && args.length === 2 ? nameOf(text, values) : undefined;
     return name === undefined ? query(...args) : query({ name, text, values });
   };
 }
