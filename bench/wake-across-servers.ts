@@ -25,7 +25,10 @@ import { smallProduction } from '../test/support/fixtures.js';
 
 const { values } = parseArgs({
   options: {
-    pg: { type: 'string', default: process.env.PRODGRAPH_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test' },
+    pg: {
+      type: 'string',
+      default: process.env.PRODGRAPH_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test',
+    },
     rounds: { type: 'string', default: '60' },
   },
 });
@@ -47,8 +50,12 @@ async function prepare(schema: string, media: string): Promise<string> {
   await admin((c) => c.query(`create schema ${schema}`));
   const handle = await openAndMigrate(parseDbTarget(values.pg), { schema, poolSize: 2 });
   try {
-    await importDocument(handle.db, smallProduction('film'), { store: new FileMediaStore(media), baseDir: media });
-    return (await mintKey(handle.db, { label: 'bench', production: 'film', scopes: ['read', 'write'] })).token;
+    await importDocument(handle.db, smallProduction('film'), {
+      store: new FileMediaStore(media),
+      baseDir: media,
+    });
+    return (await mintKey(handle.db, { label: 'bench', production: 'film', scopes: ['read', 'write'] }))
+      .token;
   } finally {
     await handle.close();
   }
@@ -57,10 +64,26 @@ async function prepare(schema: string, media: string): Promise<string> {
 async function serve(db: string, media: string, port: number): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(ROOT, 'src', 'cli.ts'), 'serve', '--db', db, '--media', media, '--port', String(port)],
+    [
+      '--import',
+      'tsx',
+      join(ROOT, 'src', 'cli.ts'),
+      'serve',
+      '--db',
+      db,
+      '--media',
+      media,
+      '--port',
+      String(port),
+    ],
     {
       stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, PRODGRAPH_WORKERS: '1', PRODGRAPH_LOG_LEVEL: 'warn', PRODGRAPH_RATE_LIMIT: 'off' },
+      env: {
+        ...process.env,
+        PRODGRAPH_WORKERS: '1',
+        PRODGRAPH_LOG_LEVEL: 'warn',
+        PRODGRAPH_RATE_LIMIT: 'off',
+      },
     },
   );
   for (let i = 0; i < 1200; i++) {
@@ -118,7 +141,9 @@ async function main(): Promise<void> {
     const url = new URL(values.pg);
     url.searchParams.set('options', `-c search_path=${schema}`);
     const [a, b] = ['A', 'B'].map((_, i) => `http://127.0.0.1:${18_600 + i}`) as [string, string];
-    servers.push(...(await Promise.all([serve(url.toString(), media, 18_600), serve(url.toString(), media, 18_601)])));
+    servers.push(
+      ...(await Promise.all([serve(url.toString(), media, 18_600), serve(url.toString(), media, 18_601)])),
+    );
     for (let i = 0; i < 5; i++) await oneWake(b, a, token, -i); // warm both
     const across: number[] = [];
     const within: number[] = [];
