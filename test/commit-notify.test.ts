@@ -150,7 +150,9 @@ describe(
       const page = (await (await poll).json()) as { changes: unknown[] };
       assert.equal(page.changes.length, 1);
       assert.ok(performance.now() - started < 5000, 'found once b listens again, not at the next poll');
-      while ((await listeners('notify-b')).length === 0);
+      // woken with the poll an hour away: b listens again, and says so
+      const r = await fetch(`${b.url}/metrics`, { headers: { authorization: `Bearer ${metricsKey}` } });
+      assert.match(await r.text(), /^prodgraph_commit_listener_up 1$/m);
       const ms = await wake(b, a, 'after the reconnection');
       assert.ok(ms < 1000, `woken ${ms.toFixed(0)} ms after the write`);
     });
