@@ -248,7 +248,7 @@ function runWebhooks(app: App, config: Config, database: DbHandle, metrics: Metr
  * on one connection of its own (src/db/commit-listener.ts), from before the app serves until
  * it has closed.
  */
-async function listenForCommits(app: App, database: DbHandle): Promise<void> {
+function listenForCommits(app: App, database: DbHandle): void {
   const listener = database.commitListener(
     repeatedWarning(
       () => app.log,
@@ -258,7 +258,8 @@ async function listenForCommits(app: App, database: DbHandle): Promise<void> {
   );
   if (!listener) return;
   const unregister = registerCommitNews(database.db, listener);
-  await listener.start();
+  // once the app is built, so an app that fails to build leaves no connection open
+  app.addHook('onReady', async () => listener.start());
   app.addHook('onClose', async () => {
     unregister();
     await listener.close();
@@ -273,7 +274,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const store = options.store ?? new FileMediaStore(config.mediaDir);
   const app = createServer(config, options);
 
-  await listenForCommits(app, database);
+  listenForCommits(app, database);
   const changes = new ChangeWatch(
     database.db,
     config.changePollMs,
