@@ -54,6 +54,7 @@ import { mcp } from './mcp/routes.js';
 import { adminRoutes } from './modules/admin/routes.js';
 import { changeRoutes } from './modules/changes/routes.js';
 import { ChangeWatch } from './modules/changes/watch.js';
+import { onCommit, registerCommitNews } from './db/change-signal.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
 import { auditRoutes } from './modules/audit/routes.js';
 import { AuditPruner } from './modules/audit/retention.js';
@@ -264,6 +265,29 @@ function pruneAuditTrail(app: App, config: Config, database: DbHandle): void {
   app.addHook('preClose', async () => pruner.close());
 }
 
+/**
+ * PostgreSQL: this app's readers hear every commit on the schema as the database announces it,
+ * on one connection of its own (src/db/commit-listener.ts), from before the app serves until
+ * it has closed.
+ */
+function listenForCommits(app: App, database: DbHandle): void {
+  const listener = database.commitListener(
+    repeatedWarning(
+      () => app.log,
+      'lost the connection that hears commits; looking for them by polling',
+      5000,
+    ),
+  );
+  if (!listener) return;
+  const unregister = registerCommitNews(database.db, listener);
+  // once the app is built, so an app that fails to build leaves no connection open
+  app.addHook('onReady', async () => listener.start());
+  app.addHook('onClose', async () => {
+    unregister();
+    await listener.close();
+  });
+}
+
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
   const owned = options.database === undefined;
@@ -272,9 +296,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const store = options.store ?? new FileMediaStore(config.mediaDir);
   const app = createServer(config, options);
 
+  listenForCommits(app, database);
   const changes = new ChangeWatch(
     database.db,
-    250,
+    config.changePollMs,
     repeatedWarning(() => app.log, 'could not look for changes'),
   );
   const metrics = new Metrics();
@@ -293,7 +318,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
     changes,
     secrets,
   });
-  app.decorate('answers', new AnswerCache(config.answerCacheBytes));
+  const answers = new AnswerCache(config.answerCacheBytes);
+  app.decorate('answers', answers);
+  // kept answers of a revision a commit has passed are dropped at once, whichever process committed
+  const unsubscribe = onCommit((productionId, revision) => {
+    if (revision !== undefined) answers.retire(productionId, revision);
+  });
+  app.addHook('onClose', async () => unsubscribe());
   // before the server stops taking connections: held long-polls answer now instead of holding close up
   app.addHook('preClose', async () => changes.close());
   await registerPlugins(app, config, database, metrics, options.worker);

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Gauge } from 'prom-client';
 import { Type } from 'typebox';
+import { commitNewsOf } from '../db/change-signal.js';
 import { storageFailure } from '../db/failures.js';
 import type { DbHandle } from '../db/index.js';
 import { deliveryBacklogs, type Backlog } from '../modules/webhooks/repository.js';
@@ -82,6 +83,14 @@ function watchApp(app: FastifyInstance, metrics: Metrics): void {
     'Change-feed long-polls held open, waiting for a change',
     () => app.ctx.changes.waiting,
   );
+  if (app.ctx.dialect === 'postgres') {
+    sampled(
+      registry,
+      'commit_listener_up',
+      'PostgreSQL: 1 while this process hears commits on its listening connection, 0 while it polls for them instead (summed over the workers)',
+      () => (commitNewsOf(app.ctx.db)?.listening ? 1 : 0),
+    );
+  }
   // one look at the database per scrape fills both webhook gauges; the database away: no
   // figures rather than no metrics at all
   const backlogs = lastFor(100, () =>

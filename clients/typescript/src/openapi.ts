@@ -11,7 +11,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Liveness and database readiness */
+    /**
+     * Liveness and database readiness
+     * @description Answers 200 while this server serves and its database answers. 503 (`unavailable`, with `Retry-After`) when the database does not answer, and from the moment the server is asked to stop (SIGTERM) while it drains: it still serves what it is sent for a while, so a load balancer checking this route sends requests elsewhere and none is lost.
+     */
     get: operations['getHealth'];
     put?: never;
     post?: never;
@@ -6167,7 +6170,7 @@ export interface operations {
         after?: string;
         /** @description At most this many changes: default 100; above 1000 is clamped to 1000; below 1 is 422 */
         limit?: number;
-        /** @description Long-poll: when there is no change after `after`, hold the request up to this many seconds and answer as soon as one commits (from any process on the database; within about a second). Default 0 (answer at once); above the server's maximum (30 unless its operator set `PRODGRAPH_FEED_MAX_WAIT_SECONDS`) is clamped to it. */
+        /** @description Long-poll: when there is no change after `after`, hold the request up to this many seconds and answer as soon as one commits: on PostgreSQL within milliseconds whichever process committed it (the database announces every commit); on SQLite at once for this server's own writes, within `PRODGRAPH_CHANGE_POLL_MS` (250 ms unless the operator set it) for another process's. Default 0 (answer at once); above the server's maximum (30 unless its operator set `PRODGRAPH_FEED_MAX_WAIT_SECONDS`) is clamped to it. */
         wait?: number;
       };
       header?: never;
