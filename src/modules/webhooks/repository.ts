@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { ChangeFacts } from '../../auth/clamp.js';
 import type { ChangeKind } from '../../db/change-log.js';
+import { dbClock } from '../../db/clock.js';
 import type { Db } from '../../db/index.js';
 
 const COLUMNS = [
@@ -51,13 +52,20 @@ export function webhookForDelivery(db: Db, id: number) {
     .executeTakeFirst();
 }
 
-/** Active subscriptions no other process holds (lease free, expired or already ours), in every production. */
-export function deliverableIds(db: Db, owner: string, now: string) {
+/**
+ * Active subscriptions no other process holds (lease free, run out or already ours), in every
+ * production. Leases are judged on the database's clock, never this host's.
+ */
+export function deliverableIds(db: Db, owner: string) {
   return db
     .selectFrom('webhooks')
     .where('active', '=', 1)
     .where((eb) =>
-      eb.or([eb('lease_owner', 'is', null), eb('lease_until', '<', now), eb('lease_owner', '=', owner)]),
+      eb.or([
+        eb('lease_owner', 'is', null),
+        eb('lease_until', '<', dbClock(db)),
+        eb('lease_owner', '=', owner),
+      ]),
     )
     .select('id')
     .orderBy('id')
@@ -65,26 +73,41 @@ export function deliverableIds(db: Db, owner: string, now: string) {
 }
 
 /**
- * Takes or extends the subscription's lease for `owner` until `until`: one conditional update,
- * so of several processes exactly one wins a free or expired lease. True when held.
+ * Takes or extends the subscription's lease for `owner`, for `leaseMs` from now on the
+ * database's clock: one conditional update, so of several processes exactly one wins a free or
+ * run-out lease, and no host's clock (however skewed) enters the judgement. True when held.
  */
-export async function takeLease(
-  db: Db,
-  id: number,
-  owner: string,
-  now: string,
-  until: string,
-): Promise<boolean> {
+export async function takeLease(db: Db, id: number, owner: string, leaseMs: number): Promise<boolean> {
   const r = await db
     .updateTable('webhooks')
-    .set({ lease_owner: owner, lease_until: until })
+    .set({ lease_owner: owner, lease_until: dbClock(db, leaseMs) })
     .where('id', '=', id)
     .where('active', '=', 1)
     .where((eb) =>
-      eb.or([eb('lease_owner', 'is', null), eb('lease_until', '<', now), eb('lease_owner', '=', owner)]),
+      eb.or([
+        eb('lease_owner', 'is', null),
+        eb('lease_until', '<', dbClock(db)),
+        eb('lease_owner', '=', owner),
+      ]),
     )
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
+}
+
+/**
+ * The heartbeat: extends every lease `owner` still holds by `leaseMs` on the database's clock,
+ * in one statement, and answers the subscriptions it holds (any other it thought it held was
+ * taken over, or removed).
+ */
+export async function renewLeases(db: Db, owner: string, leaseMs: number): Promise<Set<number>> {
+  const rows = await db
+    .updateTable('webhooks')
+    .set({ lease_until: dbClock(db, leaseMs) })
+    .where('lease_owner', '=', owner)
+    .where('active', '=', 1)
+    .returning('id')
+    .execute();
+  return new Set(rows.map((r) => r.id));
 }
 
 export async function releaseLease(db: Db, id: number, owner: string): Promise<void> {
@@ -127,7 +150,8 @@ export async function recordAttempts(
     expiries?: ExpiryPosition;
     failures: number;
     nextAttemptAt: string | null;
-    leaseUntil: string;
+    /** How long the lease runs from now, on the database's clock. */
+    leaseMs: number;
   },
 ): Promise<boolean> {
   const lastDelivered = attempts.findLast((a) => a.delivered);
@@ -139,7 +163,7 @@ export async function recordAttempts(
         cursor: next.cursor,
         failures: next.failures,
         next_attempt_at: next.nextAttemptAt,
-        lease_until: next.leaseUntil,
+        lease_until: dbClock(trx, next.leaseMs),
         ...(next.expiries ? { expiries_at: next.expiries.at, expiries_grant_id: next.expiries.grantId } : {}),
         ...(lastDelivered ? { last_delivered_at: lastDelivered.at } : {}),
         ...(lastFailed ? { last_error: lastFailed.error } : {}),

@@ -14,15 +14,21 @@ import * as repo from './repository.js';
 import type { WebhookEvent } from './schemas.js';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
 
-/** How long a process holds a subscription without renewing it; a crashed holder's lease runs out after this. */
-const LEASE_MS = 60_000;
 /**
- * Renewed at least this often while idle, and with every record of attempts while delivering
- * (at most one delivery timeout apart), so a lease never runs out under a live holder.
+ * How long a lease runs past its last renewal, on the database's clock: a holder that dies is
+ * taken over this long after its last heartbeat at most (plus one scan).
  */
-const RENEW_MS = 15_000;
-/** How often the worker looks for subscriptions to take on (and expired leases to take over). */
+const LEASE_MS = 3000;
+/**
+ * How often a worker renews every lease it holds (one statement for all of them), whatever its
+ * loops are doing (an attempt may wait for a receiver longer than a lease runs). Three beats a
+ * lease: a holder must miss two in a row (an event loop blocked for two seconds) to lose one.
+ */
+const HEARTBEAT_MS = 1000;
+/** How often the worker looks for subscriptions to take on (and run-out leases to take over). */
 const SCAN_MS = 1000;
+/** How long an idle or backing-off loop waits before it looks at its subscription again. */
+const IDLE_MS = 5000;
 /** Changes read per look at the log. */
 const BATCH = 100;
 /** Attempts kept in each subscription's delivery log, trimmed after every PRUNE_EVERY attempts. */
@@ -68,10 +74,11 @@ export interface WorkerOptions {
  * change at a time in feed order (so a receiver sees them in commit order), the cursor moved
  * only after a 2xx (at least once), a failure retried with exponential backoff while the
  * other subscriptions carry on. The API never waits on it: it reads the committed change log.
- * A subscription is delivered by one process at a time (a lease on its row, renewed while it
- * works), so several servers on one PostgreSQL database share the work without doubling it;
- * after a crash the lease runs out and another process (or the restarted one) resumes from the
- * stored cursor.
+ * A subscription is delivered by one process at a time (a lease on its row, kept on the
+ * database's clock and renewed by a heartbeat), so several servers on one PostgreSQL database
+ * share the work without doubling it, however their hosts' clocks disagree; after a crash the
+ * lease runs out within seconds and another process resumes from the stored cursor, delivering
+ * again what was not recorded as delivered under the same `Prodgraph-Delivery` id.
  */
 export class WebhookWorker {
   private readonly owner = randomUUID();
@@ -80,11 +87,12 @@ export class WebhookWorker {
    * One controller per delivery loop, aborted one by one on close: a single signal shared by
    * every loop would gather a listener per subscription (Node warns past ten).
    */
-  private readonly loops = new Set<AbortController>();
+  private readonly loops = new Map<number, AbortController>();
   private stopped = false;
   private readonly egress: Egress;
   private readonly watch: ChangeWatch;
   private scanTimer: NodeJS.Timeout | null = null;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private scanning = false;
   private attempts = 0;
@@ -102,6 +110,8 @@ export class WebhookWorker {
     if (this.scanTimer) return;
     this.scanTimer = setInterval(() => void this.scan(), SCAN_MS);
     this.scanTimer.unref();
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(), HEARTBEAT_MS);
+    this.heartbeatTimer.unref();
     // a commit may be the first for a new subscription's production: look at once
     this.unsubscribe = onCommit(() => void this.scan());
     void this.scan();
@@ -110,9 +120,10 @@ export class WebhookWorker {
   /** Stops taking work, ends every loop (an attempt in flight is abandoned, not logged: it will be retried) and releases the leases. */
   async close(): Promise<void> {
     if (this.scanTimer) clearInterval(this.scanTimer);
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     this.unsubscribe?.();
     this.stopped = true;
-    for (const loop of this.loops) loop.abort();
+    for (const loop of this.loops.values()) loop.abort();
     this.watch.close();
     await Promise.allSettled([...this.running.values()]);
     this.egress.close();
@@ -122,7 +133,7 @@ export class WebhookWorker {
     if (this.scanning || this.stopped) return;
     this.scanning = true;
     try {
-      for (const { id } of await repo.deliverableIds(this.db, this.owner, nowIso())) {
+      for (const { id } of await repo.deliverableIds(this.db, this.owner)) {
         if (this.running.has(id) || this.stopped) continue;
         const loop = this.deliverLoop(id)
           .catch((err) => this.options.onError?.(err))
@@ -136,42 +147,43 @@ export class WebhookWorker {
     }
   }
 
-  private lease(id: number): Promise<boolean> {
-    const now = Date.now();
-    return repo.takeLease(
-      this.db,
-      id,
-      this.owner,
-      new Date(now).toISOString(),
-      new Date(now + LEASE_MS).toISOString(),
-    );
+  /**
+   * Renews every lease this worker holds; a loop whose subscription was not renewed (taken over
+   * after this process stalled past its lease, or removed) stops at once.
+   */
+  private async heartbeat(): Promise<void> {
+    if (this.stopped || this.loops.size === 0) return;
+    // only the loops that held a lease before the renewal ran are judged by it
+    const judged = [...this.loops];
+    try {
+      const held = await repo.renewLeases(this.db, this.owner, LEASE_MS);
+      for (const [id, loop] of judged) if (!held.has(id)) loop.abort();
+    } catch (err) {
+      this.options.onError?.(err);
+    }
   }
 
   private async deliverLoop(id: number): Promise<void> {
+    if (this.stopped || !(await repo.takeLease(this.db, id, this.owner, LEASE_MS))) return;
     const loop = new AbortController();
-    this.loops.add(loop);
+    this.loops.set(id, loop);
+    if (this.stopped) loop.abort();
     try {
       await this.deliverLeased(id, loop.signal);
     } finally {
-      this.loops.delete(loop);
+      this.loops.delete(id);
     }
   }
 
   private async deliverLeased(id: number, signal: AbortSignal): Promise<void> {
-    if (signal.aborted || !(await this.lease(id))) return;
-    let renewed = Date.now();
     try {
       while (!signal.aborted) {
-        if (Date.now() - renewed > RENEW_MS) {
-          if (!(await this.lease(id))) return;
-          renewed = Date.now();
-        }
         const w = await repo.webhookForDelivery(this.db, id);
         if (!w || w.active !== 1 || w.lease_owner !== this.owner) return;
         const due = w.next_attempt_at ? Date.parse(w.next_attempt_at) - Date.now() : 0;
         if (due > 0) {
           // backing off; look again now and then, so a pause, a removal or a resume is seen
-          await sleep(Math.min(due, RENEW_MS / 3), undefined, { signal }).catch(() => undefined);
+          await sleep(Math.min(due, IDLE_MS), undefined, { signal }).catch(() => undefined);
           continue;
         }
         const cursor = Number(w.cursor);
@@ -186,12 +198,7 @@ export class WebhookWorker {
           continue;
         }
         const outgoing = expiries.length > 0 ? expiries : await this.changesOut(w, rows, kinds);
-        const outcome = await this.deliverBatch(w, outgoing, signal);
-        if (outcome === 'lost') return;
-        if (Date.now() - renewed > RENEW_MS) {
-          if (!(await this.lease(id))) return;
-          renewed = Date.now();
-        }
+        if ((await this.deliverBatch(w, outgoing, signal)) === 'lost') return;
       }
     } finally {
       await repo.releaseLease(this.db, id, this.owner).catch((err) => this.options.onError?.(err));
@@ -290,7 +297,7 @@ export class WebhookWorker {
 
   /** How long an idle loop waits for a commit: for an engagement webhook, no later than its next grant lapses. */
   private async idleWait(w: Subscription): Promise<number> {
-    const longest = RENEW_MS / 3;
+    const longest = IDLE_MS;
     if (w.engagement_id === null) return longest;
     const next = await repo.nextExpiry(this.db, w.production_id, w.engagement_id, nowIso());
     if (next === null) return longest;
@@ -313,11 +320,10 @@ export class WebhookWorker {
     let expiries: repo.ExpiryPosition | undefined;
     let flushedAt = performance.now();
     const flush = async (next: { cursor: number; failures: number; nextAttemptAt: string | null }) => {
-      const leaseUntil = new Date(Date.now() + LEASE_MS).toISOString();
       const ok = await repo.recordAttempts(this.db, this.owner, w.id, pending, {
         ...next,
         expiries,
-        leaseUntil,
+        leaseMs: LEASE_MS,
       });
       this.attempts += pending.length;
       if (this.attempts >= PRUNE_EVERY) {

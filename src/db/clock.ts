@@ -1,0 +1,15 @@
+import { PostgresAdapter, sql, type RawBuilder } from 'kysely';
+import type { Db } from './index.js';
+
+/**
+ * The database's own clock, `offsetMs` from now, in the stored form of timestamps (ISO 8601,
+ * UTC, milliseconds: what `nowIso()` writes, so the two compare as text). For what several
+ * processes on several hosts must agree on (a lease): one clock for all of them, whatever each
+ * host's own clock says.
+ */
+export function dbClock(db: Db, offsetMs = 0): RawBuilder<string> {
+  const ms = Math.round(offsetMs);
+  if (db.getExecutor().adapter instanceof PostgresAdapter)
+    return sql<string>`to_char((now() + ${sql.lit(ms)} * interval '1 millisecond') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  return sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`${ms / 1000} seconds`})`;
+}
