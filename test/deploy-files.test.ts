@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -42,7 +42,7 @@ describe('deploy files and docs/operations.md', () => {
         PRODGRAPH_HAPROXY_SOCKET: '/tmp/x.sock',
       },
     ]) {
-      const r = spawnSync(binary, ['-c', '-f', HAPROXY_CONFIG], {
+      const r: SpawnSyncReturns<string> = spawnSync(binary, ['-c', '-f', HAPROXY_CONFIG], {
         env: { ...process.env, ...env },
         encoding: 'utf8',
       });
