@@ -1,3 +1,4 @@
+import { SigningSecrets } from '../src/auth/signing-secrets.js';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -102,12 +103,14 @@ async function captureQueries(dataset: Dataset, fixture: Fixture): Promise<Map<s
     onQuery: (e) => captured.push({ sql: e.query.sql, parameters: e.query.parameters }),
   });
   try {
+    const config = loadConfig({ db: dataset.db, media: dataset.media });
     const ctx: AppContext = {
-      config: loadConfig({ db: dataset.db, media: dataset.media }),
+      config,
       db: handle.db,
       dialect: dataset.dialect,
       store: new FileMediaStore(dataset.media),
       changes: new ChangeWatch(handle.db),
+      secrets: await SigningSecrets.open(handle.db, config),
     };
     const wide = (await authenticate(handle.db, fixture.wideKey))!;
     const vendor = (await authenticate(handle.db, fixture.vendorKey))!;

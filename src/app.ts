@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
+import { SigningSecrets } from './auth/signing-secrets.js';
 import { openAndMigrate, type DbHandle } from './db/index.js';
 import { AnswerCache } from './http/answer-cache.js';
 import { auth } from './auth/route-hook.js';
@@ -257,12 +258,19 @@ export async function buildApp(options: AppOptions): Promise<App> {
   );
   const metrics = new Metrics();
   options.worker?.metrics(metrics);
+  const secrets = await SigningSecrets.open(
+    database.db,
+    config,
+    repeatedWarning(() => app.log, 'could not read the signing secrets'),
+  );
+  app.addHook('onClose', async () => secrets.close());
   app.decorate('ctx', {
     config,
     db: database.db,
     dialect: database.dialect,
     store: measuredStore(store, metrics),
     changes,
+    secrets,
   });
   app.decorate('answers', new AnswerCache(config.answerCacheBytes));
   // before the server stops taking connections: held long-polls answer now instead of holding close up

@@ -1,3 +1,4 @@
+import type { SigningSecrets } from './auth/signing-secrets.js';
 import type { Config } from './config.js';
 import type { Db, Dialect } from './db/index.js';
 import type { MediaStore } from './media/store.js';
@@ -11,4 +12,6 @@ export interface AppContext {
   store: MediaStore;
   /** Wakes long-polls and webhook delivery when a production's changes commit. */
   changes: ChangeWatch;
+  /** What signs and verifies media tickets, the same on every server of a deployment. */
+  secrets: SigningSecrets;
 }

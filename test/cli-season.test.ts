@@ -79,12 +79,13 @@ describe('prodgraph --help and --version', () => {
       ['grants', 'add'],
       ['grants', 'revoke'],
       ['storage', 'task'],
+      ['secrets', 'rotate'],
     ];
     for (const c of commands) {
       const text = await printed([...c, '--help']);
       assert.match(text, new RegExp(`^usage: prodgraph ${c.join(' ')}`), c.join(' '));
     }
-    for (const group of ['keys', 'engagements', 'grants', 'storage']) {
+    for (const group of ['keys', 'engagements', 'grants', 'storage', 'secrets']) {
       assert.match(await printed([group, '--help']), new RegExp(`^usage: prodgraph ${group}`));
       assert.match(await printed([group]), new RegExp(`^usage: prodgraph ${group}`));
     }

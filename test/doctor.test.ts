@@ -53,6 +53,7 @@ for (const dialect of DIALECTS) {
         'productions',
         'media files',
         'clock',
+        'ticket signing',
         'media folder',
         'media disk',
       ])

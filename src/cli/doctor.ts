@@ -7,6 +7,7 @@ import {
   missingMedia,
   productionCodes,
   shownDatabase,
+  ticketSigning,
   type Finding,
 } from '../ops/checks.js';
 import { CliError, COMMON_FLAGS, out, parse, type Command } from './args.js';
@@ -57,6 +58,11 @@ async function databaseFindings(config: Config, handle: DbHandle): Promise<Findi
         },
   );
   found.push(await clock(handle.db, handle.dialect));
+  found.push(
+    state === 'behind'
+      ? { check: 'ticket signing', level: 'warn', detail: 'not known until the database is migrated' }
+      : await ticketSigning(handle.db, config),
+  );
   return found;
 }
 
@@ -105,7 +111,8 @@ export const doctorCommand: Command = {
 Checks what the server would run with, changing nothing: the configuration parses; the database
 is reachable, a prodgraph database and migrated; its productions; the media folder is readable
 and owner-only; the files the database names are in it (every one, or an even sample of 5,000 on
-a large store); the clock is sane; the disks have room. Each finding is ok, warn or fail, with
+a large store); the clock is sane; how media tickets are signed (the database's shared secret
+and its age, or PRODGRAPH_TICKET_SECRET); the disks have room. Each finding is ok, warn or fail, with
 what to do; exit status 1 when any fails. ${COMMON_FLAGS}.`,
   async run(args) {
     const { values } = parse(args, { json: { type: 'boolean' } });

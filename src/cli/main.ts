@@ -19,6 +19,7 @@ import { keysCommand } from './keys.js';
 import { organisationsCommand } from './organisations.js';
 import { PortInUseError } from './port.js';
 import { restoreCommand } from './restore.js';
+import { secretsCommand } from './secrets.js';
 import { serveCommand } from './serve.js';
 import { storageCommand } from './storage.js';
 import { webhooksCommand } from './webhooks.js';
@@ -35,6 +36,7 @@ const COMMANDS: Command[] = [
   engagementsCommand,
   grantsCommand,
   webhooksCommand,
+  secretsCommand,
   storageCommand,
   demoCommand,
   generateCommand,

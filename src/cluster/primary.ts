@@ -1,5 +1,4 @@
 import cluster, { type Worker } from 'node:cluster';
-import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { AggregatorRegistry } from 'prom-client';
 import type { Config } from '../config.js';
@@ -9,6 +8,7 @@ import { closeScrapeListener, openScrapeListener } from '../metrics/listener.js'
 import { recoverStaged } from '../media/recovery.js';
 import { FileMediaStore } from '../media/store.js';
 import { reportServing } from '../ops/start-report.js';
+import { ensureSecret } from '../auth/signing-repository.js';
 import { isOurs, type FromWorker, type MetricsAnswer, type RateAnswer } from './messages.js';
 import { RateWindows } from './rate-limits.js';
 import { WORKER_ID } from './worker.js';
@@ -30,6 +30,8 @@ async function prepare(config: Config, log: Log): Promise<void> {
     const store = new FileMediaStore(config.mediaDir);
     const settled = await recoverStaged(database.db, store);
     if (settled.placed || settled.removed) log.info(settled, 'settled staged media of interrupted writes');
+    // the first secret, made before the workers race to make it, so the line below can name it
+    if (!config.ticketSecret) await ensureSecret(database.db);
     await reportServing(log, database.db, config);
   } finally {
     await database.close();
@@ -40,18 +42,15 @@ async function prepare(config: Config, log: Log): Promise<void> {
  * The primary of `serve --workers N`: forks N workers that share the listening port (Node's
  * cluster hands each connection to one of them), and keeps what they must share: the
  * rate-limit windows (SQLite; on PostgreSQL the database keeps them), commit news between
- * siblings (so a long-poll in one wakes on a write in another at once), the server's metrics
- * summed over the workers, and one media-ticket secret (a ticket minted by one is good in all).
+ * siblings (so a long-poll in one wakes on a write in another at once), and the server's
+ * metrics summed over the workers. Media tickets need nothing of it: every worker signs with the
+ * database's secret (or the configured one).
  * A worker that dies is replaced; SIGINT/SIGTERM stop every worker gracefully, then the primary.
  */
 export async function servePrimary(config: Config): Promise<void> {
   const log: Log = pino(loggerOptions(config.logLevel));
   await prepare(config, log);
-  const env = {
-    PRODGRAPH_WORKERS: '1',
-    // tickets are signed with one secret in every worker; a restart of the server voids them
-    PRODGRAPH_TICKET_SECRET: config.ticketSecret ?? randomBytes(32).toString('base64url'),
-  };
+  const env = { PRODGRAPH_WORKERS: '1' };
   const crew = new Crew(config, log, env);
   // the scrape listener answers every worker's metrics, summed as each metric declares
   const scrape = config.metricsListener ? await openScrapeListener(config.metricsListener, crew, log) : null;

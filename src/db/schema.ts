@@ -544,6 +544,7 @@ export interface Database {
   changes: ChangesTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  signing_secrets: SigningSecretsTable;
   generation_jobs: GenerationJobsTable;
   library_files: LibraryFilesTable;
   storage_events: StorageEventsTable;
@@ -552,4 +553,13 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   vision_look_briefs: VisionLookBriefsTable;
   rate_limits: RateLimitsTable;
+}
+
+/** The secrets that sign media tickets (migration 0014); the newest generation signs. */
+export interface SigningSecretsTable {
+  generation: number;
+  secret: string;
+  created_at: string;
+  /** Set by a rotation: verifies until what it signed has expired, then is deleted. */
+  retired_at: string | null;
 }

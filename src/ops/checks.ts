@@ -4,6 +4,8 @@ import { dirname } from 'node:path';
 import { sql } from 'kysely';
 import { describeDatabase } from '../backup/manifest.js';
 import type { Config } from '../config.js';
+import { KEEP_RETIRED_MS } from '../auth/signing-secrets.js';
+import { liveSecrets } from '../auth/signing-repository.js';
 import type { Db } from '../db/index.js';
 import { FileMediaStore } from '../media/store.js';
 
@@ -153,6 +155,45 @@ export async function clock(db: Db, dialect: 'sqlite' | 'postgres', now = Date.n
       };
   }
   return { check: 'clock', level: 'ok', detail: new Date(now).toISOString() };
+}
+
+/**
+ * How media tickets are signed, never the secret: PRODGRAPH_TICKET_SECRET, or the database's
+ * secret (its generation and age, and how many retired ones still verify).
+ */
+export async function ticketSigning(db: Db, config: Config, now = Date.now()): Promise<Finding> {
+  const check = 'ticket signing';
+  if (config.ticketSecret)
+    return {
+      check,
+      level: 'ok',
+      detail:
+        'PRODGRAPH_TICKET_SECRET, from the environment (every server must be given the same; unset it to use the database’s secret)',
+    };
+  const rows = await liveSecrets(db, KEEP_RETIRED_MS);
+  const newest = rows.find((r) => r.retired_at === null);
+  if (!newest)
+    return {
+      check,
+      level: 'ok',
+      detail:
+        'no secret in the database yet: the first server to start makes one, and every server shares it',
+    };
+  const retired = rows.length - 1;
+  return {
+    check,
+    level: 'ok',
+    detail: `the database's secret, shared by every server on it: generation ${newest.generation}, made ${newest.created_at} (${age(now - Date.parse(newest.created_at))} ago)${retired ? `; ${retired} retired by a rotation still verifying the tickets they signed` : ''}`,
+  };
+}
+
+/** A duration as people say it: seconds, minutes, hours or days. */
+function age(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 120) return `${s} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  if (s < 172_800) return `${Math.round(s / 3600)} h`;
+  return `${Math.round(s / 86_400)} days`;
 }
 
 /** A database as it may be shown: a path, or the PostgreSQL URL without its password or options. */

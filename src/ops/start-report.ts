@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Db } from '../db/index.js';
 import type { Config } from '../config.js';
-import { missingMedia, productionCodes, shownDatabase } from './checks.js';
+import { missingMedia, productionCodes, shownDatabase, ticketSigning } from './checks.js';
 
 /** Media rows looked at when the server starts: enough to notice a wrong folder, quick on any store. */
 const START_SAMPLE = 500;
@@ -10,7 +10,8 @@ const START_SAMPLE = 500;
  * One line at start saying what the server serves — the database (a path, or the URL without its
  * password), the media folder, the productions by code — and a warning when there is no
  * production (a mistyped or empty database) or the media folder lacks files the database names
- * (the wrong folder), so neither starts silently. `prodgraph doctor` checks more.
+ * (the wrong folder), so neither starts silently; and one saying how media tickets are signed
+ * (never the secret). `prodgraph doctor` checks more.
  */
 export async function reportStart(app: FastifyInstance, config: Config): Promise<void> {
   await reportServing(app.log, app.ctx.db, config);
@@ -25,6 +26,8 @@ export async function reportServing(log: FastifyBaseLogger, db: Db, config: Conf
       { database, media: config.mediaDir, productions: codes },
       `serving ${codes.length} production${codes.length === 1 ? '' : 's'}${codes.length ? ` (${codes.join(', ')})` : ''} from ${database}, media in ${config.mediaDir}`,
     );
+    const signing = await ticketSigning(db, config);
+    log.info({ ticket_signing: signing.detail }, `media tickets signed with ${signing.detail}`);
     if (codes.length === 0)
       log.warn(
         { database },

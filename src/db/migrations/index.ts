@@ -10,6 +10,7 @@ import * as m0010 from './0010_rate_limits_unlogged.js';
 import * as m0011 from './0011_live_counts.js';
 import * as m0012 from './0012_turnover_round_trip.js';
 import * as m0013 from './0013_engagement_webhook_expiries.js';
+import * as m0014 from './0014_signing_secrets.js';
 
 /** Numbered and frozen; names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0011_live_counts': m0011,
   '0012_turnover_round_trip': m0012,
   '0013_engagement_webhook_expiries': m0013,
+  '0014_signing_secrets': m0014,
 };

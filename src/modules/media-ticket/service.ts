@@ -7,7 +7,7 @@ import { storageKeyOf } from '../../media/paths.js';
 import { mediaRestOf } from './media-path.js';
 import * as repo from './repository.js';
 import type { MediaTicket } from './schemas.js';
-import { issueTicket, readTicket, type TicketClaims } from './ticket.js';
+import { issueTicket, readTicket, verifyTicket, type TicketClaims } from './ticket.js';
 
 const claimsSeen = new WeakMap<object, TicketClaims | null>();
 
@@ -18,7 +18,7 @@ const claimsSeen = new WeakMap<object, TicketClaims | null>();
 export function ticketKeyOf(ctx: AppContext, request: FastifyRequest): number | null {
   if (!claimsSeen.has(request)) {
     const t = (request.query as Record<string, unknown> | undefined)?.t;
-    claimsSeen.set(request, readTicket(ctx.config, t));
+    claimsSeen.set(request, readTicket(ctx.secrets, t));
   }
   return claimsSeen.get(request)?.keyId ?? null;
 }
@@ -41,7 +41,7 @@ export async function resolveTicketedMedia(
   rawUrl: string,
   ticket: unknown,
 ): Promise<ServedMedia> {
-  const claims = readTicket(ctx.config, ticket);
+  const claims = await verifyTicket(ctx.secrets, ticket);
   if (!claims) throw badTicket();
   if (!(await repo.keyStillValid(ctx.db, claims.keyId, claims.productionId))) throw badTicket();
   const rest = mediaRestOf(rawUrl);
