@@ -54,6 +54,7 @@ import { mcp } from './mcp/routes.js';
 import { adminRoutes } from './modules/admin/routes.js';
 import { changeRoutes } from './modules/changes/routes.js';
 import { ChangeWatch } from './modules/changes/watch.js';
+import { registerCommitNews } from './db/change-signal.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
 import type { WorkerWiring } from './cluster/worker.js';
 import { WebhookWorker } from './modules/webhooks/worker.js';
@@ -243,6 +244,28 @@ function runWebhooks(app: App, config: Config, database: DbHandle, metrics: Metr
   app.addHook('preClose', async () => worker.close());
 }
 
+/**
+ * PostgreSQL: this app's readers hear every commit on the schema as the database announces it,
+ * on one connection of its own (src/db/commit-listener.ts), from before the app serves until
+ * it has closed.
+ */
+async function listenForCommits(app: App, database: DbHandle): Promise<void> {
+  const listener = database.commitListener(
+    repeatedWarning(
+      () => app.log,
+      'lost the connection that hears commits; looking for them by polling',
+      5000,
+    ),
+  );
+  if (!listener) return;
+  const unregister = registerCommitNews(database.db, listener);
+  await listener.start();
+  app.addHook('onClose', async () => {
+    unregister();
+    await listener.close();
+  });
+}
+
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config } = options;
   const owned = options.database === undefined;
@@ -251,9 +274,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const store = options.store ?? new FileMediaStore(config.mediaDir);
   const app = createServer(config, options);
 
+  await listenForCommits(app, database);
   const changes = new ChangeWatch(
     database.db,
-    250,
+    config.changePollMs,
     repeatedWarning(() => app.log, 'could not look for changes'),
   );
   const metrics = new Metrics();

@@ -24,6 +24,11 @@ export interface Config {
   webhooks: WebhookConfig;
   /** The longest a change feed long-poll (`wait`) is held, seconds; 0 turns long-polling off. */
   feedMaxWaitSeconds: number;
+  /**
+   * How often waiting readers look for other processes' commits where nothing announces them
+   * (SQLite; PostgreSQL while its listening connection is down), milliseconds.
+   */
+  changePollMs: number;
   /** Whose X-Forwarded-For is believed for the client's address (Fastify's trustProxy; PRODGRAPH_TRUST_PROXY). */
   trustProxy: boolean | string[];
   /** PostgreSQL: how long a request waits for a database connection before it is refused (503). */
@@ -55,6 +60,11 @@ export interface Timeouts {
   keepAliveMs: number;
   /** On SIGTERM/SIGINT, in-flight requests get this long to finish before the process exits anyway. */
   shutdownMs: number;
+  /**
+   * On SIGTERM, how long the server keeps serving (while /healthz answers 503, so a balancer
+   * stops sending it requests) before it stops taking connections; 0: stop at once.
+   */
+  drainMs: number;
 }
 
 /** How webhook deliveries are made (src/modules/webhooks/worker.ts). */
@@ -131,6 +141,7 @@ export interface ConfigInput {
   host?: string;
   port?: string;
   workers?: string;
+  drainMs?: string;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -152,8 +163,9 @@ function loadLimits(env: NodeJS.ProcessEnv): Config['limits'] {
 }
 
 /** How long a client, a request and a shutdown may take. */
-function loadTimeouts(env: NodeJS.ProcessEnv): Config['timeouts'] {
+function loadTimeouts(env: NodeJS.ProcessEnv, drain: string | undefined): Config['timeouts'] {
   return {
+    drainMs: drainMs(drain ?? env.PRODGRAPH_DRAIN_MS),
     headersMs: boundedInt(
       'PRODGRAPH_HEADERS_TIMEOUT_MS',
       env.PRODGRAPH_HEADERS_TIMEOUT_MS,
@@ -209,10 +221,11 @@ export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = pro
     vision: loadVisionConfig(env),
     corsOrigins: parseOrigins(env.PRODGRAPH_CORS_ORIGINS),
     rateLimit: parseRateLimit(env),
-    timeouts: loadTimeouts(env),
+    timeouts: loadTimeouts(env, flags.drainMs),
     answerCacheBytes: cacheMegabytes(env.PRODGRAPH_ANSWER_CACHE_MB) * 1024 * 1024,
     webhooks: loadWebhookConfig(env),
     feedMaxWaitSeconds: feedMaxWait(env.PRODGRAPH_FEED_MAX_WAIT_SECONDS),
+    changePollMs: boundedInt('PRODGRAPH_CHANGE_POLL_MS', env.PRODGRAPH_CHANGE_POLL_MS, 250, 10, 3_600_000),
     trustProxy: network(() => parseTrustProxy(env.PRODGRAPH_TRUST_PROXY)),
     metricsListener: parseMetricsListener(env),
     workers: workerCount(flags.workers ?? env.PRODGRAPH_WORKERS, flags.db ?? env.PRODGRAPH_DB ?? DEFAULT_DB),
@@ -420,6 +433,17 @@ function parseTokenUrl(raw: string): URL {
     );
   }
   return url;
+}
+
+/** 0..600000 ms (--drain-ms / PRODGRAPH_DRAIN_MS); 5 s by default, time for a balancer's health checks to notice. */
+function drainMs(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === '') return 5_000;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) > 600_000) {
+    throw new ConfigError(
+      `drain (--drain-ms / PRODGRAPH_DRAIN_MS): "${raw}" is not a whole number of milliseconds from 0 to 600000`,
+    );
+  }
+  return Number(raw);
 }
 
 /** 0..300: a proxy in front may close idle requests sooner than the default 30 s. */

@@ -31,24 +31,32 @@ export async function serve(config: Config): Promise<void> {
 
 /** A worker of a cluster: the primary has migrated, settled staged media and reported. */
 async function serveWorker(config: Config): Promise<void> {
-  const { options, link } = workerOptions();
+  const { options, link } = workerOptions(config.db.dialect);
   const app = await buildApp({ config, store: new FileMediaStore(config.mediaDir), ...options });
   const stop = await listenUntilStopped(app, config);
-  link.whenStopped(() => stop('the primary'));
+  link.whenStopped((drain) => stop('the primary', drain));
   link.ready();
 }
 
 /**
- * Listens, and on SIGINT/SIGTERM (or the returned stop): stops accepting connections, lets
- * in-flight requests finish (new ones on open keep-alive connections get 503), closes the
- * database and exits 0. Requests still running after `PRODGRAPH_SHUTDOWN_TIMEOUT_MS` are cut
- * (their transactions roll back, their staged files are settled at the next start).
+ * Listens until stopped. SIGTERM (a service manager, a rolling restart; or the returned stop
+ * with drain) first drains for `PRODGRAPH_DRAIN_MS`: the server serves as before while /healthz
+ * answers 503, so a balancer stops sending it requests before it stops taking them. Then, as
+ * at once on SIGINT: it stops accepting connections, lets in-flight requests finish (held
+ * long-polls answer the page they have; new requests on open keep-alive connections get 503),
+ * closes the database and exits 0. Requests still running `PRODGRAPH_SHUTDOWN_TIMEOUT_MS`
+ * after that are cut (their transactions roll back, their staged files are settled at the next
+ * start). A second signal during the drain ends it at once.
  */
-async function listenUntilStopped(app: App, config: Config): Promise<(reason: string) => void> {
-  let closing = false;
-  const stop = (reason: string) => {
-    if (closing) return;
-    closing = true;
+async function listenUntilStopped(
+  app: App,
+  config: Config,
+): Promise<(reason: string, drain: boolean) => void> {
+  let state: 'serving' | 'draining' | 'closing' = 'serving';
+  let drained: NodeJS.Timeout | undefined;
+  const close = (reason: string) => {
+    state = 'closing';
+    clearTimeout(drained);
     app.log.info({ signal: reason }, 'shutting down: finishing in-flight requests');
     const cut = setTimeout(() => {
       app.log.warn('shutdown timeout: cutting the requests still in flight');
@@ -69,8 +77,19 @@ async function listenUntilStopped(app: App, config: Config): Promise<(reason: st
       },
     );
   };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  const stop = (reason: string, drain: boolean) => {
+    if (state === 'closing') return;
+    if (state === 'draining' || !drain || config.timeouts.drainMs === 0) return close(reason);
+    state = 'draining';
+    app.drain();
+    app.log.info(
+      { signal: reason, drainMs: config.timeouts.drainMs },
+      'draining: /healthz answers 503, requests are still served until the drain ends',
+    );
+    drained = setTimeout(() => close(reason), config.timeouts.drainMs);
+  };
+  process.on('SIGINT', () => stop('SIGINT', false));
+  process.on('SIGTERM', () => stop('SIGTERM', true));
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {

@@ -38,6 +38,7 @@ for (const dialect of DIALECTS) {
     let env: TestEnv;
     let coat: number;
     let key: string;
+    let metricsKey: string;
 
     before(async () => {
       env = await createEnv(dialect);
@@ -46,6 +47,7 @@ for (const dialect of DIALECTS) {
       const film = (await make.production({ code: 'film' })).id;
       coat = (await make.asset(film, { kind: 'costume', label: 'Mara coat' })).id;
       key = await env.mint({ production: 'film', scopes: ALL_SCOPES });
+      metricsKey = await env.mint({ production: 'film', scopes: ['metrics'] });
     });
     after(() => env.close());
 
@@ -88,6 +90,52 @@ for (const dialect of DIALECTS) {
         await assert.rejects(fetch(`${server.url}/healthz`), 'nothing listens any more');
       });
     }
+
+    it('SIGTERM drains: /healthz answers 503 at once, requests are still served, a held long-poll answers its page, then the process exits', async () => {
+      const drainMs = 4000;
+      const server = await startServer(env, { PRODGRAPH_DRAIN_MS: String(drainMs) });
+      const auth = { authorization: `Bearer ${key}` };
+      const cursor = (
+        (await (await fetch(`${server.url}/api/v1/changes?after=now`, { headers: auth })).json()) as {
+          next_cursor: string;
+        }
+      ).next_cursor;
+      const longPoll = fetch(`${server.url}/api/v1/changes?after=${cursor}&wait=30`, { headers: auth });
+      for (;;) {
+        const m = await fetch(`${server.url}/metrics`, {
+          headers: { authorization: `Bearer ${metricsKey}` },
+        }).then((r) => r.text());
+        if (/^prodgraph_change_feed_waiters 1$/m.test(m)) break;
+      }
+      const signalled = performance.now();
+      server.child.kill('SIGTERM');
+      let health: Response;
+      do health = await fetch(`${server.url}/healthz`);
+      while (health.status === 200);
+      assert.equal(health.status, 503);
+      assert.equal(((await health.json()) as { code: string }).code, 'unavailable');
+      assert.ok(health.headers.get('retry-after'));
+      // still served while draining, each answer closing its connection
+      const read = await fetch(`${server.url}/api/v1/production`, { headers: auth });
+      assert.equal(read.status, 200);
+      assert.equal(read.headers.get('connection'), 'close');
+      // the held long-poll answers when the drain ends, with its page (nothing was written)
+      const page = await longPoll;
+      assert.ok(performance.now() - signalled >= drainMs - 50, 'held until the drain ended');
+      assert.equal(page.status, 200);
+      assert.deepEqual(((await page.json()) as { changes: unknown[] }).changes, []);
+      assert.equal(await server.exited, 0);
+      assert.ok(server.output.some((l) => l.includes('draining')));
+      assert.ok(server.output.some((l) => l.includes('shut down cleanly')));
+    });
+
+    it('a second SIGTERM ends the drain at once', async () => {
+      const server = await startServer(env, { PRODGRAPH_DRAIN_MS: '600000' });
+      server.child.kill('SIGTERM');
+      while ((await fetch(`${server.url}/healthz`)).status === 200);
+      server.child.kill('SIGTERM');
+      assert.equal(await server.exited, 0);
+    });
 
     it('a request that outlives the shutdown timeout is cut, and the process still exits', async () => {
       const server = await startServer(env, { PRODGRAPH_SHUTDOWN_TIMEOUT_MS: '300' });

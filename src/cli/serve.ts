@@ -15,17 +15,21 @@ export async function serveOn(config: Config): Promise<void> {
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'run the service',
-  usage: `usage: prodgraph serve [--host H] [--port N] [--workers N|auto]
+  usage: `usage: prodgraph serve [--host H] [--port N] [--workers N|auto] [--drain-ms MS]
 
 Runs the service (default 127.0.0.1:8080; env HOST, PORT). --workers (env PRODGRAPH_WORKERS)
 runs N server processes sharing the port: one per core by default on PostgreSQL, one on SQLite
-(reads scale with workers there, writes still take turns at the one writer). ${COMMON_FLAGS}.`,
+(reads scale with workers there, writes still take turns at the one writer). On SIGTERM the
+server drains for --drain-ms (env PRODGRAPH_DRAIN_MS, default 5000; 0: none): /healthz answers
+503 while it still serves, so a load balancer moves away before it stops. ${COMMON_FLAGS}.`,
   async run(args) {
     const { values } = parse(args, {
       host: { type: 'string' },
       port: { type: 'string' },
       workers: { type: 'string' },
+      'drain-ms': { type: 'string' },
     });
-    await serveOn(loadConfig(values));
+    const { 'drain-ms': drainMs, ...rest } = values;
+    await serveOn(loadConfig({ ...rest, drainMs }));
   },
 };

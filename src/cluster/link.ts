@@ -17,18 +17,19 @@ const ANSWER_TIMEOUT_MS = 5_000;
 
 /**
  * A worker's line to its primary: questions answered by id (rate-limit windows, the server's
- * metrics), commits relayed both ways, and the primary's request to stop.
+ * metrics), commits relayed both ways (SQLite), and the primary's request to stop.
  */
 export class PrimaryLink {
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve: (a: Answer) => void; timer: NodeJS.Timeout }>();
-  private onStop: () => void = () => undefined;
+  private onStop: (drain: boolean) => void = () => undefined;
 
-  constructor() {
+  constructor(options: { relayCommits: boolean }) {
     process.on('message', (message: unknown) => {
       if (isOurs(message)) this.heard(message as FromPrimary);
     });
-    relayCommits((productionId) => this.send({ prodgraph: 'commit', productionId }));
+    if (options.relayCommits)
+      relayCommits((productionId) => this.send({ prodgraph: 'commit', productionId }));
   }
 
   /** Tells the primary this worker serves. */
@@ -36,8 +37,8 @@ export class PrimaryLink {
     this.send({ prodgraph: 'ready' });
   }
 
-  /** What to do when the primary asks this worker to stop. */
-  whenStopped(stop: () => void): void {
+  /** What to do when the primary asks this worker to stop (drain: as on SIGTERM, serving a while first). */
+  whenStopped(stop: (drain: boolean) => void): void {
     this.onStop = stop;
   }
 
@@ -65,7 +66,7 @@ export class PrimaryLink {
         hearCommit(message.productionId);
         return;
       case 'stop':
-        this.onStop();
+        this.onStop(message.drain);
         return;
       default: {
         const asked = this.waiting.get(message.id);

@@ -26,7 +26,7 @@ export interface RateAnswer {
   ttl: number;
 }
 
-/** A production's changes committed in one worker: the others wake their waiting readers. */
+/** A production's changes committed in one worker: the others wake their waiting readers (SQLite only). */
 export interface Commit {
   prodgraph: 'commit';
   productionId: number;
@@ -45,9 +45,10 @@ export interface MetricsAnswer {
   error?: string;
 }
 
-/** The primary asks a worker to finish its in-flight requests and exit (as SIGTERM does). */
+/** The primary asks a worker to finish its in-flight requests and exit (drain: first serve a while, as on SIGTERM). */
 export interface Stop {
   prodgraph: 'stop';
+  drain: boolean;
 }
 
 export type FromWorker = Ready | RateAsk | Commit | MetricsAsk;

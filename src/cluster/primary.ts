@@ -42,9 +42,10 @@ async function prepare(config: Config, log: Log): Promise<void> {
  * The primary of `serve --workers N`: forks N workers that share the listening port (Node's
  * cluster hands each connection to one of them), and keeps what they must share: the
  * rate-limit windows (SQLite; on PostgreSQL the database keeps them), commit news between
- * siblings (so a long-poll in one wakes on a write in another at once), and the server's
- * metrics summed over the workers. Media tickets need nothing of it: every worker signs with the
- * database's secret (or the configured one).
+ * siblings on SQLite (so a long-poll in one wakes on a write in another at once; PostgreSQL
+ * announces commits to every process itself), and the server's metrics summed over the
+ * workers. Media tickets need nothing of it: every worker signs with the database's secret (or
+ * the configured one).
  * A worker that dies is replaced; SIGINT/SIGTERM stop every worker gracefully, then the primary.
  */
 export async function servePrimary(config: Config): Promise<void> {
@@ -56,7 +57,8 @@ export async function servePrimary(config: Config): Promise<void> {
   const scrape = config.metricsListener ? await openScrapeListener(config.metricsListener, crew, log) : null;
   const stop = (signal: string) => {
     log.info({ signal }, `shutting down: stopping ${crew.size} workers`);
-    crew.stopAll().then(
+    // SIGTERM (a service manager, a rolling restart) drains; SIGINT (someone at a terminal) does not
+    crew.stopAll(signal === 'SIGTERM').then(
       (ok) => {
         if (scrape) void closeScrapeListener(scrape);
         log.info(ok ? 'shut down cleanly' : 'shut down; a worker failed to stop cleanly');
@@ -164,15 +166,15 @@ class Crew {
     return this.aggregator.contentType;
   }
 
-  /** Asks every worker to finish its requests and exit; true when all exited 0. */
-  async stopAll(): Promise<boolean> {
+  /** Asks every worker to finish its requests (after draining, if asked) and exit; true when all exited 0. */
+  async stopAll(drain: boolean): Promise<boolean> {
     this.stopping = true;
     const exits = [...this.workers.values()].map(
       ({ worker }) =>
         new Promise<boolean>((resolve) => {
           if (worker.isDead()) return resolve(true);
           worker.once('exit', (code) => resolve(code === 0));
-          worker.send({ prodgraph: 'stop' });
+          worker.send({ prodgraph: 'stop', drain });
         }),
     );
     return (await Promise.all(exits)).every(Boolean);

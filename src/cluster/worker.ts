@@ -1,5 +1,6 @@
 import { AggregatorRegistry } from 'prom-client';
 import type { AppOptions } from '../app.js';
+import type { Dialect } from '../db/index.js';
 import { processMetrics, type Metrics } from '../metrics/registry.js';
 import { PrimaryLink } from './link.js';
 import type { MetricsAnswer } from './messages.js';
@@ -22,11 +23,12 @@ export interface WorkerWiring {
 /**
  * The app options of a worker process. Worker 1 delivers the webhooks (a lease per subscription
  * makes a second deliverer harmless, but one is enough); the primary serves the scrape listener
- * and settles staged media, so no worker does either. Commits are relayed to the siblings by
- * the link itself (src/db/change-signal.ts).
+ * and settles staged media, so no worker does either. On SQLite commits are relayed to the
+ * siblings by the link itself (src/db/change-signal.ts); PostgreSQL announces them to all.
  */
-export function workerOptions(): { options: Partial<AppOptions>; link: PrimaryLink } {
-  const link = new PrimaryLink();
+export function workerOptions(dialect: Dialect): { options: Partial<AppOptions>; link: PrimaryLink } {
+  // PostgreSQL announces every commit to every process itself (src/db/commit-listener.ts)
+  const link = new PrimaryLink({ relayCommits: dialect === 'sqlite' });
   const first = process.env[WORKER_ID] === '1';
   const worker: WorkerWiring = {
     rateLimitStore: clusterRateStore(link),

@@ -1,4 +1,6 @@
+import { PostgresAdapter, sql } from 'kysely';
 import { insertMany } from './bulk-insert.js';
+import { COMMIT_CHANNEL } from './commit-listener.js';
 import type { Db } from './index.js';
 import { stampUpdatedAt } from './updated-at.js';
 import { nowIso } from './values.js';
@@ -126,12 +128,20 @@ export async function recordChanges(
     byProduction.set(scope.productionId, list);
   }
   const rows = [];
+  const announce = trx.getExecutor().adapter instanceof PostgresAdapter;
   for (const [productionId, group] of byProduction) {
     const { revision } = await trx
       .updateTable('productions')
       .set((eb) => ({ revision: eb('revision', '+', group.length) }))
       .where('id', '=', productionId)
       .returning('revision')
+      // PostgreSQL: announced to every listening server when (and only if) the transaction
+      // commits, in the same round trip (src/db/commit-listener.ts)
+      .$if(announce, (q) =>
+        q.returning(
+          sql<string>`pg_notify(${sql.raw(COMMIT_CHANNEL)}, id || ':' || revision)`.as('announced'),
+        ),
+      )
       .executeTakeFirstOrThrow();
     let next = revision - group.length;
     for (const { i, scope, changes: log } of group) {

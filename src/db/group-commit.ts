@@ -213,17 +213,19 @@ class GroupCommitter {
   private acknowledge(settled: Settled[]): void {
     const committed = settled.filter((s) => s.ok);
     if (committed.length > 0) observersOf(this.db)?.committed(committed.length);
-    const changed = new Set<number>();
+    // the newest revision per production: one wake-up covers all its writes (a woken reader reads every change after its cursor)
+    const changed = new Map<number, number>();
     for (const s of settled) {
       if (!s.ok) {
         s.job.reject(s.error);
         continue;
       }
-      if (s.revision !== null && s.revision !== undefined) changed.add(s.outcome.scope.productionId);
+      const { productionId } = s.outcome.scope;
+      if (s.revision !== null && s.revision !== undefined)
+        changed.set(productionId, Math.max(changed.get(productionId) ?? 0, s.revision));
       s.job.resolve(s.outcome.result);
     }
-    // one wake-up per production covers all its writes: a woken reader reads every change after its cursor
-    for (const productionId of changed) announceCommit(productionId);
+    for (const [productionId, revision] of changed) announceCommit(this.db, productionId, revision);
   }
 }
 

@@ -10,6 +10,7 @@ import { Observers, registerObservers, type DbObserver, type PoolStats } from '.
 import { BUSY_TIMEOUT_MS } from './busy-wait.js';
 import { refusingDialect } from './refusals.js';
 import { CurrentSchemaPostgresDialect } from './introspection.js';
+import { CommitListener } from './commit-listener.js';
 import { withStatementCache } from './statement-cache.js';
 import { runMarkedPrepared } from './pg-prepared.js';
 import { keepSqliteStatistics } from './statistics.js';
@@ -25,6 +26,11 @@ export interface DbHandle {
   observe(observer: DbObserver): () => void;
   /** PostgreSQL: the pool's connections right now; SQLite (one connection): null. */
   poolStats(): PoolStats | null;
+  /**
+   * PostgreSQL: a listener of the schema's commit announcements on a connection of its own
+   * (started by the caller, who closes it); SQLite: null, nothing announces commits there.
+   */
+  commitListener(onError: (err: unknown) => void): CommitListener | null;
 }
 
 export interface DbOptions {
@@ -182,6 +188,7 @@ export function openDatabase(target: DbTarget, options: DbOptions = {}): DbHandl
       },
       observe: (o) => observers.add(o),
       poolStats: () => null,
+      commitListener: () => null,
     };
   }
   return openPostgres(target.url, options, observers, log);
@@ -194,7 +201,7 @@ function openPostgres(
   log: (e: LogEvent) => void,
 ): DbHandle {
   const max = options.poolSize ?? 10;
-  const pool = new pg.Pool({
+  const settings: pg.PoolConfig = {
     connectionString: url,
     max,
     options: options.schema ? `-c search_path=${options.schema}` : undefined,
@@ -212,7 +219,8 @@ function openPostgres(
           ? (v: string) => Number(v)
           : (pg.types.getTypeParser(oid, format) as (v: string) => unknown)) as typeof pg.types.getTypeParser,
     },
-  });
+  };
+  const pool = new pg.Pool(settings);
   // An idle connection that PostgreSQL ends (57P01 on a restart) is an 'error' event on the pool;
   // unheard, Node ends the process. The pool has already dropped it and reconnects on demand.
   pool.on('error', (err) => observers.connectionLost(err));
@@ -235,6 +243,8 @@ function openPostgres(
     close: () => db.destroy(),
     observe: (o) => observers.add(o),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max }),
+    // the pool's own settings: the same server, schema and type parsers
+    commitListener: (onError) => new CommitListener(() => new pg.Client(settings), onError),
   };
 }
 

@@ -72,6 +72,6 @@ async function alone<T>(
   });
   observersOf(db)?.committed(1);
   // committed: wake the feed's long-polls and the webhook worker
-  if (revision !== null && revision !== undefined) announceCommit(outcome.scope.productionId);
+  if (revision !== null && revision !== undefined) announceCommit(db, outcome.scope.productionId, revision);
   return outcome.result;
 }

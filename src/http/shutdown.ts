@@ -2,14 +2,33 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '../errors.js';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Starts the drain before a graceful stop (src/server.ts): /healthz answers 503, everything else is still served. */
+    drain(): void;
+    /** True from drain() on: a balancer's health check is told to send requests elsewhere. */
+    readonly draining: boolean;
+  }
+}
+
 /**
- * Once the server is closing (SIGTERM/SIGINT, src/server.ts), a request that had not yet been
- * routed is refused in the catalogue's words — 503 `{detail, code: "unavailable"}`, with
- * `Connection: close` and `Retry-After` — instead of Fastify's own 503 body. Requests already
- * being handled finish.
+ * How a server stops without losing a request (src/server.ts). First it drains: it serves as
+ * before, but /healthz answers 503 (src/modules/health/routes.ts) so a balancer stops sending it
+ * requests, and every answer closes its connection (`Connection: close`) so no client or
+ * balancer keeps one open to a server about to go. Then it closes: a request that had not yet
+ * been routed is refused in the catalogue's words, 503 `{detail, code: "unavailable"}` with
+ * `Connection: close` and `Retry-After`, instead of Fastify's own 503 body; requests already
+ * being handled finish, held long-polls answer the page they have.
  */
 async function shutdownPlugin(app: FastifyInstance) {
   let closing = false;
+  let draining = false;
+  app.decorate('drain', () => {
+    draining = true;
+  });
+  app.decorate('draining', {
+    getter: () => draining,
+  });
   app.addHook('preClose', async () => {
     closing = true;
   });
@@ -17,6 +36,11 @@ async function shutdownPlugin(app: FastifyInstance) {
     if (!closing) return;
     reply.header('connection', 'close');
     throw new AppError(503, 'the server is shutting down; retry in a moment', { 'retry-after': '5' });
+  });
+  // at answer time, so a long-poll held since before the drain closes its connection too
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (draining || closing) reply.header('connection', 'close');
+    return payload;
   });
 }
 

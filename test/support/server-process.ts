@@ -53,8 +53,15 @@ export async function startServer(
       String(port),
     ],
     {
-      // one process unless a test asks for workers (the default on PostgreSQL is one per core)
-      env: { ...process.env, PRODGRAPH_LOG_LEVEL: 'info', PRODGRAPH_WORKERS: '1', ...extraEnv },
+      // one process unless a test asks for workers (the default on PostgreSQL is one per core);
+      // stopped at once unless a test asks for a drain (test/shutdown.test.ts)
+      env: {
+        ...process.env,
+        PRODGRAPH_LOG_LEVEL: 'info',
+        PRODGRAPH_WORKERS: '1',
+        PRODGRAPH_DRAIN_MS: '0',
+        ...extraEnv,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

@@ -11,7 +11,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Liveness and database readiness */
+    /**
+     * Liveness and database readiness
+     * @description Answers 200 while this server serves and its database answers. 503 (`unavailable`, with `Retry-After`) when the database does not answer, and from the moment the server is asked to stop (SIGTERM) while it drains: it still serves what it is sent for a while, so a load balancer checking this route sends requests elsewhere and none is lost.
+     */
     get: operations['getHealth'];
     put?: never;
     post?: never;

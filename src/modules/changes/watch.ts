@@ -1,4 +1,4 @@
-import { onCommit } from '../../db/change-signal.js';
+import { commitNewsOf, onCommit, type CommitNews } from '../../db/change-signal.js';
 import type { Db } from '../../db/index.js';
 import { headsOf } from './repository.js';
 
@@ -11,17 +11,22 @@ interface Waiter {
 /**
  * Tells a waiting reader (a long-polling feed request, a webhook delivery loop) that its
  * production may have a change after the one it last saw. Commits made in this process wake it
- * at once (src/db/change-signal.ts); commits made by any other process on the same database
- * (a second server, the CLI, a re-import) are seen by one small query every `pollMs`, run only
- * while someone waits, whatever the number of waiters. A wake-up may be spurious: the reader
- * looks again and waits again.
+ * at once (src/db/change-signal.ts), and so, on PostgreSQL, do those of every other process on
+ * the schema, announced by the database (src/db/commit-listener.ts). Where nothing announces
+ * them (SQLite; PostgreSQL while the listening connection is down) other processes' commits are
+ * seen by one small query every `pollMs`, run only while someone waits, whatever the number of
+ * waiters; when the listening connection is back, one such query catches up with the commits
+ * it missed. A wake-up may be spurious: the reader looks again and waits again.
  */
 export class ChangeWatch {
   private readonly waiters = new Set<Waiter>();
   private timer: NodeJS.Timeout | null = null;
   private polling = false;
+  private lookAgain = false;
   private closed = false;
   private readonly unsubscribe: () => void;
+  private readonly news: CommitNews | undefined;
+  private readonly catchUp = () => void this.poll(true);
 
   constructor(
     private readonly db: Db,
@@ -31,6 +36,8 @@ export class ChangeWatch {
     this.unsubscribe = onCommit((productionId) => {
       for (const w of this.waiters) if (w.productionId === productionId) w.wake();
     });
+    this.news = commitNewsOf(db);
+    this.news?.on('up', this.catchUp);
   }
 
   /**
@@ -68,6 +75,7 @@ export class ChangeWatch {
   close(): void {
     this.closed = true;
     this.unsubscribe();
+    this.news?.off('up', this.catchUp);
     for (const w of [...this.waiters]) w.wake();
     this.stopPolling();
   }
@@ -83,8 +91,12 @@ export class ChangeWatch {
     this.timer = null;
   }
 
-  private async poll(): Promise<void> {
+  /** Looks at the heads, unless every commit is being announced (and this is no catching up). */
+  private async poll(catchingUp = false): Promise<void> {
+    // a look already under way may have read the heads before the connection listened again
+    if (this.polling && catchingUp) this.lookAgain = true;
     if (this.polling || this.waiters.size === 0) return;
+    if (this.news?.listening && !catchingUp) return;
     this.polling = true;
     try {
       const heads = await headsOf(this.db, [...new Set([...this.waiters].map((w) => w.productionId))]);
@@ -93,6 +105,10 @@ export class ChangeWatch {
       this.onError(err);
     } finally {
       this.polling = false;
+      if (this.lookAgain) {
+        this.lookAgain = false;
+        void this.poll(true);
+      }
     }
   }
 }

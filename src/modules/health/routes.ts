@@ -14,6 +14,8 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         operationId: 'getHealth',
         summary: 'Liveness and database readiness',
+        description:
+          'Answers 200 while this server serves and its database answers. 503 (`unavailable`, with `Retry-After`) when the database does not answer, and from the moment the server is asked to stop (SIGTERM) while it drains: it still serves what it is sent for a while, so a load balancer checking this route sends requests elsewhere and none is lost.',
         tags: ['service'],
         response: {
           200: Type.Object(
@@ -25,6 +27,7 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async () => {
+      if (app.draining) throw errors.unavailable('this server is stopping; send requests to another', 5);
       try {
         await sql`select 1`.execute(app.ctx.db);
       } catch {
