@@ -38,6 +38,8 @@ const SERVER_ENV = {
   PRODGRAPH_WEBHOOK_ALLOW: '127.0.0.1/32',
   PRODGRAPH_WEBHOOK_RETRY_BASE_MS: '50',
   PRODGRAPH_WEBHOOK_RETRY_MAX_MS: '400',
+  // the server's own drain on SIGTERM (empty: its default), which the harness turns off
+  PRODGRAPH_DRAIN_MS: '',
 };
 /** Connections of the load (each a loop of the steps below) and long-poll followers. */
 const LOOPS = 4;
