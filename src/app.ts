@@ -54,7 +54,7 @@ import { mcp } from './mcp/routes.js';
 import { adminRoutes } from './modules/admin/routes.js';
 import { changeRoutes } from './modules/changes/routes.js';
 import { ChangeWatch } from './modules/changes/watch.js';
-import { registerCommitNews } from './db/change-signal.js';
+import { onCommit, registerCommitNews } from './db/change-signal.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
 import type { WorkerWiring } from './cluster/worker.js';
 import { WebhookWorker } from './modules/webhooks/worker.js';
@@ -296,7 +296,13 @@ export async function buildApp(options: AppOptions): Promise<App> {
     changes,
     secrets,
   });
-  app.decorate('answers', new AnswerCache(config.answerCacheBytes));
+  const answers = new AnswerCache(config.answerCacheBytes);
+  app.decorate('answers', answers);
+  // kept answers of a revision a commit has passed are dropped at once, whichever process committed
+  const unsubscribe = onCommit((productionId, revision) => {
+    if (revision !== undefined) answers.retire(productionId, revision);
+  });
+  app.addHook('onClose', async () => unsubscribe());
   // before the server stops taking connections: held long-polls answer now instead of holding close up
   app.addHook('preClose', async () => changes.close());
   await registerPlugins(app, config, database, metrics, options.worker);

@@ -91,6 +91,14 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await money(), { purchase_orders: [], line: [], week_of: null });
     });
 
+    it('a commit drops the production’s kept answers at once, before anyone asks again', async () => {
+      assert.equal((await get(env.app, '/api/v1/scenes', token)).status, 200);
+      assert.ok(env.app.answers.entries > 0);
+      const created = await call(env.app, 'POST', '/api/v1/assets', { token, body: { label: 'Torch' } });
+      assert.equal(created.status, 201);
+      assert.equal(env.app.answers.entries, 0);
+    });
+
     it('a refused write changes nothing and keeps the answer', async () => {
       const before = await get(env.app, '/api/v1/production', token);
       const refused = await call(env.app, 'POST', '/api/v1/assets', { token, body: { label: 42 } });

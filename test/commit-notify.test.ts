@@ -122,6 +122,20 @@ describe(
       }
     });
 
+    it('answers kept by one server are dropped as soon as a write through another commits', async () => {
+      const entries = async (server: ServerProcess): Promise<number> => {
+        const r = await fetch(`${server.url}/metrics`, {
+          headers: { authorization: `Bearer ${metricsKey}` },
+        });
+        return Number(/^prodgraph_answer_cache_entries (\d+)$/m.exec(await r.text())?.[1]);
+      };
+      assert.equal((await fetch(`${b.url}/api/v1/production`, { headers: headers() })).status, 200);
+      assert.ok((await entries(b)) > 0, 'b keeps the answer');
+      await write(a, 'retires b’s answers');
+      const deadline = performance.now() + 5000;
+      while ((await entries(b)) > 0) assert.ok(performance.now() < deadline, 'b dropped its kept answers');
+    });
+
     it('a lost listening connection is reopened, and wake-ups resume (commits made meanwhile included)', async () => {
       const [old] = await listeners('notify-b');
       assert.ok(old, 'server b listens on a connection of its own');

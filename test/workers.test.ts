@@ -14,7 +14,7 @@ import { startServer, type ServerProcess } from './support/server-process.js';
  * the very next request, a rate limit counts once for the server, a webhook delivers each
  * change once, a long-poll in one worker wakes on a write in the other, a media ticket minted
  * by one opens files in the other, the metrics add up over both, a dead worker is replaced and
- * SIGTERM stops them all cleanly.
+ * SIGTERM drains them all, then stops them cleanly.
  */
 
 const LIMIT = 40;
@@ -98,6 +98,7 @@ for (const dialect of DIALECTS) {
         PRODGRAPH_WORKERS: '2',
         PRODGRAPH_RATE_LIMIT: String(LIMIT),
         PRODGRAPH_WEBHOOK_ALLOW: '127.0.0.1/32',
+        PRODGRAPH_DRAIN_MS: '3000',
       });
     });
 
@@ -248,9 +249,18 @@ for (const dialect of DIALECTS) {
       for (let i = 0; i < 4; i++) assert.equal((await call(server, 'GET', '/healthz')).status, 200);
     });
 
-    it('SIGTERM stops every worker, then the primary, cleanly', async () => {
+    it('SIGTERM drains every worker (/healthz 503, requests still served), then stops them and the primary, cleanly', async () => {
       const pids = workerPids(server);
+      const from = server.output.length;
       server.child.kill('SIGTERM');
+      // each worker drains: its /healthz answers 503 while it still serves
+      await until(
+        'both workers to drain',
+        () =>
+          server.output.slice(from).filter((l) => l.includes('draining: /healthz answers 503')).length === 2,
+      );
+      assert.equal((await call(server, 'GET', '/healthz')).status, 503);
+      assert.equal((await call(server, 'GET', '/api/v1/production', admin)).status, 200);
       assert.equal(await server.exited, 0);
       for (const pid of pids) assert.throws(() => process.kill(pid, 0), /ESRCH/, `worker ${pid} still runs`);
     });

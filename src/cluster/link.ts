@@ -29,7 +29,7 @@ export class PrimaryLink {
       if (isOurs(message)) this.heard(message as FromPrimary);
     });
     if (options.relayCommits)
-      relayCommits((productionId) => this.send({ prodgraph: 'commit', productionId }));
+      relayCommits((productionId, revision) => this.send({ prodgraph: 'commit', productionId, revision }));
   }
 
   /** Tells the primary this worker serves. */
@@ -63,7 +63,7 @@ export class PrimaryLink {
   private heard(message: FromPrimary): void {
     switch (message.prodgraph) {
       case 'commit':
-        hearCommit(message.productionId);
+        hearCommit(message.productionId, message.revision);
         return;
       case 'stop':
         this.onStop(message.drain);

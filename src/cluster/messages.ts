@@ -30,6 +30,7 @@ export interface RateAnswer {
 export interface Commit {
   prodgraph: 'commit';
   productionId: number;
+  revision: number;
 }
 
 /** A worker's GET /metrics asks for the whole server's metrics, summed over the workers. */

@@ -18,7 +18,7 @@ import type { Db } from './index.js';
 const bus = new EventEmitter();
 bus.setMaxListeners(0);
 
-let relay: ((productionId: number) => void) | null = null;
+let relay: ((productionId: number, revision: number) => void) | null = null;
 
 /** What hears a database's announcements for a process: it skips those of this process's own commits. */
 export interface CommitNews extends EventEmitter {
@@ -45,22 +45,25 @@ export function commitNewsOf(db: Db): CommitNews | undefined {
 /** A commit of this process: heard here, and relayed to the sibling workers of a cluster. */
 export function announceCommit(db: Db, productionId: number, revision: number): void {
   news.get(db)?.committedHere(productionId, revision);
-  bus.emit('commit', productionId);
-  relay?.(productionId);
+  bus.emit('commit', productionId, revision);
+  relay?.(productionId, revision);
 }
 
 /** A commit another process made (a sibling worker, or announced by the database), heard as if it were this process's own (never relayed). */
-export function hearCommit(productionId: number): void {
-  bus.emit('commit', productionId);
+export function hearCommit(productionId: number, revision?: number): void {
+  bus.emit('commit', productionId, revision);
 }
 
 /** Where this process's commits are relayed (a cluster worker on SQLite sends them to the primary). */
-export function relayCommits(to: (productionId: number) => void): void {
+export function relayCommits(to: (productionId: number, revision: number) => void): void {
   relay = to;
 }
 
-/** Calls `listener` with the production id after each commit that changed something; answers the unsubscribe. */
-export function onCommit(listener: (productionId: number) => void): () => void {
+/**
+ * Calls `listener` with the production id after each commit that changed something, and the
+ * revision it committed when the news carries it; answers the unsubscribe.
+ */
+export function onCommit(listener: (productionId: number, revision?: number) => void): () => void {
   bus.on('commit', listener);
   return () => bus.off('commit', listener);
 }

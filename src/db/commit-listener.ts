@@ -99,6 +99,6 @@ export class CommitListener extends EventEmitter implements CommitNews {
     if (!Number.isSafeInteger(production) || !Number.isSafeInteger(revision)) return;
     // this process's own commit: its readers were woken when it committed
     if ((this.ownRevisions.get(production!) ?? 0) >= revision!) return;
-    hearCommit(production!);
+    hearCommit(production!, revision);
   }
 }

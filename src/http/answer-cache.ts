@@ -170,6 +170,19 @@ export class AnswerCache {
     return pending;
   }
 
+  /**
+   * `revision` of the production committed (here or, as the database or a sibling worker
+   * announced it, in another process): its answers filed under an older revision can never be
+   * asked for again, so they go now rather than when the next answer is filed.
+   */
+  retire(productionId: number, revision: number): void {
+    const production = String(productionId);
+    const filed = this.current.get(production);
+    if (!this.lru || !filed || filed.revision >= revision) return;
+    this.current.delete(production);
+    for (const old of filed.keys) this.lru.delete(old);
+  }
+
   get bytes(): number {
     return this.lru?.calculatedSize ?? 0;
   }

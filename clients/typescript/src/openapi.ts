@@ -5843,7 +5843,7 @@ export interface operations {
         after?: string;
         /** @description At most this many changes: default 100; above 1000 is clamped to 1000; below 1 is 422 */
         limit?: number;
-        /** @description Long-poll: when there is no change after `after`, hold the request up to this many seconds and answer as soon as one commits (from any process on the database; within about a second). Default 0 (answer at once); above the server's maximum (30 unless its operator set `PRODGRAPH_FEED_MAX_WAIT_SECONDS`) is clamped to it. */
+        /** @description Long-poll: when there is no change after `after`, hold the request up to this many seconds and answer as soon as one commits: on PostgreSQL within milliseconds whichever process committed it (the database announces every commit); on SQLite at once for this server's own writes, within `PRODGRAPH_CHANGE_POLL_MS` (250 ms unless the operator set it) for another process's. Default 0 (answer at once); above the server's maximum (30 unless its operator set `PRODGRAPH_FEED_MAX_WAIT_SECONDS`) is clamped to it. */
         wait?: number;
       };
       header?: never;

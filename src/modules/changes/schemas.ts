@@ -24,7 +24,7 @@ export const ChangesQuery = Type.Object({
     Type.Integer({
       minimum: 0,
       default: 0,
-      description: `Long-poll: when there is no change after \`after\`, hold the request up to this many seconds and answer as soon as one commits (from any process on the database; within about a second). Default 0 (answer at once); above the server's maximum (30 unless its operator set \`PRODGRAPH_FEED_MAX_WAIT_SECONDS\`) is clamped to it.`,
+      description: `Long-poll: when there is no change after \`after\`, hold the request up to this many seconds and answer as soon as one commits: on PostgreSQL within milliseconds whichever process committed it (the database announces every commit); on SQLite at once for this server's own writes, within \`PRODGRAPH_CHANGE_POLL_MS\` (250 ms unless the operator set it) for another process's. Default 0 (answer at once); above the server's maximum (30 unless its operator set \`PRODGRAPH_FEED_MAX_WAIT_SECONDS\`) is clamped to it.`,
     }),
   ),
 });
