@@ -10,6 +10,8 @@ export interface Received {
     change: { cursor: string; kind: string; id: number; op: string };
   };
   at: number;
+  /** The sender's end of the connection (which process sent it: see pidOwningPort). */
+  remotePort: number;
 }
 
 /** A real HTTP receiver on a local port; `answer` decides each response (status, or a delay first). */
@@ -25,7 +27,13 @@ export class Receiver {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
-        const r: Received = { headers: req.headers, body, json: JSON.parse(body), at: Date.now() };
+        const r: Received = {
+          headers: req.headers,
+          body,
+          json: JSON.parse(body),
+          at: Date.now(),
+          remotePort: req.socket.remotePort ?? 0,
+        };
         this.got.push(r);
         void Promise.resolve(this.answer(r)).then((status) => {
           if (!res.destroyed) res.writeHead(status).end();

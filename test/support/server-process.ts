@@ -35,9 +35,10 @@ export function dbArgOf(env: TestEnv): string {
 export async function startServer(
   env: TestEnv,
   extraEnv: Record<string, string> = {},
-  options: { db?: string } = {},
+  options: { db?: string; port?: number } = {},
 ): Promise<ServerProcess> {
-  const port = await freePort();
+  // a given port: the same server started again where a balancer expects it
+  const port = options.port ?? (await freePort());
   const workers = Number(extraEnv.PRODGRAPH_WORKERS ?? '1');
   const child = spawn(
     process.execPath,
