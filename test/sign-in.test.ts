@@ -421,26 +421,28 @@ for (const dialect of DIALECTS) {
       );
       assert.equal(outRows[0]!.person_id, await anaPersonId());
 
-      const vic = await signedIn('vic');
+      const carl = await signedIn('carl');
       const beforeRevoke = await lastAuditId(env);
-      const end = await call(env.app, 'DELETE', `/api/v1/admin/sessions/${vic.me.id}`, { token: adminKey });
+      const end = await call(env.app, 'DELETE', `/api/v1/admin/sessions/${carl.me.id}`, { token: adminKey });
       assert.equal(end.status, 204);
-      const again = await call(env.app, 'DELETE', `/api/v1/admin/sessions/${vic.me.id}`, { token: adminKey });
+      const again = await call(env.app, 'DELETE', `/api/v1/admin/sessions/${carl.me.id}`, {
+        token: adminKey,
+      });
       assert.equal(again.status, 404, 'already ended');
       const revoked = await auditSince(env, beforeRevoke);
       assert.deepEqual(
         revoked.map((r) => [r.action, r.outcome, r.object_type, r.object_id, r.person_id]),
-        [['session.revoke', 'ok', 'session', vic.me.id, null]],
+        [['session.revoke', 'ok', 'session', carl.me.id, null]],
         'one row, for the ending that happened',
       );
-      assert.match(revoked[0]!.summary, /vic@studio\.test/);
+      assert.match(revoked[0]!.summary, /carl@studio\.test/);
       assert.equal(revoked[0]!.key_label, 'test key', "the admin's key");
       holdsNoSecret(
         [...signedInRows, ...outRows, ...revoked],
         ana.token,
         ana.csrf,
-        vic.token,
-        vic.csrf,
+        carl.token,
+        carl.csrf,
         adminKey,
       );
     });
