@@ -380,5 +380,22 @@ for (const dialect of DIALECTS) {
         false,
       );
     });
+
+    it('records a rotation of the signing secret under the operator, in every production', async () => {
+      const before = (await rows()).length;
+      const rotated = await prodgraphHere(['secrets', 'rotate', '--json'], cli);
+      assert.equal(rotated.code, 0, rotated.stderr);
+      const { generation } = JSON.parse(rotated.stdout);
+      const added = (await rows()).slice(before);
+      const productions = await env.handle.db.selectFrom('productions').select('id').orderBy('id').execute();
+      assert.deepEqual(
+        added.map((r) => [r.action, r.production_id, r.object_type, r.object_id, r.outcome]),
+        productions.map((p) => ['signing_secret.rotate', p.id, 'signing_secret', generation, 'ok']),
+      );
+      for (const r of added) assert.match(r.actor, /via prodgraph CLI$/);
+      const stored = await env.handle.db.selectFrom('signing_secrets').select('secret').execute();
+      const text = JSON.stringify(added);
+      for (const { secret } of stored) assert.equal(text.includes(secret), false, 'never the secret');
+    });
   });
 }

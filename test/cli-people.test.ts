@@ -57,6 +57,31 @@ for (const target of cliTargets()) {
         JSON.parse((await cli('people', 'list', '--production', 'signin', '--json')).stdout),
         [],
       );
+      const exported = await cli(
+        'audit',
+        'export',
+        '--production',
+        'signin',
+        '--since',
+        '1d',
+        '--action',
+        'sign_in_person',
+      );
+      assert.equal(exported.code, 0, exported.stderr);
+      const rows = exported.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      assert.deepEqual(
+        rows.map((r) => r.action),
+        ['sign_in_person.allow', 'sign_in_person.change', 'sign_in_person.withdraw'],
+      );
+      for (const r of rows) {
+        assert.match(r.actor, /via prodgraph CLI$/, 'the operator');
+        assert.equal(r.object_type, 'sign_in_person');
+        assert.equal(r.ip, null);
+      }
+      assert.match(rows[1].summary, /ana@studio\.test as admin .*was coordinator/);
     });
 
     it('refuses a bad role, email, person or production with a clear message and changes nothing', async () => {

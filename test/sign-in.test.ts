@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { operatorActor } from '../src/modules/audit/actor.js';
 import { allowPerson, productionIdOf } from '../src/modules/sign-in/service.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { Factory } from './support/factory.js';
@@ -57,12 +58,17 @@ for (const dialect of DIALECTS) {
         e.handle.db,
         id,
         { email: 'ana@studio.test', role: 'admin', person: 'p-ana' },
-        'test',
+        operatorActor('test'),
       );
-      await allowPerson(e.handle.db, id, { email: 'carl@studio.test', role: 'coordinator' }, 'test');
-      await allowPerson(e.handle.db, id, { email: 'vic@studio.test', role: 'viewer' }, 'test');
-      await allowPerson(e.handle.db, id, { email: 'eve@outside.test', role: 'admin' }, 'test');
-      await allowPerson(e.handle.db, id, { email: 'ulla@studio.test', role: 'admin' }, 'test');
+      await allowPerson(
+        e.handle.db,
+        id,
+        { email: 'carl@studio.test', role: 'coordinator' },
+        operatorActor('test'),
+      );
+      await allowPerson(e.handle.db, id, { email: 'vic@studio.test', role: 'viewer' }, operatorActor('test'));
+      await allowPerson(e.handle.db, id, { email: 'eve@outside.test', role: 'admin' }, operatorActor('test'));
+      await allowPerson(e.handle.db, id, { email: 'ulla@studio.test', role: 'admin' }, operatorActor('test'));
     }
 
     before(async () => {
@@ -73,7 +79,12 @@ for (const dialect of DIALECTS) {
       await seed(tls);
       // carl may also sign in to a second production of this installation
       const second = await new Factory(tls.handle.db).production({ code: 'film2' });
-      await allowPerson(tls.handle.db, second.id, { email: 'carl@studio.test', role: 'viewer' }, 'test');
+      await allowPerson(
+        tls.handle.db,
+        second.id,
+        { email: 'carl@studio.test', role: 'viewer' },
+        operatorActor('test'),
+      );
       adminKey = await env.mint({ production: 'film', scopes: ['read', 'admin'] });
     });
     after(async () => {
@@ -351,6 +362,204 @@ for (const dialect of DIALECTS) {
       assert.equal(
         (await signIn(env, 'vic')).headers.location,
         `${PUBLIC}/console#/sign-in-refused/not_allowed`,
+      );
+    });
+
+    // ---- the audit trail of sign-in
+
+    /** The audit rows written since `fromId`, oldest first. */
+    const auditSince = (e: TestEnv, fromId: number) =>
+      e.handle.db.selectFrom('audit_events').where('id', '>', fromId).selectAll().orderBy('id').execute();
+    const lastAuditId = async (e: TestEnv) => {
+      const r = await e.handle.db
+        .selectFrom('audit_events')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirst();
+      return Number(r?.id ?? 0);
+    };
+    /** No column of any row holds a token, a cookie's value, the CSRF token, a code or a state. */
+    function holdsNoSecret(rows: object[], ...secrets: string[]) {
+      const text = JSON.stringify(rows);
+      for (const s of secrets.filter((x) => x.length > 0))
+        assert.equal(text.includes(s), false, `holds ${s}`);
+      assert.doesNotMatch(text, /code=|state=|prodgraph_session|prodgraph_sign_in/);
+    }
+    const anaActor = 'Ana Ruiz <ana@studio.test> (console, admin)';
+    const anaPersonId = async () =>
+      (
+        await env.handle.db
+          .selectFrom('people')
+          .where('ref', '=', 'p-ana')
+          .select('id')
+          .executeTakeFirstOrThrow()
+      ).id;
+
+    it('audits a sign-in, a sign-out and an admin ending a session: one row each, under the person, with the address', async () => {
+      const from = await lastAuditId(env);
+      const ana = await signedIn('ana');
+      const signedInRows = await auditSince(env, from);
+      assert.deepEqual(
+        signedInRows.map((r) => [r.action, r.outcome, r.actor, r.object_type, r.object_id]),
+        [['session.sign_in', 'ok', anaActor, 'session', ana.me.id]],
+      );
+      assert.equal(signedInRows[0]!.person_id, await anaPersonId());
+      assert.equal(signedInRows[0]!.ip, '127.0.0.1');
+      assert.ok(signedInRows[0]!.key_prefix, "the session's own key, by prefix");
+
+      const mid = await lastAuditId(env);
+      const out = await call(
+        env.app,
+        'POST',
+        '/api/v1/auth/sign-out',
+        withSession(ana.token, { 'x-csrf-token': ana.csrf }),
+      );
+      assert.equal(out.status, 204);
+      const outRows = await auditSince(env, mid);
+      assert.deepEqual(
+        outRows.map((r) => [r.action, r.outcome, r.actor, r.object_id, r.ip]),
+        [['session.sign_out', 'ok', anaActor, ana.me.id, '127.0.0.1']],
+      );
+      assert.equal(outRows[0]!.person_id, await anaPersonId());
+
+      const carl = await signedIn('carl');
+      const beforeRevoke = await lastAuditId(env);
+      const end = await call(env.app, 'DELETE', `/api/v1/admin/sessions/${carl.me.id}`, { token: adminKey });
+      assert.equal(end.status, 204);
+      const again = await call(env.app, 'DELETE', `/api/v1/admin/sessions/${carl.me.id}`, {
+        token: adminKey,
+      });
+      assert.equal(again.status, 404, 'already ended');
+      const revoked = await auditSince(env, beforeRevoke);
+      assert.deepEqual(
+        revoked.map((r) => [r.action, r.outcome, r.object_type, r.object_id, r.person_id]),
+        [['session.revoke', 'ok', 'session', carl.me.id, null]],
+        'one row, for the ending that happened',
+      );
+      assert.match(revoked[0]!.summary, /carl@studio\.test/);
+      assert.equal(revoked[0]!.key_label, 'test key', "the admin's key");
+      holdsNoSecret(
+        [...signedInRows, ...outRows, ...revoked],
+        ana.token,
+        ana.csrf,
+        carl.token,
+        carl.csrf,
+        adminKey,
+      );
+    });
+
+    it('audits each refused sign-in with its reason and the email the provider gave, never the code or state', async () => {
+      const from = await lastAuditId(env);
+      const r = await signIn(env, 'eve');
+      assert.equal(r.headers.location, `${PUBLIC}/console#/sign-in-refused/domain`);
+      const callback = new URL(
+        String(
+          (await call(env.app, 'GET', `${CALLBACK}?code=abc123secret&state=someone-elses`)).headers.location,
+        ),
+      );
+      assert.match(callback.hash, /no_attempt/);
+      const refused = await auditSince(env, from);
+      assert.deepEqual(
+        refused.map((x) => [x.action, x.outcome, x.actor, x.person_id, x.ip]),
+        [
+          ['session.refused', 'refused', 'eve@outside.test', null, '127.0.0.1'],
+          ['session.refused', 'refused', 'unidentified (console sign-in)', null, '127.0.0.1'],
+        ],
+        'one row each: this installation has one production',
+      );
+      assert.match(refused[0]!.summary, /\bdomain\b/);
+      assert.match(refused[1]!.summary, /\bno_attempt\b/);
+      holdsNoSecret(refused, 'abc123secret', 'someone-elses');
+      // seen by the production's admin, filtered by action
+      const listed = await call(env.app, 'GET', '/api/v1/admin/audit?action=session.refused', {
+        token: adminKey,
+      });
+      assert.ok(listed.body.some((x: { actor: string }) => x.actor === 'eve@outside.test'));
+    });
+
+    it('audits an unknown email under every production here, and a named production under that one only', async () => {
+      const from = await lastAuditId(tls);
+      const unknown = await signIn(tls, 'una', TLS_PUBLIC);
+      assert.match(String(unknown.headers.location), /not_allowed$/);
+      const rows = await auditSince(tls, from);
+      const productions = await tls.handle.db.selectFrom('productions').select('id').orderBy('id').execute();
+      assert.deepEqual(
+        rows.map((x) => [x.action, x.production_id, x.actor]),
+        productions.map((p) => ['session.refused', p.id, 'una@studio.test']),
+      );
+      const mid = await lastAuditId(tls);
+      const named = await signIn(tls, 'una', TLS_PUBLIC, undefined, '?production=film2');
+      assert.match(String(named.headers.location), /not_allowed$/);
+      const film2 = productions.at(-1)!.id;
+      assert.deepEqual(
+        (await auditSince(tls, mid)).map((x) => [x.production_id, x.outcome]),
+        [[film2, 'refused']],
+      );
+    });
+
+    it("audits allowing, changing and withdrawing a person's sign-in through the API, under the admin", async () => {
+      const ana = await signedIn('ana');
+      const from = await lastAuditId(env);
+      const write = (method: 'POST' | 'DELETE', url: string, body?: unknown) =>
+        call(env.app, method, url, { body, ...withSession(ana.token, { 'x-csrf-token': ana.csrf }) });
+      const allowed = await write('POST', '/api/v1/admin/sign-in-people', {
+        email: 'wes@studio.test',
+        role: 'viewer',
+      });
+      assert.equal(allowed.status, 200);
+      assert.equal(
+        (await write('POST', '/api/v1/admin/sign-in-people', { email: 'wes@studio.test', role: 'viewer' }))
+          .status,
+        200,
+      );
+      await write('POST', '/api/v1/admin/sign-in-people', { email: 'wes@studio.test', role: 'coordinator' });
+      assert.equal((await write('DELETE', `/api/v1/admin/sign-in-people/${allowed.body.id}`)).status, 204);
+      const rows = await auditSince(env, from);
+      assert.deepEqual(
+        rows.map((r) => [r.action, r.actor, r.object_type, r.object_id]),
+        [
+          ['sign_in_person.allow', anaActor, 'sign_in_person', allowed.body.id],
+          ['sign_in_person.change', anaActor, 'sign_in_person', allowed.body.id],
+          ['sign_in_person.withdraw', anaActor, 'sign_in_person', allowed.body.id],
+        ],
+        'allowing again just so changes nothing and writes nothing',
+      );
+      for (const r of rows) assert.equal(r.person_id, await anaPersonId());
+      assert.match(rows[1]!.summary, /coordinator.*was viewer/);
+      const listed = await call(env.app, 'GET', '/api/v1/admin/sign-in-people', { token: adminKey });
+      assert.equal(
+        listed.body.some((p: { email: string }) => p.email === 'wes@studio.test'),
+        false,
+      );
+      holdsNoSecret(rows, ana.token, ana.csrf);
+    });
+
+    it('audits a write made through a session under its person', async () => {
+      const ana = await signedIn('ana');
+      const made = await call(env.app, 'POST', '/api/v1/admin/organisations', {
+        body: { name: 'Audited Pixels' },
+        ...withSession(ana.token, { 'x-csrf-token': ana.csrf }),
+      });
+      assert.equal(made.status, 201);
+      const listed = await call(
+        env.app,
+        'GET',
+        '/api/v1/admin/audit?action=organisation.add',
+        withSession(ana.token),
+      );
+      const row = listed.body.find((r: { summary: string }) => r.summary.includes('Audited Pixels'));
+      assert.ok(row);
+      assert.equal(row.actor, anaActor);
+      assert.equal(row.person_id, await anaPersonId());
+      assert.equal(row.ip, '127.0.0.1');
+      const filtered = await call(
+        env.app,
+        'GET',
+        `/api/v1/admin/audit?actor=${encodeURIComponent(anaActor)}`,
+        withSession(ana.token),
+      );
+      assert.ok(
+        filtered.body.some((r: { id: number }) => r.id === row.id),
+        'the actor filter finds the person',
       );
     });
   });

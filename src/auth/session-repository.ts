@@ -100,6 +100,17 @@ export function liveSessions(db: Db, productionId: number, now: string) {
     .execute();
 }
 
+/** A production's session not yet ended: whose it is. */
+export function openSession(db: Db, productionId: number, id: number) {
+  return db
+    .selectFrom('console_sessions')
+    .where('production_id', '=', productionId)
+    .where('id', '=', id)
+    .where('ended_at', 'is', null)
+    .select(['id', 'email', 'role'])
+    .executeTakeFirst();
+}
+
 /** Ids of a production's sessions not yet ended, optionally only those of one sign-in row. */
 export async function openSessionIds(db: Db, productionId: number, signInId?: number): Promise<number[]> {
   let query = db

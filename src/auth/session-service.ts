@@ -3,6 +3,8 @@ import type { SessionConfig } from '../config-sign-in.js';
 import type { Db } from '../db/index.js';
 import { nowIso, parseJson } from '../db/values.js';
 import type { ConsoleRole, Scope } from '../domain/vocabulary.js';
+import { signInActor, type AuditActor } from '../modules/audit/actor.js';
+import { recordAudit } from '../modules/audit/record.js';
 import { mintKeyById } from './key-service.js';
 import type { Principal } from './principal.js';
 import * as repo from './session-repository.js';
@@ -63,14 +65,15 @@ export async function startSession(
       const previous = await repo.findSessionByHash(trx, hashOf(input.previousToken));
       if (previous) await repo.endSessions(trx, [previous.id], at);
     }
+    const label = `console sign-in (${input.role})`;
     const key = await mintKeyById(trx, {
       productionId: input.productionId,
-      label: `console sign-in (${input.role})`,
+      label,
       scopes: [...ROLE_SCOPES[input.role]],
       engagementId: null,
       personId: input.personId,
     });
-    return repo.insertSession(trx, {
+    const id = await repo.insertSession(trx, {
       production_id: input.productionId,
       token_hash: hashOf(token),
       csrf_token: randomBytes(24).toString('base64url'),
@@ -87,6 +90,15 @@ export async function startSession(
       ).toISOString(),
       ends_at: new Date(now + config.maxHours * 60 * MINUTE).toISOString(),
     });
+    const person = { id: input.personId, email: input.email, name: input.name };
+    await recordAudit(trx, {
+      productionId: input.productionId,
+      actor: signInActor(person, input.role, { id: key.id, prefix: key.prefix, label }, input.address),
+      action: 'session.sign_in',
+      object: { type: 'session', id },
+      summary: `signed in to the console as ${input.role}`,
+    });
+    return id;
   });
   return { id, token };
 }
@@ -131,22 +143,48 @@ export async function authenticateSession(
   };
 }
 
-/** Ends the session behind a token (sign-out); true when there was a live one. */
-export async function endSessionByToken(db: Db, token: string): Promise<boolean> {
-  const row = await repo.findSessionByHash(db, hashOf(token));
-  if (!row) return false;
-  return (await repo.endSessions(db, [row.id], nowIso())).length > 0;
+/** Ends the session behind a token (sign-out), recorded under `actor`; true when there was a live one. */
+export async function endSessionByToken(db: Db, token: string, actor: AuditActor): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const row = await repo.findSessionByHash(trx, hashOf(token));
+    if (!row || (await repo.endSessions(trx, [row.id], nowIso())).length === 0) return false;
+    await recordAudit(trx, {
+      productionId: row.production_id,
+      actor,
+      action: 'session.sign_out',
+      object: { type: 'session', id: row.id },
+      summary: 'signed out of the console',
+    });
+    return true;
+  });
 }
 
 export async function listSessions(db: Db, productionId: number) {
   return repo.liveSessions(db, productionId, nowIso());
 }
 
-/** Ends one session of a production (an admin's revocation); false when there is no such live one. */
-export async function revokeSession(db: Db, productionId: number, id: number): Promise<boolean> {
-  const open = await repo.openSessionIds(db, productionId);
-  if (!open.includes(id)) return false;
-  return (await repo.endSessions(db, [id], nowIso())).length > 0;
+/**
+ * Ends one session of a production (an admin's revocation, recorded under `actor`); false when
+ * there is no such live one.
+ */
+export async function revokeSession(
+  db: Db,
+  productionId: number,
+  id: number,
+  actor: AuditActor,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const session = await repo.openSession(trx, productionId, id);
+    if (!session || (await repo.endSessions(trx, [id], nowIso())).length === 0) return false;
+    await recordAudit(trx, {
+      productionId,
+      actor,
+      action: 'session.revoke',
+      object: { type: 'session', id },
+      summary: `ended the console session of ${session.email} (${session.role})`,
+    });
+    return true;
+  });
 }
 
 /** Ends every open session a sign-in row opened (its person's access was withdrawn or changed). */

@@ -36,9 +36,13 @@ export async function ensureSecret(db: Db): Promise<void> {
 /**
  * A rotation: a new generation signs from now on, the one it replaces is retired (it verifies
  * for `keepMs` more), and secrets retired longer ago than that are deleted. Answers the new
- * generation.
+ * generation. `record` runs last in the rotation's transaction (its audit rows).
  */
-export async function rotateSecret(db: Db, keepMs: number): Promise<number> {
+export async function rotateSecret(
+  db: Db,
+  keepMs: number,
+  record?: (trx: Db, generation: number) => Promise<void>,
+): Promise<number> {
   return db.transaction().execute(async (trx) => {
     const newest = await trx
       .selectFrom('signing_secrets')
@@ -56,6 +60,7 @@ export async function rotateSecret(db: Db, keepMs: number): Promise<number> {
       .insertInto('signing_secrets')
       .values({ generation, secret: drawSecret(), created_at: dbClock(trx) })
       .execute();
+    await record?.(trx, generation);
     return generation;
   });
 }

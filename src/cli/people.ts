@@ -7,7 +7,18 @@ import {
   productionIdOf,
   withdrawPerson,
 } from '../modules/sign-in/service.js';
-import { CliError, COMMON_FLAGS, out, parse, required, table, withDb, type Command } from './args.js';
+import { operatorActor } from '../modules/audit/actor.js';
+import {
+  CliError,
+  cliActor,
+  COMMON_FLAGS,
+  out,
+  parse,
+  required,
+  table,
+  withDb,
+  type Command,
+} from './args.js';
 
 /** Who may sign in to a production's console with the studio's identity provider. */
 
@@ -46,7 +57,7 @@ ${COMMON_FLAGS}.`,
         h.db,
         await productionIdOf(h.db, code),
         { email, role, person: values.person },
-        'prodgraph people allow',
+        operatorActor(cliActor()),
       ),
     );
     out(
@@ -94,7 +105,7 @@ ${COMMON_FLAGS}.`,
     if (!email) throw new CliError('people revoke needs an EMAIL');
     const code = required(values.production, '--production');
     const done = await withDb(loadConfig(values), async (h) =>
-      withdrawPerson(h.db, await productionIdOf(h.db, code), email),
+      withdrawPerson(h.db, await productionIdOf(h.db, code), email, operatorActor(cliActor())),
     );
     if (!done) throw new CliError(`${email} may not sign in to "${code}" (nothing to revoke)`);
     out(`revoked ${email.trim().toLowerCase()}'s sign-in`);

@@ -1,7 +1,10 @@
 import { KEEP_RETIRED_MS } from '../auth/signing-secrets.js';
 import { rotateSecret } from '../auth/signing-repository.js';
 import { loadConfig } from '../config.js';
-import { COMMON_FLAGS, out, parse, withDb, type Command } from './args.js';
+import type { Db } from '../db/index.js';
+import { operatorActor } from '../modules/audit/actor.js';
+import { recordInstallationAudit } from '../modules/audit/record.js';
+import { cliActor, COMMON_FLAGS, out, parse, withDb, type Command } from './args.js';
 
 const rotate: Command = {
   name: 'rotate',
@@ -20,7 +23,15 @@ ${COMMON_FLAGS}.`,
   async run(args) {
     const { values } = parse(args, { json: { type: 'boolean' } });
     const config = loadConfig(values);
-    const generation = await withDb(config, (h) => rotateSecret(h.db, KEEP_RETIRED_MS));
+    // every production's media tickets are signed with it: each production's trail records it
+    const audit = (trx: Db, generation: number) =>
+      recordInstallationAudit(trx, {
+        actor: operatorActor(cliActor()),
+        action: 'signing_secret.rotate',
+        object: { type: 'signing_secret', id: generation },
+        summary: `rotated the media-ticket signing secret to generation ${generation}`,
+      });
+    const generation = await withDb(config, (h) => rotateSecret(h.db, KEEP_RETIRED_MS, audit));
     if (values.json) out(JSON.stringify({ generation }));
     else {
       out(

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { buildApp, type App } from '../../src/app.js';
+import { operatorActor } from '../../src/modules/audit/actor.js';
 import { allowPerson, productionIdOf } from '../../src/modules/sign-in/service.js';
 import { createEnv, DIALECTS, type TestEnv } from '../support/env.js';
 import { Factory } from '../support/factory.js';
@@ -55,9 +56,14 @@ for (const dialect of DIALECTS) {
         env.handle.db,
         id,
         { email: 'ana@studio.test', role: 'admin', person: 'p-ana' },
-        'test',
+        operatorActor('test'),
       );
-      await allowPerson(env.handle.db, id, { email: 'eve@outside.test', role: 'admin' }, 'test');
+      await allowPerson(
+        env.handle.db,
+        id,
+        { email: 'eve@outside.test', role: 'admin' },
+        operatorActor('test'),
+      );
       app = await buildApp({ config: env.config, database: env.handle, store: env.store, logger: false });
       await app.listen({ port, host: '127.0.0.1' });
       profile = await mkdtemp(join(tmpdir(), 'prodgraph-chromium-'));

@@ -2004,14 +2004,14 @@ export interface components {
        * @description When, by the database's clock (UTC ISO-8601)
        */
       at: string;
-      /** @description Who, as people read it: a key's person and label (`Ana Ruiz via console`), a key's label, or the operator at the CLI (`jo via prodgraph CLI`) */
+      /** @description Who, as people read it: a signed-in person (`Ana Ruiz <ana@studio.example> (console, coordinator)`), a key's person and label (`Ana Ruiz via Nuke publish`), a key's label, the operator at the CLI (`jo via prodgraph CLI`), or for a refused sign-in the email the identity provider gave */
       actor: string;
       person_id: number | null;
       key_id: number | null;
       key_prefix: string | null;
       key_label: string | null;
       engagement_id: number | null;
-      /** @description `object.verb`: organisation.add, engagement.create, engagement.archive, grant.create, grant.revoke, key.mint, key.revoke, webhook.create, webhook.pause, webhook.resume, webhook.remove, delivery.status, package.file_add, package.file_remove, submission.review, media.download, package.download (an open set: more are added, none renamed) */
+      /** @description `object.verb`: organisation.add, engagement.create, engagement.archive, grant.create, grant.revoke, key.mint, key.revoke, webhook.create, webhook.pause, webhook.resume, webhook.remove, delivery.status, package.file_add, package.file_remove, submission.review, media.download, package.download, session.sign_in, session.sign_out, session.refused, session.revoke, sign_in_person.allow, sign_in_person.change, sign_in_person.withdraw, signing_secret.rotate (an open set: more are added, none renamed) */
       action: string;
       object_type: string | null;
       object_id: number | null;

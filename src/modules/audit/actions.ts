@@ -23,6 +23,11 @@ export const AUDIT_ACTIONS = [
   'session.sign_in',
   'session.sign_out',
   'session.refused',
+  'session.revoke',
+  'sign_in_person.allow',
+  'sign_in_person.change',
+  'sign_in_person.withdraw',
+  'signing_secret.rotate',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

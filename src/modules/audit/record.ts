@@ -1,7 +1,7 @@
 import type { Db } from '../../db/index.js';
 import type { AuditActor } from './actor.js';
 import type { AuditAction, AuditOutcome } from './actions.js';
-import { insertAuditRow } from './repository.js';
+import { allProductionIds, insertAuditRow } from './repository.js';
 
 /** One audit row to write. */
 export interface AuditEntry {
@@ -40,4 +40,15 @@ export async function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
     ip: actor.ip,
     outcome: entry.outcome ?? 'ok',
   });
+}
+
+/**
+ * Writes one row of an action on the whole installation (no one production's) into the trail of
+ * every production, since each production's admins read only their own trail.
+ */
+export async function recordInstallationAudit(
+  db: Db,
+  entry: Omit<AuditEntry, 'productionId'>,
+): Promise<void> {
+  for (const productionId of await allProductionIds(db)) await recordAudit(db, { ...entry, productionId });
 }

@@ -33,6 +33,12 @@ export async function insertAuditRow(db: Db, row: AuditRow): Promise<void> {
     .execute();
 }
 
+/** Every production here: an installation's action (a secret's rotation) is recorded in each one's trail. */
+export async function allProductionIds(db: Db): Promise<number[]> {
+  const rows = await db.selectFrom('productions').select('id').orderBy('id').execute();
+  return rows.map((r) => r.id);
+}
+
 export interface AuditFilter {
   actor?: string;
   engagementId?: number;

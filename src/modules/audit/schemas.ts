@@ -11,7 +11,7 @@ export const AuditEvent = Type.Object(
     at: Type.String({ format: 'date-time', description: "When, by the database's clock (UTC ISO-8601)" }),
     actor: Type.String({
       description:
-        "Who, as people read it: a key's person and label (`Ana Ruiz via console`), a key's label, or the operator at the CLI (`jo via prodgraph CLI`)",
+        "Who, as people read it: a signed-in person (`Ana Ruiz <ana@studio.example> (console, coordinator)`), a key's person and label (`Ana Ruiz via Nuke publish`), a key's label, the operator at the CLI (`jo via prodgraph CLI`), or for a refused sign-in the email the identity provider gave",
     }),
     person_id: Nullable(
       Type.Integer({ description: 'The person acting, when the key or sign-in carries one' }),
@@ -29,7 +29,7 @@ export const AuditEvent = Type.Object(
     ),
     action: Type.String({
       description:
-        '`object.verb`: organisation.add, engagement.create, engagement.archive, grant.create, grant.revoke, key.mint, key.revoke, webhook.create, webhook.pause, webhook.resume, webhook.remove, delivery.status, package.file_add, package.file_remove, submission.review, media.download, package.download (an open set: more are added, none renamed)',
+        '`object.verb`: organisation.add, engagement.create, engagement.archive, grant.create, grant.revoke, key.mint, key.revoke, webhook.create, webhook.pause, webhook.resume, webhook.remove, delivery.status, package.file_add, package.file_remove, submission.review, media.download, package.download, session.sign_in, session.sign_out, session.refused, session.revoke, sign_in_person.allow, sign_in_person.change, sign_in_person.withdraw, signing_secret.rotate (an open set: more are added, none renamed)',
     }),
     object_type: Nullable(
       Type.String({ description: 'What `object_id` names: grant, key, media, delivery, …' }),

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { actorName } from '../../auth/principal.js';
 import { principalOf } from '../../auth/route-hook.js';
 import { listSessions, revokeSession } from '../../auth/session-service.js';
 import { errors } from '../../errors.js';
+import { actorOf } from '../audit/actor.js';
 import { errorResponses } from '../../http/schemas.js';
 import { AllowedPerson, IdParams, NewAllowedPerson, SessionSummary } from './schemas.js';
 import { allowPerson, listAllowed, SignInError, withdrawPerson } from './service.js';
@@ -48,7 +48,7 @@ export async function signInAdminRoutes(fastify: FastifyInstance): Promise<void>
     async (request) => {
       const principal = principalOf(request);
       try {
-        return await allowPerson(db(), principal.productionId, request.body, actorName(principal));
+        return await allowPerson(db(), principal.productionId, request.body, actorOf(principal));
       } catch (err) {
         if (err instanceof SignInError)
           throw errors.invalid(err.message.startsWith('no person') ? 'person' : 'email', err.message);
@@ -70,7 +70,8 @@ export async function signInAdminRoutes(fastify: FastifyInstance): Promise<void>
       },
     },
     async (request, reply) => {
-      if (!(await withdrawPerson(db(), principalOf(request).productionId, request.params.id)))
+      const p = principalOf(request);
+      if (!(await withdrawPerson(db(), p.productionId, request.params.id, actorOf(p))))
         throw errors.notFound('sign-in');
       return reply.code(204).send(null);
     },
@@ -106,7 +107,8 @@ export async function signInAdminRoutes(fastify: FastifyInstance): Promise<void>
       },
     },
     async (request, reply) => {
-      if (!(await revokeSession(db(), principalOf(request).productionId, request.params.id)))
+      const p = principalOf(request);
+      if (!(await revokeSession(db(), p.productionId, request.params.id, actorOf(p))))
         throw errors.notFound('session');
       return reply.code(204).send(null);
     },

@@ -4,6 +4,7 @@ import { parse, serialize, type SerializeOptions } from 'cookie';
 import { Type } from 'typebox';
 import { sessionTokenOf } from '../../auth/csrf.js';
 import { principalOf } from '../../auth/route-hook.js';
+import { actorOf } from '../audit/actor.js';
 import { authenticateSession, endSessionByToken, SESSION_COOKIE } from '../../auth/session-service.js';
 import { errors } from '../../errors.js';
 import { errorResponses } from '../../http/schemas.js';
@@ -156,8 +157,9 @@ export async function signInRoutes(fastify: FastifyInstance): Promise<void> {
 
   async function signOut(request: FastifyRequest, reply: FastifyReply) {
     const token = sessionTokenOf(request);
-    if (!principalOf(request).session || !token) throw errors.notFound('console session');
-    await endSessionByToken(app.ctx.db, token);
+    const principal = principalOf(request);
+    if (!principal.session || !token) throw errors.notFound('console session');
+    await endSessionByToken(app.ctx.db, token, actorOf(principal));
     reply.header('set-cookie', clearSession());
     return reply.code(204).send(null);
   }

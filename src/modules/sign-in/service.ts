@@ -8,6 +8,8 @@ import { errors } from '../../errors.js';
 import { authorizationUrl, identityFrom, newSignInSecrets, type Identity } from '../../auth/oidc.js';
 import type { Principal } from '../../auth/principal.js';
 import { endSessionsOf, startSession } from '../../auth/session-service.js';
+import { refusedActor, type AuditActor } from '../audit/actor.js';
+import { recordAudit, recordInstallationAudit } from '../audit/record.js';
 import * as repo from './repository.js';
 import type { AllowedPerson, ConsoleSession } from './schemas.js';
 
@@ -80,12 +82,16 @@ export interface Return {
 export async function finishSignIn(ctx: AppContext, back: Return): Promise<SignInOutcome> {
   const { oidc } = oidcOf(ctx);
   const state = back.callbackUrl.searchParams.get('state');
+  const refuse = async (refusal: Refusal, email: string | null, production: string | null = null) => {
+    await recordRefusal(ctx.db, { refusal, email, production, address: back.address });
+    return { ok: false as const, refusal, email };
+  };
   // the state must be this browser's own (its cookie), or another's link could sign it in
-  if (!back.cookieState || state !== back.cookieState)
-    return { ok: false, refusal: 'no_attempt', email: null };
+  if (!back.cookieState || state !== back.cookieState) return refuse('no_attempt', null);
   const attempt = await repo.takeAttempt(ctx.db, hashOf(state));
   if (!attempt || Date.parse(attempt.expires_at) <= Date.now())
-    return { ok: false, refusal: 'no_attempt', email: null };
+    return refuse('no_attempt', null, attempt?.production_code);
+  const production = attempt.production_code;
   let identity: Identity;
   try {
     identity = await identityFrom(oidc, back.callbackUrl, {
@@ -94,16 +100,16 @@ export async function finishSignIn(ctx: AppContext, back: Return): Promise<SignI
       codeVerifier: attempt.code_verifier,
     });
   } catch {
-    return { ok: false, refusal: 'provider', email: null };
+    return refuse('provider', null, production);
   }
   const refusal = refusalOf(oidc, identity);
-  if (refusal) return { ok: false, refusal, email: identity.email };
+  if (refusal) return refuse(refusal, identity.email, production);
   const email = identity.email!;
   const rows = (await repo.signInsOfEmail(ctx.db, email)).filter(
-    (r) => attempt.production_code === null || r.code === attempt.production_code,
+    (r) => production === null || r.code === production,
   );
-  if (rows.length === 0) return { ok: false, refusal: 'not_allowed', email };
-  if (rows.length > 1) return { ok: false, refusal: 'choose_production', email };
+  if (rows.length === 0) return refuse('not_allowed', email, production);
+  if (rows.length > 1) return refuse('choose_production', email, production);
   const row = rows[0]!;
   const session = await startSession(ctx.db, ctx.config.signIn.session, {
     productionId: row.production_id,
@@ -117,6 +123,47 @@ export async function finishSignIn(ctx: AppContext, back: Return): Promise<SignI
     previousToken: back.previousToken ?? undefined,
   });
   return { ok: true, token: session.token, email, sessionId: session.id };
+}
+
+const REFUSALS: Record<Refusal, string> = {
+  no_attempt: 'no sign-in of this browser was waiting',
+  provider: 'the identity provider refused, or its answer did not check out',
+  no_email: 'the identity provider gave no email',
+  unverified_email: 'the email is not verified',
+  domain: 'outside the allowed email domains',
+  group: 'in none of the required groups',
+  not_allowed: 'this email may not sign in',
+  choose_production: 'allowed on several productions and none was named',
+};
+
+/**
+ * The audit rows of a refused sign-in: the reason and the email the provider gave, never its
+ * code, the state or a token. A row belongs to a production, and a refused person often has
+ * none: the rows go to the production the sign-in named (`?production=`), else to every
+ * production the email may sign in to, else (an unknown email, or no identity at all) to every
+ * production here, since the provider, the allowed domains and groups are the installation's
+ * and each production's admins should see who was turned away.
+ */
+async function recordRefusal(
+  db: Db,
+  r: { refusal: Refusal; email: string | null; production: string | null; address: string | null },
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const named = r.production === null ? undefined : await repo.productionByCode(trx, r.production);
+    const ids = named
+      ? [named.id]
+      : r.email
+        ? [...new Set((await repo.signInsOfEmail(trx, r.email)).map((s) => s.production_id))]
+        : [];
+    const entry = {
+      actor: refusedActor(r.email, r.address),
+      action: 'session.refused',
+      summary: `sign-in refused: ${r.refusal} (${REFUSALS[r.refusal]})`,
+      outcome: 'refused',
+    } as const;
+    if (ids.length === 0) await recordInstallationAudit(trx, entry);
+    for (const productionId of ids) await recordAudit(trx, { ...entry, productionId });
+  });
 }
 
 function refusalOf(oidc: OidcConfig, identity: Identity): Refusal | null {
@@ -188,9 +235,15 @@ export async function allowPerson(
   db: Db,
   productionId: number,
   input: Allow,
-  by: string,
+  by: AuditActor,
 ): Promise<AllowedPerson> {
   const email = normaliseEmail(input.email);
+  await db.transaction().execute((trx) => allowIn(trx, productionId, email, input, by));
+  return (await listAllowed(db, productionId)).find((p) => p.email === email)!;
+}
+
+/** The change an allow makes, with its audit row; none when the email is allowed just so already. */
+async function allowIn(db: Db, productionId: number, email: string, input: Allow, by: AuditActor) {
   let personId: number | null = null;
   if (input.person) {
     const person = await repo.personByRef(db, productionId, input.person);
@@ -201,36 +254,52 @@ export async function allowPerson(
     personId = (await repo.personByEmail(db, productionId, email))?.id ?? null;
   }
   const existing = await repo.findSignIn(db, productionId, email);
+  const as = `${email} as ${input.role}${input.person ? ` (person ${input.person})` : ''}`;
   if (!existing) {
-    await repo.insertSignIn(db, {
+    const id = await repo.insertSignIn(db, {
       production_id: productionId,
       email,
       role: input.role,
       person_id: personId,
       created_at: nowIso(),
-      created_by: by,
+      created_by: by.actor,
     });
+    await auditSignIn(db, productionId, by, 'sign_in_person.allow', id, `allowed ${as}`);
   } else if (existing.role !== input.role || existing.person_id !== personId) {
-    await endSessionsOf(db, productionId, existing.id);
+    const ended = await endSessionsOf(db, productionId, existing.id);
     await repo.updateSignIn(db, existing.id, input.role, personId);
+    const was = `was ${existing.role}; ${ended} session${ended === 1 ? '' : 's'} ended`;
+    await auditSignIn(db, productionId, by, 'sign_in_person.change', existing.id, `changed ${as} (${was})`);
   }
-  return (await listAllowed(db, productionId)).find((p) => p.email === email)!;
 }
+
+const auditSignIn = (
+  db: Db,
+  productionId: number,
+  actor: AuditActor,
+  action: 'sign_in_person.allow' | 'sign_in_person.change' | 'sign_in_person.withdraw',
+  id: number,
+  summary: string,
+) => recordAudit(db, { productionId, actor, action, object: { type: 'sign_in_person', id }, summary });
 
 /** Withdraws an email's sign-in; its sessions end at once. False when it was not allowed. */
 export async function withdrawPerson(
   db: Db,
   productionId: number,
   emailOrId: string | number,
+  by: AuditActor,
 ): Promise<boolean> {
-  const rows = await repo.signInRows(db, productionId);
-  const row = rows.find((r) =>
-    typeof emailOrId === 'number' ? r.id === emailOrId : r.email === normaliseEmail(emailOrId),
-  );
-  if (!row) return false;
-  await endSessionsOf(db, productionId, row.id);
-  await repo.deleteSignIn(db, row.id);
-  return true;
+  const email = typeof emailOrId === 'number' ? null : normaliseEmail(emailOrId);
+  return db.transaction().execute(async (trx) => {
+    const rows = await repo.signInRows(trx, productionId);
+    const row = rows.find((r) => (email === null ? r.id === emailOrId : r.email === email));
+    if (!row) return false;
+    const ended = await endSessionsOf(trx, productionId, row.id);
+    await repo.deleteSignIn(trx, row.id);
+    const summary = `withdrew ${row.email}'s sign-in (${row.role}); ${ended} session${ended === 1 ? '' : 's'} ended`;
+    await auditSignIn(trx, productionId, by, 'sign_in_person.withdraw', row.id, summary);
+    return true;
+  });
 }
 
 export async function productionIdOf(db: Db, code: string): Promise<number> {
