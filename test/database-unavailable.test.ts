@@ -193,6 +193,62 @@ describe('a PostgreSQL that refuses the service answers 503, never 500 [postgres
     }
   });
 
+  it('40P01: a write chosen as the victim of a deadlock is 503 and leaves nothing; the next one is written', async () => {
+    const { rows } = await admin(
+      (c) =>
+        c.query(
+          `select n.id, n.production_id from nodes n join productions p on p.id = n.production_id
+           where p.code = 'refused' and n.kind <> 'scene' and n.retired_at is null order by n.id limit 1`,
+        ),
+      database,
+    );
+    const { id: nodeId, production_id: productionId } = rows[0] as { id: number; production_id: number };
+    const revision = async () =>
+      (
+        await admin(
+          (c) => c.query('select revision from productions where id = $1', [productionId]),
+          database,
+        )
+      ).rows[0].revision as number;
+    const before = await revision();
+    // Another session holds the production's row (every write's last statement moves its
+    // revision) and waits long before looking for deadlocks, so the request's own backend is the
+    // one that finds the cycle and is rolled back.
+    const other = new pg.Client({ connectionString: new URL(`/${database}`, PG_URL).toString() });
+    await other.connect();
+    try {
+      await other.query("begin; set local deadlock_timeout = '30s'");
+      await other.query('update productions set revision = revision where id = $1', [productionId]);
+      const answer = call(app, 'POST', `/api/v1/assets/${nodeId}/notes`, {
+        token: key,
+        body: { text: 'caught in a deadlock' },
+      });
+      // the request holds the asset's row and waits for the production's
+      await admin(async (c) => {
+        for (;;) {
+          const waiting = await c.query(
+            `select 1 from pg_stat_activity where datname = $1 and wait_event_type = 'Lock' and pid <> $2`,
+            [database, (other as unknown as { processID: number }).processID],
+          );
+          if (waiting.rowCount) return;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      });
+      const blocked = other.query('update nodes set updated_at = updated_at where id = $1', [nodeId]);
+      assertUnavailable(await answer, '40P01 deadlock');
+      await blocked;
+      await other.query('rollback');
+    } finally {
+      await other.end();
+    }
+    assert.equal(await revision(), before, 'the victim wrote nothing');
+    const again = await call(app, 'POST', `/api/v1/assets/${nodeId}/notes`, {
+      token: key,
+      body: { text: 'written once the way is clear' },
+    });
+    assert.equal(again.status, 201, again.text);
+  });
+
   it('57P02, 57P03 and the connection failures (08xxx) are 503, as is no server at all', async () => {
     const refusing = new RefusingPostgres();
     const port = await refusing.start();

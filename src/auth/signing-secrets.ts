@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
+import { storageFailure } from '../db/failures.js';
 import { TICKET_TTL_SECONDS } from '../modules/media-ticket/ticket.js';
 import { ensureSecret, liveSecrets } from './signing-repository.js';
 
@@ -26,6 +27,9 @@ export class SigningSecrets {
   private missedAt = 0;
   private reading: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** Why the secrets have never been read yet (the database was not available), else null. */
+  private unreadable: Error | null = null;
+  private onError?: (err: unknown) => void;
 
   private constructor(
     private readonly db: Db | null,
@@ -38,16 +42,32 @@ export class SigningSecrets {
   /** The configured secret (PRODGRAPH_TICKET_SECRET), or the database's, made if there is none yet. */
   static async open(db: Db, config: Config, onError?: (err: unknown) => void): Promise<SigningSecrets> {
     if (config.ticketSecret) return new SigningSecrets(null, Buffer.from(config.ticketSecret, 'utf8'));
-    await ensureSecret(db);
     const secrets = new SigningSecrets(db, Buffer.alloc(0));
-    await secrets.read();
+    secrets.onError = onError;
+    try {
+      await secrets.read();
+    } catch (err) {
+      // A database that is not available now must not stop the server from starting (or a
+      // balancer's health check from finding it down): tickets wait for the first good read.
+      if (storageFailure(err) !== 'unavailable') throw err;
+      secrets.unreadable = err as Error;
+      onError?.(err);
+    }
     secrets.timer = setInterval(() => void secrets.read().catch((err) => onError?.(err)), REFRESH_MS);
     secrets.timer.unref();
     return secrets;
   }
 
-  /** The secret new signatures are made with. */
+  /**
+   * The secret new signatures are made with. Before the secrets were ever read (the database was
+   * not available at start), the read's failure: the request answers 503 as for any outage, and
+   * the secrets are read again.
+   */
   current(): Buffer {
+    if (this.signing.length === 0 && this.unreadable !== null) {
+      void this.read().catch((err) => this.onError?.(err));
+      throw this.unreadable;
+    }
     return this.signing;
   }
 
@@ -87,5 +107,6 @@ export class SigningSecrets {
     }
     this.signing = Buffer.from((rows.find((r) => r.retired_at === null) ?? rows[0]!).secret, 'utf8');
     this.verifying = rows.map((r) => Buffer.from(r.secret, 'utf8'));
+    this.unreadable = null;
   }
 }

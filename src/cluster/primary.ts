@@ -110,19 +110,21 @@ class Crew {
         }
       });
       worker.on('exit', (code, signal) => {
+        const started = this.workers.get(id)?.started ?? 0;
         this.workers.delete(id);
         if (!ready) {
           reject(new Error(`worker ${id} exited before it served (${signal ?? `code ${code}`})`));
           return;
         }
-        this.died(id, code, signal);
+        this.died(id, code, signal, started);
       });
     });
   }
 
-  private died(id: number, code: number | null, signal: string | null): void {
+  /** `started`: when the dead worker was forked (read before its entry left the map). */
+  private died(id: number, code: number | null, signal: string | null, started: number): void {
     if (this.stopping) return;
-    const quick = Date.now() - (this.workers.get(id)?.started ?? 0) < QUICK_DEATH_MS;
+    const quick = Date.now() - started < QUICK_DEATH_MS;
     this.log.error({ worker: id, code, signal }, `worker ${id} died; starting another`);
     setTimeout(
       () => {

@@ -25,9 +25,11 @@ const NO_ROOM = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL']);
 /**
  * PostgreSQL states meaning "not now": class 08 (connection exceptions), 57P01–57P03 (the
  * server is shutting down, crashed or starting), 53300 (too many connections), 53200 (out of
- * memory). 53100 is its disk full.
+ * memory), and a transaction PostgreSQL rolled back to let others on (40P01 deadlock detected,
+ * 40001 serialization failure: writes of several servers meeting on the same rows). The same
+ * request sent again succeeds; 53100 is its disk full.
  */
-const PG_UNAVAILABLE = /^(08[0-9A-Z]{3}|57P0[1-3]|53[23]00)$/;
+const PG_UNAVAILABLE = /^(08[0-9A-Z]{3}|57P0[1-3]|53[23]00|40P01|40001)$/;
 
 /**
  * 55000 (object not in prerequisite state) as PostgreSQL refuses a login to a database closed
