@@ -277,6 +277,18 @@ for (const target of targets) {
         first.stdout,
         /curl -H "Authorization: Bearer pgk_\S+" http:\/\/127\.0\.0\.1:8080\/api\/v1\/production/,
       );
+      // the keys it minted are in the audit trail, as any minted at the command line
+      const audit = await prodgraphHere(
+        ['audit', 'export', '--production', 'nightfall', '--since', '1d', '--action', 'key.mint'],
+        env,
+      );
+      assert.equal(audit.code, 0, audit.stderr);
+      const minted = audit.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { actor: string; summary: string });
+      assert.equal(minted.length, 3);
+      for (const row of minted) assert.match(row.actor, / via prodgraph demo$/);
       const second = await prodgraphHere(['demo'], env);
       assert.match(second.stdout, /"nightfall" is already loaded/);
     });

@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.js';
@@ -5,6 +6,7 @@ import type { Db } from '../db/index.js';
 import { importDocument } from '../document/import.js';
 import { readDocument } from '../document/parse.js';
 import { mintKey } from '../auth/key-service.js';
+import { operatorActor } from '../modules/audit/actor.js';
 import { FileMediaStore } from '../media/store.js';
 import { findProductionByCode } from '../modules/production/repository.js';
 
@@ -45,26 +47,40 @@ export async function loadDemo(db: Db, config: Config): Promise<LoadedDemo> {
   const [series] = docs;
   if (!series) throw new Error('internal: the demo has no productions');
   const code = series.production.code;
-  const wide = await mintKey(db, {
-    production: code,
-    label: 'demo: production-wide',
-    scopes: ['read', 'write', 'submit:turnover', 'read:money'],
-  });
+  // in the audit trail, as any key minted at the command line is
+  const minted = operatorActor(`${userInfo().username} via prodgraph demo`);
+  const wide = await mintKey(
+    db,
+    {
+      production: code,
+      label: 'demo: production-wide',
+      scopes: ['read', 'write', 'submit:turnover', 'read:money'],
+    },
+    minted,
+  );
   const engagement = series.engagements?.[0]?.ref;
   const vendor = engagement
-    ? await mintKey(db, {
-        production: code,
-        label: `demo: vendor ${engagement}`,
-        scopes: ['read', 'submit:turnover', 'read:money'],
-        engagement,
-      })
+    ? await mintKey(
+        db,
+        {
+          production: code,
+          label: `demo: vendor ${engagement}`,
+          scopes: ['read', 'submit:turnover', 'read:money'],
+          engagement,
+        },
+        minted,
+      )
     : null;
   // the console's key: a coordinator manages vendors (admin) and browses the production (read)
-  const coordinator = await mintKey(db, {
-    production: code,
-    label: 'demo: console coordinator',
-    scopes: ['read', 'admin'],
-  });
+  const coordinator = await mintKey(
+    db,
+    {
+      production: code,
+      label: 'demo: console coordinator',
+      scopes: ['read', 'admin'],
+    },
+    minted,
+  );
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const base = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${config.port}`;
   const keys = [
