@@ -533,6 +533,30 @@ for (const dialect of DIALECTS) {
       holdsNoSecret(rows, ana.token, ana.csrf);
     });
 
+    it('binds a key minted by a signed-in person to that person only, never to another', async () => {
+      const ana = await signedIn('ana');
+      const me = await anaPersonId();
+      const other = await env.handle.db
+        .selectFrom('people')
+        .where('id', '<>', me)
+        .select('id')
+        .executeTakeFirstOrThrow();
+      const mint = (body: Record<string, unknown>) =>
+        call(env.app, 'POST', '/api/v1/admin/keys', {
+          body: { label: 'ana: render farm', ...body },
+          ...withSession(ana.token, { 'x-csrf-token': ana.csrf }),
+        });
+      const someoneElse = await mint({ person_id: other.id });
+      assert.equal(someoneElse.status, 422, someoneElse.text);
+      assert.equal(someoneElse.body.field, 'person_id');
+      const own = await mint({ person_id: me });
+      assert.equal(own.status, 201, own.text);
+      assert.equal(own.body.person_id, me);
+      const tool = await mint({});
+      assert.equal(tool.status, 201, tool.text);
+      assert.equal(tool.body.person_id, null);
+    });
+
     it('audits a write made through a session under its person', async () => {
       const ana = await signedIn('ana');
       const made = await call(env.app, 'POST', '/api/v1/admin/organisations', {

@@ -28,6 +28,8 @@ export interface AdminActor {
   personId: number | null;
   /** How the audit trail names the actor; absent: an operator known only by `name`. */
   audit?: AuditActor;
+  /** A person signed in to the console (a session, not a key): the person of this production they are, or null. */
+  signedIn?: { personId: number | null };
 }
 
 export const actorOfPrincipal = (p: Principal): AdminActor => ({
@@ -35,6 +37,7 @@ export const actorOfPrincipal = (p: Principal): AdminActor => ({
   apiKeyId: p.keyId,
   personId: p.personId,
   audit: actorOf(p),
+  ...(p.session ? { signedIn: { personId: p.person?.id ?? null } } : {}),
 });
 
 /** The audit row of an admin change, in the change's transaction. */
@@ -469,6 +472,15 @@ export async function mintKey(
         throw errors.invalid('engagement_id', `engagement "${e.ref ?? engagementId}" is archived`);
     }
     const personId = input.person_id ?? null;
+    // A person signed in to the console binds a key to a person only to themselves: a key that
+    // writes under someone else's name would make the activity and the audit trail lie.
+    if (personId !== null && actor.signedIn && personId !== actor.signedIn.personId)
+      throw errors.invalid(
+        'person_id',
+        actor.signedIn.personId === null
+          ? 'you are signed in as no person of this production, so a key you mint cannot be bound to one'
+          : `a key you mint can be bound to you only (person ${actor.signedIn.personId}), or to no one`,
+      );
     if (personId !== null) {
       const p = await trx
         .selectFrom('people')
