@@ -184,7 +184,13 @@ export const NewKey = Type.Object(
       }),
     ),
     engagement_id: Type.Optional(Nullable(Id('Binds the key to this (live) engagement: a vendor key'))),
-    person_id: Type.Optional(Nullable(Id('Writes are recorded under this person'))),
+    person_id: Type.Optional(
+      Nullable(
+        Id(
+          'Writes are recorded under this person. Minted by a person signed in to the console: that person only (another is 422), or omitted for a key bound to no one',
+        ),
+      ),
+    ),
     expires_at: Type.Optional(
       Nullable(
         Type.String({
