@@ -201,9 +201,16 @@ for (const dialect of DIALECTS) {
           .where('id', '=', coat)
           .select('updated_at')
           .executeTakeFirstOrThrow();
+        const start = env.queries.sql.length;
         const r = await post(`/assets/${coat}/notes`, { text: 'Hem is 2cm short' });
         assert.equal(r.status, 201);
         assert.equal(r.headers.location, undefined);
+        if (dialect === 'postgres') {
+          const noteSql = env.queries.sql
+            .slice(start)
+            .filter((q) => /version_notes|activity|versions/.test(q));
+          assert.equal(noteSql.length, 1, 'the version lookup, the note and its entry: one round trip');
+        }
         assert.equal(r.body.landed_on, 'version');
         assert.equal(r.body.version, 2);
         assert.equal(r.body.author, 'Pipeline bot');
@@ -235,7 +242,9 @@ for (const dialect of DIALECTS) {
           .where('verb', '=', 'noted')
           .selectAll()
           .executeTakeFirstOrThrow();
-        assert.match(entry.summary, /v2: Hem is 2cm short/);
+        assert.match(entry.summary, /^".+" v2: Hem is 2cm short$/);
+        assert.equal(entry.at, r.body.created_at);
+        assert.equal(entry.actor, 'Pipeline bot');
       });
 
       it('free-text author wins; a person-bound key defaults to its person', async () => {

@@ -147,6 +147,37 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await counts(), before);
     });
 
+    it('keyed notes committed together are each remembered: every retry replays its own answer', async () => {
+      const coat = await nodeId('co-coat');
+      const texts = Array.from({ length: 8 }, (_, i) => `Together ${i}`);
+      const start = env.queries.sql.length;
+      const firsts = await Promise.all(
+        texts.map((text, i) => post(`/assets/${coat}/notes`, { text }, `k-together-${i}`)),
+      );
+      assert.deepEqual(
+        firsts.map((r) => r.status),
+        texts.map(() => 201),
+      );
+      const remembering = env.queries.sql.slice(start).filter((q) => /^update "?idempotency_keys"?/i.test(q));
+      if (dialect === 'postgres') {
+        // the writes of a group record their answers in one statement at the group's end
+        assert.ok(
+          remembering.length < texts.length,
+          `${remembering.length} statements for ${texts.length} notes`,
+        );
+      }
+      const before = await counts();
+      const retries = await Promise.all(
+        texts.map((text, i) => post(`/assets/${coat}/notes`, { text }, `k-together-${i}`)),
+      );
+      for (const [i, r] of retries.entries()) {
+        assert.equal(r.status, 201);
+        assert.equal(r.headers['idempotent-replayed'], 'true');
+        assert.deepEqual(r.body, firsts[i]!.body);
+      }
+      assert.deepEqual(await counts(), before);
+    });
+
     it('decide: a retried decision replays 200 instead of deciding the next step or answering 409', async () => {
       const ap = await env.handle.db
         .selectFrom('approvals')

@@ -4,6 +4,7 @@ import { announceCommit } from './change-signal.js';
 import type { Db } from './index.js';
 import { observersOf } from './observe.js';
 import type { Database } from './schema.js';
+import type { Deferred } from './write-hooks.js';
 
 /*
  * Group commit: writes to one production that arrive together share one transaction and so one
@@ -32,14 +33,21 @@ export interface WriteOutcome<T> {
 }
 
 interface Job {
-  work(trx: Db): Promise<WriteOutcome<unknown>>;
+  /** `defer` (PostgreSQL only) leaves a statement to the group's end (see Deferred). */
+  work(trx: Db, defer?: (statement: Deferred) => void): Promise<WriteOutcome<unknown>>;
   resolve(result: unknown): void;
   reject(err: unknown): void;
 }
 
 type Trx = ControlledTransaction<Database, string[]>;
 type Settled =
-  | { job: Job; ok: true; outcome: WriteOutcome<unknown>; revision?: number | null }
+  | {
+      job: Job;
+      ok: true;
+      outcome: WriteOutcome<unknown>;
+      deferred: Deferred[];
+      revision?: number | null;
+    }
   | { job: Job; ok: false; error: unknown };
 
 /** Thrown to the other writes of a group whose transaction was lost under one of them. */
@@ -67,7 +75,7 @@ class GroupCommitter {
     this.postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   }
 
-  submit<T>(work: (trx: Db) => Promise<WriteOutcome<T>>): Promise<T> {
+  submit<T>(work: (trx: Db, defer?: (statement: Deferred) => void) => Promise<WriteOutcome<T>>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve, reject });
       this.schedule();
@@ -138,6 +146,10 @@ class GroupCommitter {
     const ok = settled.filter((s): s is Extract<Settled, { ok: true }> => s.ok);
     if (ok.length === 0) return null;
     try {
+      await flushDeferred(
+        trx,
+        ok.flatMap((s) => s.deferred),
+      );
       const revisions = await recordChanges(
         trx,
         ok.map((s) => s.outcome),
@@ -163,7 +175,9 @@ class GroupCommitter {
       const alone = settled.length === 0 && this.queue.length === 0;
       if (alone) {
         try {
-          settled.push({ job, ok: true, outcome: await job.work(trx) });
+          const deferred: Deferred[] = [];
+          const outcome = await job.work(trx, this.deferTo(deferred));
+          settled.push({ job, ok: true, outcome, deferred });
         } catch (error) {
           settled.push({ job, ok: false, error });
           // its own failure: the transaction it had alone is rolled back (in runGroup)
@@ -193,9 +207,10 @@ class GroupCommitter {
       return { settled: { job, ok: false, error: err }, lost: err };
     }
     try {
-      const outcome = await job.work(trx);
+      const deferred: Deferred[] = [];
+      const outcome = await job.work(trx, this.deferTo(deferred));
       if (!this.postgres) await sql.raw(RELEASE_SAVEPOINT).execute(trx);
-      return { settled: { job, ok: true, outcome }, lost: null };
+      return { settled: { job, ok: true, outcome, deferred }, lost: null };
     } catch (error) {
       try {
         await sql.raw(ROLLBACK_TO_SAVEPOINT).execute(trx);
@@ -207,6 +222,14 @@ class GroupCommitter {
         return { settled: { job, ok: false, error }, lost: error };
       }
     }
+  }
+
+  /**
+   * PostgreSQL: a write's deferrable statements wait for the group's end, one round trip for the
+   * group instead of one per write. SQLite runs statements in process: each runs in its write.
+   */
+  private deferTo(list: Deferred[]): ((statement: Deferred) => void) | undefined {
+    return this.postgres ? (statement) => list.push(statement) : undefined;
   }
 
   /** Committed: answer every write, count the group, and wake the feed and the webhooks. */
@@ -227,6 +250,17 @@ class GroupCommitter {
     }
     for (const [productionId, revision] of changed) announceCommit(this.db, productionId, revision);
   }
+}
+
+/** The statements the writes of a group deferred: one flush call per kind, rows in the writes' order. */
+async function flushDeferred(trx: Db, deferred: Deferred[]): Promise<void> {
+  const byFlush = new Map<Deferred['flush'], unknown[]>();
+  for (const { flush, row } of deferred) {
+    const rows = byFlush.get(flush) ?? [];
+    rows.push(row);
+    byFlush.set(flush, rows);
+  }
+  for (const [flush, rows] of byFlush) await flush(trx, rows);
 }
 
 /** One committer per database handle and production: a production's groups commit in order. */

@@ -15,8 +15,22 @@ export type { WriteScope } from './change-log.js';
 export interface WriteHooks<T> {
   /** Runs first inside the transaction; throwing aborts the write before anything is written. */
   begin(trx: Db): Promise<void>;
-  /** Runs last inside the transaction, with the write's result. */
-  end(trx: Db, result: T): Promise<void>;
+  /**
+   * Runs last inside the transaction, with the write's result. Given `defer`, it may hand its
+   * statement to the write's group instead of running it (see Deferred).
+   */
+  end(trx: Db, result: T, defer?: (statement: Deferred) => void): Promise<void>;
+}
+
+/**
+ * A write's last statement left to its group: the rows every write of a group deferred to one
+ * `flush` are written by one call of it, at the group's end, in the shared transaction and before
+ * its COMMIT, and only for the writes that succeeded. On PostgreSQL a statement is a round trip,
+ * and one for the group is cheaper than one per write.
+ */
+export interface Deferred<R = unknown> {
+  flush(this: void, trx: Db, rows: R[]): Promise<void>;
+  row: R;
 }
 
 /**
@@ -36,7 +50,9 @@ export async function inWriteTransaction<T>(
   write: (trx: Db, changes: ChangeLog) => Promise<T>,
 ): Promise<T> {
   if (typeof scope === 'function') return alone(db, scope, hooks, write);
-  return committerFor(db, scope.productionId).submit((trx) => runWrite(trx, scope, hooks, write));
+  return committerFor(db, scope.productionId).submit((trx, defer) =>
+    runWrite(trx, scope, hooks, write, defer),
+  );
 }
 
 /** One write's statements, in whatever transaction (or savepoint) it was given. */
@@ -45,11 +61,12 @@ async function runWrite<T>(
   scope: WriteScope | ((result: T) => WriteScope),
   hooks: WriteHooks<T> | undefined,
   write: (trx: Db, changes: ChangeLog) => Promise<T>,
+  defer?: (statement: Deferred) => void,
 ): Promise<WriteOutcome<T>> {
   await hooks?.begin(trx);
   const changes = new ChangeLog();
   const result = await write(trx, changes);
-  await hooks?.end(trx, result);
+  await hooks?.end(trx, result, defer);
   // a write that creates its production (a first import) knows the scope only once done
   const resolved = typeof scope === 'function' ? scope(result) : scope;
   // its own rows' stamps are part of the write (rolled back with it); its revision and change

@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import { compiledOnce } from '../db/compiled.js';
 import type { Db } from '../db/index.js';
 import { nowIso } from '../db/values.js';
-import type { WriteHooks } from '../db/write-hooks.js';
+import type { Deferred, WriteHooks } from '../db/write-hooks.js';
 import { errors } from '../errors.js';
 import { principalOf } from '../auth/route-hook.js';
 
@@ -108,6 +108,31 @@ const rememberOnce = compiledOnce(
   [201, 'body', 2],
 );
 
+interface Remembered {
+  id: number;
+  status_code: number;
+  response_body: string;
+}
+
+/**
+ * The answers deferred to their group's end, by the group's transaction (and dropped with it): a
+ * repeat of a keyed request later in the same group finds its twin's claim without its answer.
+ */
+const unwritten = new WeakMap<Db, Map<number, Remembered>>();
+
+/** PostgreSQL: the answers of a group's keyed writes, recorded by one statement. */
+async function rememberAll(trx: Db, rows: Remembered[]): Promise<void> {
+  const [only] = rows;
+  if (rows.length === 1 && only) {
+    await rememberOnce(trx, only.status_code, only.response_body, only.id);
+    return;
+  }
+  await sql`update idempotency_keys as k
+    set status_code = r.status_code, response_body = r.response_body
+    from json_populate_recordset(null::idempotency_keys, ${JSON.stringify(rows)}::json) as r
+    where k.id = r.id`.execute(trx);
+}
+
 /** The bookkeeping of one keyed request, run inside the write's own transaction. */
 function idempotencyHooks<T>(
   apiKeyId: number,
@@ -147,12 +172,16 @@ function idempotencyHooks<T>(
         claimed = row.id;
         return;
       }
-      const seen = await trx
+      const stored = await trx
         .selectFrom('idempotency_keys')
         .where('api_key_id', '=', apiKeyId)
         .where('key', '=', key)
-        .select(['request_hash', 'status_code', 'response_body'])
+        .select(['id', 'request_hash', 'status_code', 'response_body'])
         .executeTakeFirstOrThrow();
+      // claimed earlier in this very transaction (a twin in the same group): its answer may
+      // still wait for the group's end
+      const pending = stored.status_code === null ? unwritten.get(trx)?.get(stored.id) : undefined;
+      const seen = { ...stored, ...pending };
       if (seen.request_hash !== requestHash) {
         throw errors.invalid(
           'Idempotency-Key',
@@ -162,9 +191,15 @@ function idempotencyHooks<T>(
       }
       throw new IdempotentReplay(seen.status_code ?? status, JSON.parse(seen.response_body ?? 'null'));
     },
-    async end(trx: Db, result: T) {
+    async end(trx: Db, result: T, defer?: (statement: Deferred<Remembered>) => void) {
       if (claimed === null) return;
-      await rememberOnce(trx, status, JSON.stringify(redact(result)), claimed);
+      const row = { id: claimed, status_code: status, response_body: JSON.stringify(redact(result)) };
+      // in a group on PostgreSQL, the group's records are written by one statement at its end
+      if (defer) {
+        defer({ flush: rememberAll, row });
+        const rows = unwritten.get(trx) ?? new Map<number, Remembered>();
+        unwritten.set(trx, rows.set(row.id, row));
+      } else await rememberOnce(trx, row.status_code, row.response_body, row.id);
     },
   };
 }

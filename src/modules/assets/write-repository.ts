@@ -155,6 +155,54 @@ export async function insertVersionNote(
   return inserted!;
 }
 
+/**
+ * PostgreSQL: a note on the asset's newest version (or on `versionId`, a version of this asset)
+ * and its activity entry, in one statement, so one round trip where a note took three (the
+ * version lookup, the note, the entry). It runs after touchAsset took the asset's lock, so it
+ * reads every version committed before that lock was granted, as the separate lookup did. The
+ * entry's summary is `summaryBefore`, the version's number, then `summaryAfter`. Writes nothing
+ * and answers undefined when there is no such version.
+ */
+export async function insertNoteWithEntry(
+  db: Db,
+  note: {
+    productionId: number;
+    nodeId: number;
+    versionId: number | null;
+    text: string;
+    author: string;
+    at: string;
+  },
+  entry: {
+    actor: string;
+    summaryBefore: string;
+    summaryAfter: string;
+    apiKeyId: number | null;
+    personId: number | null;
+  },
+): Promise<{ id: number; version_id: number; version: number } | undefined> {
+  const { rows } = await sql<{ id: number; version_id: number; version: number }>`
+    with target as (
+      select id, version from versions
+      where node_id = ${note.nodeId}::integer and (${note.versionId}::bigint is null or id = ${note.versionId}::bigint)
+      order by version desc limit 1
+    ), note as (
+      insert into version_notes (production_id, version_id, text, author, created_at)
+      select ${note.productionId}::integer, target.id, ${note.text}::text, ${note.author}::text, ${note.at}::text
+      from target
+      returning id
+    ), entry as (
+      insert into activity (production_id, at, actor, verb, summary, node_id, api_key_id, person_id)
+      select ${note.productionId}::integer, ${note.at}::text, ${entry.actor}::text, 'noted',
+        ${entry.summaryBefore}::text || target.version || ${entry.summaryAfter}::text,
+        ${note.nodeId}::integer, ${entry.apiKeyId}::integer, ${entry.personId}::integer
+      from target
+      returning id
+    )
+    select note.id, target.id as version_id, target.version from note, target, entry`.execute(db);
+  return rows[0];
+}
+
 export function insertVersion(
   db: Db,
   row: {

@@ -2,11 +2,12 @@ import type { Readable } from 'node:stream';
 import { actorName, writeScopeOf, type Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { nowIso } from '../../db/values.js';
+import { onPostgres } from '../../db/dialect.js';
 import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
 import { errors } from '../../errors.js';
 import { commitStaged, mediaKindOf, type StagedObject } from '../../media/store.js';
 import { appendActivity } from '../activity/repository.js';
-import { clip, entryFor } from '../activity/write-entry.js';
+import { activityActor, clip, entryFor } from '../activity/write-entry.js';
 import { insertMediaObject } from '../media/repository.js';
 import { toLandedVersion, type LandedVersionRow } from '../versions/summary.js';
 import * as repo from './write-repository.js';
@@ -90,6 +91,32 @@ export async function addNote(
     const asset = await repo.touchAsset(trx, pid, nodeId, at);
     if (!asset) throw errors.notFound('asset');
     changes.updated('asset', nodeId);
+    if (onPostgres(trx)) {
+      const landed = await repo.insertNoteWithEntry(
+        trx,
+        { productionId: pid, nodeId, versionId: input.version_id ?? null, text, author, at },
+        {
+          actor: activityActor(principal),
+          summaryBefore: `"${asset.label}" v`,
+          summaryAfter: `: ${clip(text)}`,
+          apiKeyId: principal.keyId,
+          personId: principal.personId,
+        },
+      );
+      if (landed) {
+        changes.created('note', landed.id);
+        return {
+          id: landed.id,
+          node_id: nodeId,
+          landed_on: 'version',
+          version_id: landed.version_id,
+          version: landed.version,
+          text,
+          author,
+          created_at: at,
+        };
+      }
+    }
     const target =
       input.version_id === undefined
         ? await repo.newestVersion(trx, nodeId)
