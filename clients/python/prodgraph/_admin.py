@@ -9,6 +9,9 @@ from ._base import Base, segment
 from ._multipart import FileInput
 from ._paging import Paged
 from .types import (
+    AllowedPerson,
+    AuditEvent,
+    SessionSummary,
     CharacterBundle,
     CreatedKey,
     CurrentKey,
@@ -142,15 +145,85 @@ class AdminMethods(Base):
         scopes: Optional[Sequence[str]] = None,
         engagement_id: Optional[int] = None,
         person_id: Optional[int] = None,
+        expires_at: Optional[str] = None,
         idempotency_key: Optional[str] = None,
     ) -> CreatedKey:
-        """Mints a key; its ``token`` is in this answer only (a replay of the call answers null)."""
-        body = {"label": label, "scopes": _list(scopes), "engagement_id": engagement_id, "person_id": person_id}
+        """Mints a key; its ``token`` is in this answer only (a replay of the call answers null).
+
+        ``expires_at`` (an ISO 8601 instant): refused after it with ``KeyExpired``.
+        """
+        body = {
+            "label": label,
+            "scopes": _list(scopes),
+            "engagement_id": engagement_id,
+            "person_id": person_id,
+            "expires_at": expires_at,
+        }
         return self._write("/admin/keys", body, idempotency_key)
 
     def revoke_key(self, key_id: int, *, idempotency_key: Optional[str] = None) -> Key:
         """Revokes a key at once."""
         return self._write(f"/admin/keys/{segment(key_id)}/revoke", None, idempotency_key)
+
+    # -- the audit trail ------------------------------------------------------------------------
+
+    def list_audit(
+        self,
+        *,
+        actor: Optional[str] = None,
+        engagement_id: Optional[int] = None,
+        action: Optional[str] = None,
+        object_type: Optional[str] = None,
+        object_id: Optional[int] = None,
+        since: Optional[str] = None,
+        until: Optional[str] = None,
+        limit: Optional[int] = None,
+    ) -> Paged[AuditEvent]:
+        """The audit trail, oldest first, page by page: who did what, when, from where.
+
+        ``action`` is one action (``grant.add``) or a family (``grant``); ``since``/``until``
+        are ISO 8601 instants.
+        """
+        query = {
+            "actor": actor,
+            "engagement_id": engagement_id,
+            "action": action,
+            "object_type": object_type,
+            "object_id": object_id,
+            "since": since,
+            "until": until,
+        }
+        return self._paged("/admin/audit", query, limit)
+
+    # -- console sign-in: who may sign in, and the live sessions --------------------------------
+
+    def list_sign_in_people(self) -> Paged[AllowedPerson]:
+        """The people allowed to sign in to the console with the studio's identity provider."""
+        return self._list("/admin/sign-in-people")
+
+    def allow_sign_in_person(
+        self,
+        email: str,
+        role: str,
+        *,
+        person_id: Optional[int] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> AllowedPerson:
+        """Lets ``email`` sign in with ``role`` (``admin``, ``coordinator`` or ``viewer``); again: changes the role."""
+        body = {"email": email, "role": role, "person_id": person_id}
+        return self._write("/admin/sign-in-people", body, idempotency_key)
+
+    def withdraw_sign_in_person(self, allowed_id: int) -> None:
+        """Withdraws a person's sign-in; their live sessions end at once."""
+        self._delete(f"/admin/sign-in-people/{segment(allowed_id)}")
+
+    def list_console_sessions(self) -> Paged[SessionSummary]:
+        """The console's live sessions (who, role, since, last seen)."""
+        return self._list("/admin/sessions")
+
+    def revoke_console_session(self, session_id: int) -> None:
+        """Ends a console session at the server."""
+        self._delete(f"/admin/sessions/{segment(session_id)}")
 
     # -- webhooks ------------------------------------------------------------------------------
 

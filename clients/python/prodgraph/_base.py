@@ -102,6 +102,10 @@ class Base:
         _, answer = self._transport.json("POST", self._api(path), body=body, headers=headers, retryable=True)
         return answer
 
+    def _delete(self, path: str) -> None:
+        """A DELETE (204), sent once: a retry after a lost answer would find it gone (404)."""
+        self._transport.json("DELETE", self._api(path), retryable=False)
+
     def _post_unkeyed(self, path: str, body: Optional[Dict[str, Any]]) -> Any:
         """A POST the server takes no Idempotency-Key for: sent once, never retried once sent."""
         data = json.dumps(body or {}, separators=(",", ":")).encode("utf-8")

@@ -19,7 +19,9 @@ __all__ = [
     "ApiError",
     "BadRequest",
     "Unauthorized",
+    "KeyExpired",
     "Forbidden",
+    "CsrfRefused",
     "ScopeMissing",
     "EngagementDoor",
     "NotFound",
@@ -75,8 +77,16 @@ class Unauthorized(ApiError):
     """401: no key, or a malformed, unknown or revoked key (or an expired media ticket)."""
 
 
+class KeyExpired(Unauthorized):
+    """401 ``key_expired``: the key's ``expires_at`` has passed (the detail says when)."""
+
+
 class Forbidden(ApiError):
     """403: the key may not do this (a scope, the engagement's surface, or a rule)."""
+
+
+class CsrfRefused(Forbidden):
+    """403 ``csrf_refused``: a console session's write without its CSRF token (a browser's concern)."""
 
 
 class ScopeMissing(Forbidden):
@@ -190,6 +200,8 @@ _BY_STATUS: Dict[int, Type[ApiError]] = {
 CODES: Dict[str, Tuple[int, Type[ApiError]]] = {
     "malformed_request": (400, BadRequest),
     "unauthorized": (401, Unauthorized),
+    "key_expired": (401, KeyExpired),
+    "csrf_refused": (403, CsrfRefused),
     "engagement_door": (403, EngagementDoor),
     "scope_missing": (403, ScopeMissing),
     "forbidden": (403, Forbidden),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 
-__all__ = ['ActivityEntry', 'ActivityEntryNode', 'Approval', 'ApprovalStep', 'ApprovalSubject', 'Asset', 'AssetRow', 'AssetScene', 'BundleEntry', 'Change', 'ChangesPage', 'CharacterBundle', 'CharacterBundleCharacter', 'CharacterBundleCostume', 'CharacterBundleCostumeIngredient', 'CharacterBundleEntry', 'CostReportLine', 'CreatedAsset', 'CreatedKey', 'CreatedWebhook', 'CurrentKey', 'CurrentKeyEngagement', 'CurrentKeyProduction', 'Delivery', 'DeliveryGatingApproval', 'DeliveryPackage', 'Department', 'DepartmentDetail', 'DepartmentMember', 'Engagement', 'EngagementOrganisation', 'EngagementView', 'EngagementViewSubmission', 'EngagementViewSubmissionMedia', 'ErrorBody', 'Grant', 'GrantTarget', 'Health', 'Ingredient', 'Job', 'Key', 'LandedVersion', 'LockedVersion', 'LookBrief', 'LookBriefColour', 'LookBriefExposure', 'LookBriefImage', 'LookBriefPalette', 'McpResponse', 'McpResponseError', 'Media', 'MediaFile', 'MediaProxyResult', 'MediaTicket', 'Note', 'Organisation', 'PackageUpload', 'Person', 'Production', 'ProductionStats', 'PurchaseOrder', 'PurchaseOrders', 'ReleasedVersion', 'Review', 'Scene', 'SceneBundle', 'SceneBundleApproval', 'SceneBundleAsset', 'SceneBundleDepartmentNote', 'SceneBundleEntry', 'SceneBundleScene', 'SceneBundleShootDay', 'ScriptChange', 'ShootDay', 'ShootDayScene', 'StorageEventsResult', 'StorageEventsResultRefused', 'StorageTask', 'StorageTaskAck', 'Submission', 'SubmissionRow', 'Turnover', 'TurnoverSubmission', 'VersionNote', 'VersionSummary', 'VisionSessionToken', 'Webhook', 'WebhookDelivery', 'WebhookDeliveryChange']
+__all__ = ['ActivityEntry', 'ActivityEntryNode', 'AllowedPerson', 'Approval', 'ApprovalStep', 'ApprovalSubject', 'Asset', 'AssetRow', 'AssetScene', 'AuditEvent', 'BundleEntry', 'Change', 'ChangesPage', 'CharacterBundle', 'CharacterBundleCharacter', 'CharacterBundleCostume', 'CharacterBundleCostumeIngredient', 'CharacterBundleEntry', 'CostReportLine', 'CreatedAsset', 'CreatedKey', 'CreatedWebhook', 'CurrentKey', 'CurrentKeyEngagement', 'CurrentKeyProduction', 'Delivery', 'DeliveryGatingApproval', 'DeliveryPackage', 'Department', 'DepartmentDetail', 'DepartmentMember', 'Engagement', 'EngagementOrganisation', 'EngagementView', 'EngagementViewSubmission', 'EngagementViewSubmissionMedia', 'ErrorBody', 'Grant', 'GrantTarget', 'Health', 'Ingredient', 'Job', 'Key', 'LandedVersion', 'LockedVersion', 'LookBrief', 'LookBriefColour', 'LookBriefExposure', 'LookBriefImage', 'LookBriefPalette', 'McpResponse', 'McpResponseError', 'Media', 'MediaFile', 'MediaProxyResult', 'MediaTicket', 'Note', 'Organisation', 'PackageUpload', 'Person', 'Production', 'ProductionStats', 'PurchaseOrder', 'PurchaseOrders', 'ReleasedVersion', 'Review', 'Scene', 'SceneBundle', 'SceneBundleApproval', 'SceneBundleAsset', 'SceneBundleDepartmentNote', 'SceneBundleEntry', 'SceneBundleScene', 'SceneBundleShootDay', 'ScriptChange', 'SessionSummary', 'ShootDay', 'ShootDayScene', 'StorageEventsResult', 'StorageEventsResultRefused', 'StorageTask', 'StorageTaskAck', 'Submission', 'SubmissionRow', 'Turnover', 'TurnoverSubmission', 'VersionNote', 'VersionSummary', 'VisionSessionToken', 'Webhook', 'WebhookDelivery', 'WebhookDeliveryChange']
 
 
 class Health(TypedDict):
@@ -855,6 +855,44 @@ class Organisation(TypedDict):
     ref: Optional[str]
     name: str
     engagements: int
+
+
+class AuditEvent(TypedDict):
+    id: int
+    at: str
+    actor: str
+    person_id: Optional[int]
+    key_id: Optional[int]
+    key_prefix: Optional[str]
+    key_label: Optional[str]
+    engagement_id: Optional[int]
+    action: str
+    object_type: Optional[str]
+    object_id: Optional[int]
+    summary: str
+    ip: Optional[str]
+    outcome: Literal['ok', 'refused']
+
+
+class AllowedPerson(TypedDict):
+    id: int
+    email: str
+    role: Literal['admin', 'coordinator', 'viewer']
+    person: Optional[EngagementOrganisation]
+    created_at: str
+    created_by: str
+
+
+class SessionSummary(TypedDict):
+    id: int
+    email: str
+    name: str
+    role: Literal['admin', 'coordinator', 'viewer']
+    address: Optional[str]
+    created_at: str
+    last_seen_at: str
+    expires_at: str
+    ends_at: str
 
 
 class PackageUpload(TypedDict):

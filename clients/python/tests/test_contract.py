@@ -21,8 +21,17 @@ import prodgraph
 from prodgraph._operations import OPERATIONS, snake
 from prodgraph.errors import CODES
 
-# Routes the client deliberately leaves out: MCP's GET and DELETE only ever answer 405.
-NOT_CLIENT_METHODS = {("GET", "/mcp"), ("DELETE", "/mcp")}
+# Routes the client deliberately leaves out: MCP's GET and DELETE only ever answer 405; the
+# console's sign-in is a browser's, with a cookie (tools authenticate with keys).
+NOT_CLIENT_METHODS = {
+    ("GET", "/mcp"),
+    ("DELETE", "/mcp"),
+    ("GET", "/api/v1/auth/oidc/login"),
+    ("GET", "/api/v1/auth/oidc/callback"),
+    ("GET", "/api/v1/auth/session"),
+    ("GET", "/api/v1/auth/sign-in-options"),
+    ("POST", "/api/v1/auth/sign-out"),
+}
 # Parameters the client sends itself rather than taking from the caller.
 HANDLED = {"cursor", "if-none-match", "idempotency-key", "t", "path", "mcp-protocol-version", "range", "if-range"}
 
