@@ -55,6 +55,11 @@ export const TAGS = [
   {
     name: 'admin',
     description:
-      'Administration (scope `admin`): engagements, grants, API keys, webhooks, and seeing the API as a vendor does.',
+      'Administration (scope `admin`): engagements, grants, API keys, webhooks, the audit trail, and seeing the API as a vendor does.',
+  },
+  {
+    name: 'sign-in',
+    description:
+      "The console's sign-in with the studio's identity provider (OpenID Connect): the browser's steps, its session, who may sign in and the live sessions.",
   },
 ] as const;

@@ -360,6 +360,7 @@ function adminSamples({ refs, keys, made, send, keep }: Kit): Sample[] {
     // a key is no console session
     sample('getConsoleSession', 'GET', `${A}/auth/session`, 404, () => as('GET', `${A}/auth/session`)),
     sample('signOut', 'POST', `${A}/auth/sign-out`, 404, () => as('POST', `${A}/auth/sign-out`)),
+    get('listAudit', `${A}/admin/audit`),
     get('listSignInPeople', `${A}/admin/sign-in-people`),
     sample('allowSignInPerson', 'POST', `${A}/admin/sign-in-people`, 200, () =>
       as('POST', `${A}/admin/sign-in-people`, { email: 'sampled@studio.test', role: 'viewer' }).then(

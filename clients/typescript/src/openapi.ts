@@ -1762,6 +1762,7 @@ export interface components {
       /** @description Live (not archived) engagements of it */
       engagements: number;
     };
+    /** Person allowed to sign in */
     AllowedPerson: {
       id: number;
       /** @description Lower case; the address the identity provider vouches for */
@@ -2209,6 +2210,7 @@ export interface components {
       status: string;
       expires_at: string | null;
     };
+    /** Console session (yours) */
     ConsoleSession: {
       id: number;
       /**
@@ -3329,6 +3331,7 @@ export interface components {
       /** @description Same presence rule as episode_id */
       episode_code?: string;
     };
+    /** Console session */
     SessionSummary: {
       id: number;
       email: string;
@@ -3382,6 +3385,7 @@ export interface components {
       /** @description Only when episode_id is given on an episodic production: at least one strip of the day is marked. Absent otherwise. */
       marked?: boolean;
     };
+    /** Sign-in options */
     SignInOptions: {
       /** @description Signing in with the studio's identity provider is configured */
       identity_provider: boolean;
@@ -13947,7 +13951,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /** @description OK: Sign-in options */
       200: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
@@ -14135,11 +14139,17 @@ export interface operations {
   finishSignIn: {
     parameters: {
       query?: {
+        /** @description The provider's authorization code (exchanged once, never logged) */
         code?: string;
+        /** @description The state this server sent with the sign-in, checked against its cookie */
         state?: string;
+        /** @description The provider refused or the person cancelled (OAuth 2.0 error code) */
         error?: string;
+        /** @description The provider's words for `error` */
         error_description?: string;
+        /** @description The provider's issuer, checked against the configured one (RFC 9207) */
         iss?: string;
+        /** @description Some providers' session marker; accepted and ignored */
         session_state?: string;
       };
       header?: never;
@@ -14242,7 +14252,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /** @description OK: Console session (yours) */
       200: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
@@ -14494,7 +14504,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /** @description OK: Array of Person allowed to sign in */
       200: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
@@ -14613,7 +14623,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description OK */
+      /** @description OK: Person allowed to sign in */
       200: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
@@ -14894,7 +14904,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description OK */
+      /** @description OK: Array of Console session */
       200: {
         headers: {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];

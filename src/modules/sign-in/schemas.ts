@@ -23,12 +23,36 @@ export const LoginQuery = Type.Object({
 
 export const CallbackQuery = Type.Object(
   {
-    code: Type.Optional(Type.String({ maxLength: 4096 })),
-    state: Type.Optional(Type.String({ maxLength: 512 })),
-    error: Type.Optional(Type.String({ maxLength: 256 })),
-    error_description: Type.Optional(Type.String({ maxLength: 2048 })),
-    iss: Type.Optional(Type.String({ maxLength: 2048 })),
-    session_state: Type.Optional(Type.String({ maxLength: 2048 })),
+    code: Type.Optional(
+      Type.String({
+        maxLength: 4096,
+        description: "The provider's authorization code (exchanged once, never logged)",
+      }),
+    ),
+    state: Type.Optional(
+      Type.String({
+        maxLength: 512,
+        description: 'The state this server sent with the sign-in, checked against its cookie',
+      }),
+    ),
+    error: Type.Optional(
+      Type.String({
+        maxLength: 256,
+        description: 'The provider refused or the person cancelled (OAuth 2.0 error code)',
+      }),
+    ),
+    error_description: Type.Optional(
+      Type.String({ maxLength: 2048, description: "The provider's words for `error`" }),
+    ),
+    iss: Type.Optional(
+      Type.String({
+        maxLength: 2048,
+        description: "The provider's issuer, checked against the configured one (RFC 9207)",
+      }),
+    ),
+    session_state: Type.Optional(
+      Type.String({ maxLength: 2048, description: "Some providers' session marker; accepted and ignored" }),
+    ),
   },
   { additionalProperties: true },
 );
@@ -40,7 +64,7 @@ export const SignInOptions = Type.Object(
     }),
     signed_in: Type.Boolean({ description: "The request's session cookie holds a live console session" }),
   },
-  { $id: 'SignInOptions' },
+  { $id: 'SignInOptions', title: 'Sign-in options' },
 );
 
 export const Redirect = Type.Null({ description: 'A redirect: see `Location`' });
@@ -59,7 +83,7 @@ export const ConsoleSession = Type.Object(
         'Send it as `X-CSRF-Token` with every write made with the session cookie; a write without it is 403 `csrf_refused`',
     }),
   },
-  { $id: 'ConsoleSession' },
+  { $id: 'ConsoleSession', title: 'Console session (yours)' },
 );
 export type ConsoleSession = Static<typeof ConsoleSession>;
 
@@ -78,7 +102,7 @@ export const SessionSummary = Type.Object(
     }),
     ends_at: Type.String({ format: 'date-time', description: 'Ends at this however much it is used' }),
   },
-  { $id: 'SessionSummary' },
+  { $id: 'SessionSummary', title: 'Console session' },
 );
 
 export const AllowedPerson = Type.Object(
@@ -97,7 +121,7 @@ export const AllowedPerson = Type.Object(
     created_at: Timestamp,
     created_by: Type.String(),
   },
-  { $id: 'AllowedPerson' },
+  { $id: 'AllowedPerson', title: 'Person allowed to sign in' },
 );
 export type AllowedPerson = Static<typeof AllowedPerson>;
 
