@@ -179,7 +179,7 @@ class AdminMethods(Base):
         until: Optional[str] = None,
         limit: Optional[int] = None,
     ) -> Paged[AuditEvent]:
-        """The audit trail, oldest first, page by page: who did what, when, from where.
+        """The audit trail, newest first, page by page: who did what, when, from where.
 
         ``action`` is one action (``grant.add``) or a family (``grant``); ``since``/``until``
         are ISO 8601 instants.

@@ -58,6 +58,7 @@ function parseObject(text: string): { object_type?: string; object_id?: number }
 }
 
 function FilterForm({
+  engagements,
   filters,
   set,
   actor,
@@ -65,6 +66,7 @@ function FilterForm({
   object,
   onObject,
 }: {
+  engagements: ReturnType<typeof useEngagements>;
   filters: Filters;
   set: (f: Partial<Filters>) => void;
   actor: string;
@@ -72,12 +74,6 @@ function FilterForm({
   object: string;
   onObject: (v: string) => void;
 }) {
-  const { api } = useSession();
-  const engagements = useLoad(
-    (signal) =>
-      must(api.GET('/api/v1/admin/engagements', { params: { query: { include_archived: '1' } }, signal })),
-    [],
-  );
   return (
     <form
       class="filters"
@@ -148,9 +144,25 @@ function FilterForm({
   );
 }
 
+/** Every engagement, archived ones too: the filter offers them and the table names them. */
+function useEngagements() {
+  const { api } = useSession();
+  return useLoad(
+    (signal) =>
+      must(api.GET('/api/v1/admin/engagements', { params: { query: { include_archived: '1' } }, signal })),
+    [],
+  );
+}
+
 /** Who did what, when and from where: the production's audit trail, newest first. */
 export function Audit() {
   const { api } = useSession();
+  const engagements = useEngagements();
+  const vendor = (id: number | null) => {
+    if (id === null) return '—';
+    const e = engagements.data?.find((x) => x.id === id);
+    return e ? `${e.organisation.name} (${e.ref ?? e.id})` : String(id);
+  };
   const [filters, setFilters] = useState<Filters>({ engagement: '', action: '', since: '', until: '' });
   const [actorText, setActorText] = useState('');
   const [objectText, setObjectText] = useState('');
@@ -179,6 +191,7 @@ export function Audit() {
         fetched.
       </p>
       <FilterForm
+        engagements={engagements}
         filters={filters}
         set={(f) => setFilters({ ...filters, ...f })}
         actor={actorText}
@@ -222,7 +235,7 @@ export function Audit() {
                   </td>
                   <td>{objectOf(e)}</td>
                   <td>{e.summary}</td>
-                  <td>{e.engagement_id ?? '—'}</td>
+                  <td>{vendor(e.engagement_id)}</td>
                   <td>{e.ip ?? 'CLI'}</td>
                   <td>{e.outcome === 'ok' ? 'Done' : 'Refused'}</td>
                 </tr>
