@@ -194,6 +194,17 @@ class Surface(unittest.TestCase):
         reviewed = self.conforms(c.review_submission(submitted["id"], "changes_requested", "Warmer, please"), T.SubmissionRow)
         self.assertEqual((reviewed["status"], reviewed["review"]["note"]), ("changes_requested", "Warmer, please"))
 
+    def test_people_and_audit(self) -> None:
+        c = self.c
+        allowed = self.conforms(c.allow_sign_in_person(f"py.{uuid.uuid4().hex[:6]}@studio.example", "viewer"), T.AllowedPerson)
+        self.assertIn(allowed["id"], [p["id"] for p in self.rows(c.list_sign_in_people(), T.AllowedPerson)])
+        c.withdraw_sign_in_person(allowed["id"])
+        self.assertEqual(self.rows(c.list_console_sessions(), T.SessionSummary), [])
+        with self.assertRaises(prodgraph.NotFound):
+            c.revoke_console_session(2**31 - 1)  # no session signed in here: the server says so
+        events = self.rows(c.list_audit(action="sign_in_person", limit=10), T.AuditEvent)
+        self.assertIn("sign_in_person.withdraw", [e["action"] for e in events])
+
     def test_zz_every_operation_was_called(self) -> None:
         """Runs last (by name): the tests above called every method the client has."""
         every = {snake(op) for op, *_ in OPERATIONS}
