@@ -99,10 +99,12 @@ for (const dialect of DIALECTS) {
         .where('summary', 'like', '%burst-a%')
         .select('summary')
         .execute();
-      assert.deepEqual(
-        entries.map((e) => e.summary.replace(/^.*: /, '')).sort(),
-        ['burst-a 1', 'burst-a 2', 'burst-a 4', 'burst-a 6'],
-      );
+      assert.deepEqual(entries.map((e) => e.summary.replace(/^.*: /, '')).sort(), [
+        'burst-a 1',
+        'burst-a 2',
+        'burst-a 4',
+        'burst-a 6',
+      ]);
       assert.ok(
         groups.some((size) => size > 1),
         `writes sent together commit together (groups ${groups})`,
