@@ -397,5 +397,30 @@ for (const dialect of DIALECTS) {
       const text = JSON.stringify(added);
       for (const { secret } of stored) assert.equal(text.includes(secret), false, 'never the secret');
     });
+
+    it("records a vendor's range outside the file as refused, and a range within it as a download", async () => {
+      const form = multipart([
+        { name: 'files', filename: 'grade.png', content: await png('#468'), contentType: 'image/png' },
+      ]);
+      const up = await env.app.inject({
+        method: 'POST',
+        url: `${A}/deliveries/${refs['dl-plates']}/files`,
+        payload: form.payload,
+        headers: { ...form.headers, authorization: `Bearer ${admin}` },
+      });
+      assert.equal(up.statusCode, 201, up.body);
+      const file = JSON.parse(up.body).files[0].id as number;
+      const fetch = (range: string) =>
+        call(env.app, 'GET', `/api/v1/media/${file}/content`, { token: vendor, headers: { range } });
+      assert.equal((await fetch('bytes=0-9')).status, 206);
+      assert.equal((await fetch('bytes=999999999-')).status, 416);
+      const recorded = (await rows()).filter((r) => r.object_id === file && r.action === 'package.download');
+      assert.deepEqual(
+        recorded.map((r) => r.outcome),
+        ['ok', 'refused'],
+      );
+      assert.match(recorded[1]!.summary, /range asked for lies outside the file/);
+      await created(`/deliveries/${refs['dl-plates']}/files/${file}/remove`, undefined, 200);
+    });
   });
 }

@@ -54,7 +54,8 @@ async function pausedAt(args: string[], step: string, env: Record<string, string
   await new Promise<void>((resolve, reject) => {
     const hear = (chunk: Buffer) => {
       output += chunk.toString();
-      if (output.includes(`prodgraph: paused at ${step}\n`)) resolve();
+      // the command names the first time a step is reached without its count (`media-file`, not `media-file:1`)
+      if (output.includes(`prodgraph: paused at ${step.replace(/:1$/, '')}\n`)) resolve();
     };
     child.stdout.on('data', hear);
     child.stderr.on('data', hear);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
 import { operatorActor } from '../src/modules/audit/actor.js';
 import { allowPerson, productionIdOf } from '../src/modules/sign-in/service.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
@@ -344,6 +344,17 @@ for (const dialect of DIALECTS) {
         .execute();
       const idle = await call(env.app, 'GET', '/api/v1/production', withSession(token));
       assert.equal(idle.status, 401);
+    });
+
+    it("judges a session's end by the database's clock, not the host's: a server whose clock runs ahead keeps it", async () => {
+      const { token } = await signedIn('vic');
+      // two hours ahead: past the idle end by this host's clock; one of several servers may be
+      mock.timers.enable({ apis: ['Date'], now: Date.now() + 2 * 3600_000 });
+      try {
+        assert.equal((await call(env.app, 'GET', '/api/v1/production', withSession(token))).status, 200);
+      } finally {
+        mock.timers.reset();
+      }
     });
 
     it('withdrawing a person ends their sessions at once', async () => {

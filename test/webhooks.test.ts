@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
+import { performance } from 'node:perf_hooks';
 import { buildApp, type App } from '../src/app.js';
 import { verifySignature } from '../src/modules/webhooks/signature.js';
 import { createEnv, DIALECTS, openSecondHandle, type TestEnv } from './support/env.js';
@@ -207,6 +208,33 @@ for (const dialect of DIALECTS) {
       assert.match(log[1].error, new RegExp(`no answer within ${TIMEOUT_MS} ms`));
       // backoff: the retry came after the base delay
       assert.ok(rx.got[1]!.at - rx.got[0]!.at >= 45);
+      await remove(sub.id);
+    });
+
+    it("schedules a retry on the database's clock: a server whose clock runs an hour ahead waits the backoff, no longer", async () => {
+      const rx = await receiver();
+      rx.answer = async () => 500;
+      const sub = await subscribe({ url: rx.url });
+      const realNow = Date.now();
+      // Date frozen an hour ahead for this process (its timers run as usual)
+      mock.timers.enable({ apis: ['Date'], now: realNow + 3600_000 });
+      try {
+        await addAsset('Retried by the database clock');
+        let next: string | null = null;
+        const deadline = performance.now() + 20_000;
+        while (next === null && performance.now() < deadline) {
+          const listed = await get(env.app, '/api/v1/admin/webhooks', admin);
+          next = listed.body.find((w: { id: number }) => w.id === sub.id)?.next_attempt_at ?? null;
+          if (next === null) await new Promise((r) => setTimeout(r, 20));
+        }
+        assert.ok(next, 'the failed delivery scheduled a retry');
+        assert.ok(
+          Date.parse(next) < realNow + 600_000,
+          `the retry is due by the database's clock (${next}), not an hour ahead`,
+        );
+      } finally {
+        mock.timers.reset();
+      }
       await remove(sub.id);
     });
 

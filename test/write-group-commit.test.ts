@@ -93,6 +93,18 @@ for (const dialect of DIALECTS) {
       );
       assert.match(answers[2].body.detail, /is not a version of asset/);
       assert.deepEqual(await notesWith('burst-a'), ['burst-a 1', 'burst-a 2', 'burst-a 4', 'burst-a 6']);
+      // on PostgreSQL the group ran again after the refusals: still one activity entry per note
+      const entries = await env.handle.db
+        .selectFrom('activity')
+        .where('summary', 'like', '%burst-a%')
+        .select('summary')
+        .execute();
+      assert.deepEqual(entries.map((e) => e.summary.replace(/^.*: /, '')).sort(), [
+        'burst-a 1',
+        'burst-a 2',
+        'burst-a 4',
+        'burst-a 6',
+      ]);
       assert.ok(
         groups.some((size) => size > 1),
         `writes sent together commit together (groups ${groups})`,

@@ -1,7 +1,11 @@
+import { dbClock } from '../db/clock.js';
 import type { Db } from '../db/index.js';
 import type { ConsoleRole } from '../domain/vocabulary.js';
 
-/** A session by the SHA-256 of its cookie's token, with its key, its production's revision and its person. */
+/**
+ * A session by the SHA-256 of its cookie's token, with its key, its production's revision, its
+ * person, and the database's clock (`db_now`), which every server judges its expiry by.
+ */
 export function findSessionByHash(db: Db, tokenHash: string) {
   return db
     .selectFrom('console_sessions as s')
@@ -27,6 +31,7 @@ export function findSessionByHash(db: Db, tokenHash: string) {
       'k.revoked_at',
       'p.revision',
       'people.name as person_name',
+      dbClock(db).as('db_now'),
     ])
     .executeTakeFirst();
 }

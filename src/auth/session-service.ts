@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { SessionConfig } from '../config-sign-in.js';
+import { databaseNow } from '../db/clock.js';
 import type { Db } from '../db/index.js';
 import { nowIso, parseJson } from '../db/values.js';
 import type { ConsoleRole, Scope } from '../domain/vocabulary.js';
@@ -58,9 +59,10 @@ export async function startSession(
   input: SessionStart,
 ): Promise<StartedSession> {
   const token = randomBytes(32).toString('base64url');
-  const now = Date.now();
-  const at = new Date(now).toISOString();
   const id = await db.transaction().execute(async (trx) => {
+    // the database's clock, not this host's: another server judges the session's expiry by it
+    const now = await databaseNow(trx);
+    const at = new Date(now).toISOString();
     if (input.previousToken) {
       const previous = await repo.findSessionByHash(trx, hashOf(input.previousToken));
       if (previous) await repo.endSessions(trx, [previous.id], at);
@@ -116,7 +118,7 @@ export async function authenticateSession(
   if (token.length < 20 || token.length > 100) return null;
   const row = await repo.findSessionByHash(db, hashOf(token));
   if (!row || row.ended_at !== null || row.revoked_at !== null) return null;
-  const now = Date.now();
+  const now = Date.parse(row.db_now);
   const expires = Date.parse(row.expires_at);
   const ends = Date.parse(row.ends_at);
   if (now >= expires || now >= ends) return null;
@@ -160,7 +162,7 @@ export async function endSessionByToken(db: Db, token: string, actor: AuditActor
 }
 
 export async function listSessions(db: Db, productionId: number) {
-  return repo.liveSessions(db, productionId, nowIso());
+  return repo.liveSessions(db, productionId, new Date(await databaseNow(db)).toISOString());
 }
 
 /**

@@ -14,6 +14,13 @@ import type { Deferred } from './write-hooks.js';
  * others are untouched. No write is answered before the COMMIT: if the COMMIT fails, every write
  * of the group fails with its error, and nothing of any of them is left (no half-state).
  *
+ * On PostgreSQL a savepoint is a round trip per write, so a group first runs its writes without
+ * any: should one of them fail, the whole attempt is rolled back (nothing of it was seen by
+ * anyone) and the same writes, in the same order, run again at once with a savepoint each, as on
+ * SQLite. A write is a function of the database it is given, so running it twice in a
+ * transaction rolled back in between writes it once. A refusal thus costs its group a second
+ * run; a group without one, the common case, saves a round trip per write.
+ *
  * "Together" means: queued while the previous group of the same production was running or
  * committing, or queued in the same turn of the event loop. A group starts on `setImmediate`, so
  * every request the loop read in its last poll reaches the queue first; on SQLite the fsync
@@ -57,6 +64,9 @@ export class GroupLost extends Error {
   }
 }
 
+/** runWrites' answer when a write failed in a group run without savepoints. */
+const RUN_AGAIN = Symbol('run the group again, with savepoints');
+
 const SET_SAVEPOINT = 'savepoint "prodgraph_write"';
 const RELEASE_SAVEPOINT = 'release savepoint "prodgraph_write"';
 const NEXT_SAVEPOINT = `${RELEASE_SAVEPOINT}; ${SET_SAVEPOINT}`;
@@ -98,27 +108,52 @@ class GroupCommitter {
   private async runGroup(): Promise<void> {
     if (this.open || this.queue.length === 0) return;
     this.open = true;
-    let trx: Trx;
-    const settled: Settled[] = [];
-    let lost: unknown;
-    try {
-      trx = await this.db.startTransaction().execute();
-    } catch (err) {
-      // no transaction to be had (PostgreSQL away, the pool's wait timed out): every write
-      // waiting now would have waited for it alone and failed alike
-      for (const job of this.queue.splice(0)) job.reject(err);
-      this.open = false;
+    // SQLite's savepoints are calls in process: it always runs a group with them
+    let careful = !this.postgres;
+    for (;;) {
+      let trx: Trx;
+      try {
+        trx = await this.db.startTransaction().execute();
+      } catch (err) {
+        // no transaction to be had (PostgreSQL away, the pool's wait timed out): every write
+        // waiting now would have waited for it alone and failed alike
+        for (const job of this.queue.splice(0)) job.reject(err);
+        this.open = false;
+        return;
+      }
+      const settled: Settled[] = [];
+      let lost: unknown = null;
+      let again = false;
+      try {
+        const outcome = await this.runWrites(trx, settled, careful);
+        if (outcome === RUN_AGAIN) again = true;
+        else lost = outcome;
+      } finally {
+        // The next group may run its writes while this one records its changes and commits. Its
+        // writes wait for no lock of this group's tail: the revision row is locked only there,
+        // and the rest of the tail touches nothing but this group's own rows.
+        if (!again) {
+          this.open = false;
+          this.schedule();
+        }
+      }
+      if (again) {
+        await trx
+          .rollback()
+          .execute()
+          .catch(() => undefined);
+        // the same writes first, in their order, each in a savepoint this time
+        this.queue.unshift(...settled.map((s) => s.job));
+        careful = true;
+        continue;
+      }
+      await this.finish(trx, settled, lost);
       return;
     }
-    try {
-      lost = await this.runWrites(trx, settled);
-    } finally {
-      // The next group may run its writes while this one records its changes and commits. Its
-      // writes wait for no lock of this group's tail: the revision row is locked only there,
-      // and the rest of the tail touches nothing but this group's own rows.
-      this.open = false;
-      this.schedule();
-    }
+  }
+
+  /** Records the group's changes and commits, or rolls it back; then answers every write. */
+  private async finish(trx: Trx, settled: Settled[], lost: unknown): Promise<void> {
     if (lost === null) lost = await this.recordChanges(trx, settled);
     if (lost !== null) {
       await trx
@@ -162,26 +197,27 @@ class GroupCommitter {
   }
 
   /**
-   * Runs queued writes one after another in `trx` (writes queued meanwhile join), each in a
-   * savepoint. The first write of a group with nobody behind it needs none: if it fails, the
-   * whole transaction is rolled back and the group ends there. Answers the error that lost the
-   * shared transaction, or null.
+   * Runs queued writes one after another in `trx` (writes queued meanwhile join). Careful, each
+   * runs in a savepoint; else none does, and a failure asks for the group to run again
+   * (RUN_AGAIN, every write it took left in `settled`). The first write of a group with nobody
+   * behind it needs no savepoint either way: if it fails, the whole transaction is rolled back
+   * and the group ends there. Answers the error that lost the shared transaction, or null.
    */
-  private async runWrites(trx: Trx, settled: Settled[]): Promise<unknown> {
+  private async runWrites(trx: Trx, settled: Settled[], careful: boolean): Promise<unknown> {
     this.savepointOpen = false;
     while (settled.length < MAX_GROUP) {
       const job = this.queue.shift();
       if (!job) break;
       const alone = settled.length === 0 && this.queue.length === 0;
-      if (alone) {
+      if (alone || !careful) {
         try {
           const deferred: Deferred[] = [];
           const outcome = await job.work(trx, this.deferTo(deferred));
           settled.push({ job, ok: true, outcome, deferred });
         } catch (error) {
           settled.push({ job, ok: false, error });
-          // its own failure: the transaction it had alone is rolled back (in runGroup)
-          return error;
+          if (alone) return error; // its own failure: the transaction it had alone is rolled back
+          return RUN_AGAIN;
         }
         continue;
       }

@@ -144,6 +144,7 @@ function idempotencyHooks<T>(
   let claimed: number | null = null;
   return {
     async begin(trx: Db) {
+      claimed = null; // a write may run twice (its group run again after a rolled-back try)
       const requestHash = requestHashOf();
       // Records older than the window are forgotten, so an old key may be reused after 24 hours:
       // this key's own record is replaced below; the API key's other expired records are swept

@@ -95,6 +95,7 @@ export function parseRange(header: string | undefined, size: number): Range {
  * Streams a stored file with Content-Type, Content-Length, ETag, Last-Modified and Range
  * (206/416) support; If-None-Match on the strong sha256 tag answers 304. Images, video and PDF
  * are offered inline, anything else as an attachment, always under a content security policy.
+ * `beforeAnswer` hears the status chosen before any of the answer is sent (an audit trail's row).
  */
 export async function sendMedia(
   request: FastifyRequest,
@@ -102,6 +103,7 @@ export async function sendMedia(
   store: MediaStore,
   media: ServedMedia,
   notFound = () => errors.notFound('media'),
+  beforeAnswer?: (status: 200 | 206 | 304 | 416) => Promise<void>,
 ): Promise<FastifyReply> {
   const stat = await store.stat(media.storageKey);
   if (!stat) throw notFound();
@@ -124,6 +126,7 @@ export async function sendMedia(
   reply.header('content-security-policy', pdf ? PDF_CSP : MEDIA_CSP);
   const inm = request.headers['if-none-match'];
   if (inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag || t.trim() === '*')) {
+    await beforeAnswer?.(304);
     return reply.code(304).send();
   }
   const ifRange = request.headers['if-range'];
@@ -132,10 +135,12 @@ export async function sendMedia(
     // the answer is a JSON refusal, not the file: it names no file and is shown in no viewer
     reply.removeHeader('content-disposition');
     reply.header('content-security-policy', MEDIA_CSP);
+    await beforeAnswer?.(416);
     throw new AppError(416, 'requested range is not satisfiable', {
       'content-range': `bytes */${stat.size}`,
     });
   }
+  await beforeAnswer?.(range ? 206 : 200);
   reply.type(media.contentType);
   if (range) {
     reply.code(206);

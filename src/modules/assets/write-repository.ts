@@ -156,14 +156,16 @@ export async function insertVersionNote(
 }
 
 /**
- * PostgreSQL: a note on the asset's newest version (or on `versionId`, a version of this asset)
- * and its activity entry, in one statement, so one round trip where a note took three (the
- * version lookup, the note, the entry). It runs after touchAsset took the asset's lock, so it
- * reads every version committed before that lock was granted, as the separate lookup did. The
- * entry's summary is `summaryBefore`, the version's number, then `summaryAfter`. Writes nothing
- * and answers undefined when there is no such version.
+ * PostgreSQL: the whole of a note in one statement, one round trip where it took five: the
+ * asset's updated_at bumped (touchAsset's lock on it), the note on its newest version (or on
+ * `versionId`, a version of this asset) and the note's activity entry, whose summary is the
+ * asset's label in quotes, " v", the version's number, then `summaryAfter`. Answers undefined
+ * for a scene, an unknown node or another production's (nothing written), and a row with a null
+ * `id` when the asset has no such version (only the asset touched). The version is the newest
+ * as of the statement's start: a version committed while the statement waited for the asset's
+ * lock was made concurrently with the note, and the note lands on the one before it.
  */
-export async function insertNoteWithEntry(
+export async function touchAssetAndNote(
   db: Db,
   note: {
     productionId: number;
@@ -175,17 +177,22 @@ export async function insertNoteWithEntry(
   },
   entry: {
     actor: string;
-    summaryBefore: string;
     summaryAfter: string;
     apiKeyId: number | null;
     personId: number | null;
   },
-): Promise<{ id: number; version_id: number; version: number } | undefined> {
-  const { rows } = await sql<{ id: number; version_id: number; version: number }>`
-    with target as (
-      select id, version from versions
-      where node_id = ${note.nodeId}::integer and (${note.versionId}::bigint is null or id = ${note.versionId}::bigint)
-      order by version desc limit 1
+): Promise<{ id: number | null; version_id: number | null; version: number | null } | undefined> {
+  const { rows } = await sql<{ id: number | null; version_id: number | null; version: number | null }>`
+    with touched as (
+      update nodes set updated_at = ${note.at}::text
+      where id = ${note.nodeId}::integer and production_id = ${note.productionId}::integer
+        and kind <> 'scene' and retired_at is null
+      returning id, label
+    ), target as (
+      select versions.id, versions.version from versions, touched
+      where versions.node_id = touched.id
+        and (${note.versionId}::bigint is null or versions.id = ${note.versionId}::bigint)
+      order by versions.version desc limit 1
     ), note as (
       insert into version_notes (production_id, version_id, text, author, created_at)
       select ${note.productionId}::integer, target.id, ${note.text}::text, ${note.author}::text, ${note.at}::text
@@ -194,12 +201,13 @@ export async function insertNoteWithEntry(
     ), entry as (
       insert into activity (production_id, at, actor, verb, summary, node_id, api_key_id, person_id)
       select ${note.productionId}::integer, ${note.at}::text, ${entry.actor}::text, 'noted',
-        ${entry.summaryBefore}::text || target.version || ${entry.summaryAfter}::text,
+        '"' || touched.label || '" v' || target.version || ${entry.summaryAfter}::text,
         ${note.nodeId}::integer, ${entry.apiKeyId}::integer, ${entry.personId}::integer
-      from target
+      from target, touched
       returning id
     )
-    select note.id, target.id as version_id, target.version from note, target, entry`.execute(db);
+    select note.id, target.id as version_id, target.version
+    from touched left join target on true left join note on true`.execute(db);
   return rows[0];
 }
 

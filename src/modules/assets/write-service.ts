@@ -88,22 +88,20 @@ export async function addNote(
 
   return inWriteTransaction(ctx.db, writeScopeOf(principal), hooks, async (trx, changes) => {
     const at = nowIso();
-    const asset = await repo.touchAsset(trx, pid, nodeId, at);
-    if (!asset) throw errors.notFound('asset');
-    changes.updated('asset', nodeId);
     if (onPostgres(trx)) {
-      const landed = await repo.insertNoteWithEntry(
+      const landed = await repo.touchAssetAndNote(
         trx,
         { productionId: pid, nodeId, versionId: input.version_id ?? null, text, author, at },
         {
           actor: activityActor(principal),
-          summaryBefore: `"${asset.label}" v`,
           summaryAfter: `: ${clip(text)}`,
           apiKeyId: principal.keyId,
           personId: principal.personId,
         },
       );
-      if (landed) {
+      if (!landed) throw errors.notFound('asset');
+      if (landed.id !== null) {
+        changes.updated('asset', nodeId);
         changes.created('note', landed.id);
         return {
           id: landed.id,
@@ -116,7 +114,11 @@ export async function addNote(
           created_at: at,
         };
       }
+      // no such version: the asset alone was touched, and the rest goes as on SQLite
     }
+    const asset = await repo.touchAsset(trx, pid, nodeId, at);
+    if (!asset) throw errors.notFound('asset');
+    changes.updated('asset', nodeId);
     const target =
       input.version_id === undefined
         ? await repo.newestVersion(trx, nodeId)

@@ -57,7 +57,7 @@ export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const media = await downloadMedia(app.ctx, principalOf(request), request.params.id);
-      return sendMedia(request, reply, app.ctx.store, media, mediaNotFound);
+      return sendMedia(request, reply, app.ctx.store, media, mediaNotFound, media.beforeAnswer);
     },
   );
 }

@@ -49,7 +49,15 @@ export async function getMedia(ctx: AppContext, principal: Principal, id: number
 }
 
 /** What the content route streams: the caller hands it to the HTTP layer's sendMedia. */
-export async function mediaContent(ctx: AppContext, principal: Principal, id: number) {
+/** What the content route streams: the stored file, its type and tag, and the label it is named by. */
+export interface MediaFile {
+  storageKey: string;
+  contentType: string;
+  sha256: string;
+  label: string;
+}
+
+export async function mediaContent(ctx: AppContext, principal: Principal, id: number): Promise<MediaFile> {
   const m = await visibleMedia(ctx, principal, id);
   return { storageKey: m.storage_key, contentType: m.content_type, sha256: m.sha256, label: m.label };
 }
@@ -59,9 +67,15 @@ export async function mediaContent(ctx: AppContext, principal: Principal, id: nu
  * an engagement-bound key is recorded, `package.download` for a file of a delivery's package,
  * `media.download` for anything else, and a refused one (404, in or out of reach alike, so the
  * refusal still costs the statements a missing id does) as `media.download` refused. A
- * production-wide key's reads are not recorded: they cost no write.
+ * found file's row is written by `beforeAnswer`, once the answer's status is known and before
+ * any byte is sent: a range outside the file (416) is recorded refused. A production-wide key's
+ * reads are not recorded: they cost no write.
  */
-export async function downloadMedia(ctx: AppContext, principal: Principal, id: number) {
+export async function downloadMedia(
+  ctx: AppContext,
+  principal: Principal,
+  id: number,
+): Promise<MediaFile & { beforeAnswer?: (status: number) => Promise<void> }> {
   if (principal.engagementId === null) return mediaContent(ctx, principal, id);
   const audit = (action: 'media.download' | 'package.download', outcome: 'ok' | 'refused', summary: string) =>
     recordAudit(ctx.db, {
@@ -81,10 +95,16 @@ export async function downloadMedia(ctx: AppContext, principal: Principal, id: n
     throw err;
   }
   const inPackage = m.delivery_id !== null && m.work_item_id === null;
-  await audit(
-    inPackage ? 'package.download' : 'media.download',
-    'ok',
-    inPackage ? `"${m.label}" of the package of delivery ${m.delivery_id}` : `"${m.label}"`,
-  );
-  return { storageKey: m.storage_key, contentType: m.content_type, sha256: m.sha256, label: m.label };
+  const action = inPackage ? 'package.download' : 'media.download';
+  const what = inPackage ? `"${m.label}" of the package of delivery ${m.delivery_id}` : `"${m.label}"`;
+  return {
+    storageKey: m.storage_key,
+    contentType: m.content_type,
+    sha256: m.sha256,
+    label: m.label,
+    beforeAnswer: (status) =>
+      status === 416
+        ? audit(action, 'refused', `${what}: the range asked for lies outside the file`)
+        : audit(action, 'ok', what),
+  };
 }

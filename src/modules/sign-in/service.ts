@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { OidcConfig } from '../../config-sign-in.js';
 import type { AppContext } from '../../context.js';
+import { databaseNow } from '../../db/clock.js';
 import type { Db } from '../../db/index.js';
 import { nowIso } from '../../db/values.js';
 import { isOneOf, CONSOLE_ROLES, type ConsoleRole } from '../../domain/vocabulary.js';
@@ -37,7 +38,8 @@ function oidcOf(ctx: AppContext): { oidc: OidcConfig; publicUrl: string } {
 export async function beginSignIn(ctx: AppContext, production: string | undefined) {
   const { oidc, publicUrl } = oidcOf(ctx);
   const secrets = newSignInSecrets();
-  const now = Date.now();
+  // the database's clock: the provider may send the browser back to another server
+  const now = await databaseNow(ctx.db);
   await repo.deleteStaleAttempts(ctx.db, new Date(now).toISOString());
   await repo.insertAttempt(ctx.db, {
     state_hash: hashOf(secrets.state),
@@ -89,7 +91,7 @@ export async function finishSignIn(ctx: AppContext, back: Return): Promise<SignI
   // the state must be this browser's own (its cookie), or another's link could sign it in
   if (!back.cookieState || state !== back.cookieState) return refuse('no_attempt', null);
   const attempt = await repo.takeAttempt(ctx.db, hashOf(state));
-  if (!attempt || Date.parse(attempt.expires_at) <= Date.now())
+  if (!attempt || Date.parse(attempt.expires_at) <= (await databaseNow(ctx.db)))
     return refuse('no_attempt', null, attempt?.production_code);
   const production = attempt.production_code;
   let identity: Identity;

@@ -42,13 +42,13 @@ export function engagementOf(db: Db, productionId: number, id: number) {
     .executeTakeFirst();
 }
 
-/** One subscription with its production's code, for the delivery loop. */
+/** One subscription with its production's code and the database's clock (`db_now`), for the delivery loop. */
 export function webhookForDelivery(db: Db, id: number) {
   return db
     .selectFrom('webhooks as w')
     .innerJoin('productions as p', 'p.id', 'w.production_id')
     .where('w.id', '=', id)
-    .select([...COLUMNS, 'p.code as production_code'])
+    .select([...COLUMNS, 'p.code as production_code', dbClock(db).as('db_now')])
     .executeTakeFirst();
 }
 
@@ -136,8 +136,8 @@ export interface Attempt {
 /**
  * Logs attempts and moves the subscription on, in one transaction, only while `owner` still
  * holds the lease (false: it lost it, and must stop). `next.cursor` is the last change
- * delivered (or left out by the kinds filter); after a failure `next.nextAttemptAt` schedules
- * the retry. Extends the lease too: a holder that keeps recording keeps the subscription.
+ * delivered (or left out by the kinds filter); after a failure `next.retryInMs` schedules
+ * the retry, on the database's clock as the lease. Extends the lease too: a holder that keeps recording keeps the subscription.
  */
 export async function recordAttempts(
   db: Db,
@@ -149,7 +149,8 @@ export async function recordAttempts(
     /** An engagement webhook's position among its grants' expiries, when it moved. */
     expiries?: ExpiryPosition;
     failures: number;
-    nextAttemptAt: string | null;
+    /** After a failure: how long until the retry, from now on the database's clock. */
+    retryInMs: number | null;
     /** How long the lease runs from now, on the database's clock. */
     leaseMs: number;
   },
@@ -162,7 +163,7 @@ export async function recordAttempts(
       .set({
         cursor: next.cursor,
         failures: next.failures,
-        next_attempt_at: next.nextAttemptAt,
+        next_attempt_at: next.retryInMs === null ? null : dbClock(trx, next.retryInMs),
         lease_until: dbClock(trx, next.leaseMs),
         ...(next.expiries ? { expiries_at: next.expiries.at, expiries_grant_id: next.expiries.grantId } : {}),
         ...(lastDelivered ? { last_delivered_at: lastDelivered.at } : {}),

@@ -180,7 +180,8 @@ export class WebhookWorker {
       while (!signal.aborted) {
         const w = await repo.webhookForDelivery(this.db, id);
         if (!w || w.active !== 1 || w.lease_owner !== this.owner) return;
-        const due = w.next_attempt_at ? Date.parse(w.next_attempt_at) - Date.now() : 0;
+        // both on the database's clock: another server may have scheduled the retry
+        const due = w.next_attempt_at ? Date.parse(w.next_attempt_at) - Date.parse(w.db_now) : 0;
         if (due > 0) {
           // backing off; look again now and then, so a pause, a removal or a resume is seen
           await sleep(Math.min(due, IDLE_MS), undefined, { signal }).catch(() => undefined);
@@ -319,7 +320,7 @@ export class WebhookWorker {
     let position = Number(w.cursor);
     let expiries: repo.ExpiryPosition | undefined;
     let flushedAt = performance.now();
-    const flush = async (next: { cursor: number; failures: number; nextAttemptAt: string | null }) => {
+    const flush = async (next: { cursor: number; failures: number; retryInMs: number | null }) => {
       const ok = await repo.recordAttempts(this.db, this.owner, w.id, pending, {
         ...next,
         expiries,
@@ -359,18 +360,18 @@ export class WebhookWorker {
         const ok = await flush({
           cursor: position,
           failures,
-          nextAttemptAt: new Date(Date.now() + delay).toISOString(),
+          retryInMs: delay,
         });
         return ok ? 'done' : 'lost';
       }
       passed(item);
       w.failures = 0;
       if (pending.length >= FLUSH_EVERY || performance.now() - flushedAt > FLUSH_MS) {
-        if (!(await flush({ cursor: position, failures: 0, nextAttemptAt: null }))) return 'lost';
+        if (!(await flush({ cursor: position, failures: 0, retryInMs: null }))) return 'lost';
       }
     }
     if (pending.length > 0 || position > Number(w.cursor) || expiries !== undefined) {
-      if (!(await flush({ cursor: position, failures: 0, nextAttemptAt: null }))) return 'lost';
+      if (!(await flush({ cursor: position, failures: 0, retryInMs: null }))) return 'lost';
     }
     return 'done';
   }
