@@ -422,5 +422,31 @@ for (const dialect of DIALECTS) {
       assert.match(recorded[1]!.summary, /range asked for lies outside the file/);
       await created(`/deliveries/${refs['dl-plates']}/files/${file}/remove`, undefined, 200);
     });
+
+    it('records a known key turned away from a route (403), once a minute per key and route; a 401 belongs to no one', async () => {
+      const before = (await rows()).length;
+      assert.equal((await get(env.app, '/api/v1/scenes', vendor)).status, 403);
+      assert.equal((await get(env.app, '/api/v1/scenes', vendor)).status, 403);
+      assert.equal((await get(env.app, `${A}/keys`, reader)).status, 403);
+      assert.equal(
+        (await get(env.app, '/api/v1/scenes', 'pgk_nobody_000000000000000000000000000000')).status,
+        401,
+      );
+      const added = (await rows()).slice(before);
+      assert.deepEqual(
+        added.map((r) => [r.action, r.outcome, r.object_type, r.key_prefix]),
+        [
+          ['access.refused', 'refused', 'route', prefixOf(vendor)],
+          ['access.refused', 'refused', 'route', prefixOf(reader)],
+        ],
+      );
+      assert.match(added[0]!.summary, /^GET \/api\/v1\/scenes: this key is bound to a vendor engagement/);
+      assert.equal(added[0]!.engagement_id, refs['eng-pix']);
+      assert.match(added[1]!.summary, /^GET \/api\/v1\/admin\/keys: this key lacks the "admin" scope/);
+      const listed = await audit('?action=access.refused');
+      assert.equal(listed.status, 200);
+      const listedIds = listed.body.map((r: { id: number }) => r.id);
+      for (const r of added) assert.ok(listedIds.includes(r.id), 'GET /admin/audit lists it');
+    });
   });
 }

@@ -3,11 +3,12 @@ import fp from 'fastify-plugin';
 import type { Principal, RouteAuth } from './principal.js';
 import type { SignInConfig } from '../config-sign-in.js';
 import type { Db } from '../db/index.js';
-import { errors } from '../errors.js';
+import { errors, isAppError } from '../errors.js';
 import { checkCsrf, sessionTokenOf } from './csrf.js';
 import { authenticate, KeyUsage } from './key-service.js';
 import { authenticateSession } from './session-service.js';
 import { errorResponse } from '../http/schemas.js';
+import { recordRefusedAccess } from '../modules/audit/refused-access.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -125,8 +126,16 @@ async function authPlugin(app: FastifyInstance, opts: AuthOptions) {
     if (!auth || auth === 'public') return;
     const principal = await callerOf(request, opts);
     if (!principal) throw errors.unauthorized();
-    authorize(principal, auth);
     principal.address = request.ip;
+    try {
+      authorize(principal, auth);
+    } catch (err) {
+      if (isAppError(err) && err.status === 403) {
+        const route = `${request.method} ${request.routeOptions.url ?? ''}`;
+        await recordRefusedAccess(opts.db, principal, route, err.message);
+      }
+      throw err;
+    }
     request.principal = principal;
     if (!principal.session) usage.used(principal.keyId);
   });

@@ -2012,7 +2012,7 @@ export interface components {
       key_prefix: string | null;
       key_label: string | null;
       engagement_id: number | null;
-      /** @description `object.verb`: organisation.add, engagement.create, engagement.archive, grant.create, grant.revoke, key.mint, key.revoke, webhook.create, webhook.pause, webhook.resume, webhook.remove, delivery.status, package.file_add, package.file_remove, submission.review, media.download, package.download, session.sign_in, session.sign_out, session.refused, session.revoke, sign_in_person.allow, sign_in_person.change, sign_in_person.withdraw, signing_secret.rotate (an open set: more are added, none renamed) */
+      /** @description `object.verb`: organisation.add, engagement.create, engagement.archive, grant.create, grant.revoke, key.mint, key.revoke, webhook.create, webhook.pause, webhook.resume, webhook.remove, delivery.status, package.file_add, package.file_remove, submission.review, media.download, package.download, session.sign_in, session.sign_out, session.refused, session.revoke, sign_in_person.allow, sign_in_person.change, sign_in_person.withdraw, signing_secret.rotate, access.refused (an open set: more are added, none renamed) */
       action: string;
       object_type: string | null;
       object_id: number | null;

@@ -24,6 +24,7 @@ const ACTIONS = [
   ['media.download', 'Media downloads'],
   ['submission', 'Reviews'],
   ['session', 'Sign-ins'],
+  ['access.refused', 'Refused access'],
 ] as const;
 
 interface Filters {

@@ -28,6 +28,7 @@ export const AUDIT_ACTIONS = [
   'sign_in_person.change',
   'sign_in_person.withdraw',
   'signing_secret.rotate',
+  'access.refused',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -29,7 +29,7 @@ export const AuditEvent = Type.Object(
     ),
     action: Type.String({
       description:
-        '`object.verb`: organisation.add, engagement.create, engagement.archive, grant.create, grant.revoke, key.mint, key.revoke, webhook.create, webhook.pause, webhook.resume, webhook.remove, delivery.status, package.file_add, package.file_remove, submission.review, media.download, package.download, session.sign_in, session.sign_out, session.refused, session.revoke, sign_in_person.allow, sign_in_person.change, sign_in_person.withdraw, signing_secret.rotate (an open set: more are added, none renamed)',
+        '`object.verb`: organisation.add, engagement.create, engagement.archive, grant.create, grant.revoke, key.mint, key.revoke, webhook.create, webhook.pause, webhook.resume, webhook.remove, delivery.status, package.file_add, package.file_remove, submission.review, media.download, package.download, session.sign_in, session.sign_out, session.refused, session.revoke, sign_in_person.allow, sign_in_person.change, sign_in_person.withdraw, signing_secret.rotate, access.refused (an open set: more are added, none renamed)',
     }),
     object_type: Nullable(
       Type.String({ description: 'What `object_id` names: grant, key, media, delivery, …' }),

@@ -34,11 +34,11 @@ async function files(root: string): Promise<string[]> {
 
 /**
  * Rows a refusal may add: the audit trail records every download an engagement-bound key asks
- * for (a refused one too: what a content-security review asks about), so only its other rows,
- * the admin actions, are counted.
+ * for and every route a known key is turned away from with 403 (what a content-security review
+ * asks about), so only its other rows, the admin actions, are counted.
  */
 const WHERE: Record<string, string> = {
-  audit_events: ` where action not in ('media.download', 'package.download')`,
+  audit_events: ` where action not in ('media.download', 'package.download', 'access.refused')`,
 };
 
 /** One query counts every table (so a snapshot costs the same whatever the schema holds). */
