@@ -37,6 +37,20 @@ for (const dialect of DIALECTS) {
     const rows = async () => env.handle.db.selectFrom('audit_events').selectAll().orderBy('id').execute();
     const audit = async (query = '', token = admin) => get(env.app, `${A}/audit${query}`, token);
     const prefixOf = (token: string) => token.split('_').slice(0, 2).join('_');
+    /** Adds one PNG to the package of "dl-plates" as the admin; its media id. */
+    const addPackageFile = async (filename: string, colour: string): Promise<number> => {
+      const form = multipart([
+        { name: 'files', filename, content: await png(colour), contentType: 'image/png' },
+      ]);
+      const up = await env.app.inject({
+        method: 'POST',
+        url: `${A}/deliveries/${refs['dl-plates']}/files`,
+        payload: form.payload,
+        headers: { ...form.headers, authorization: `Bearer ${admin}` },
+      });
+      assert.equal(up.statusCode, 201, up.body);
+      return JSON.parse(up.body).files[0].id as number;
+    };
 
     before(async () => {
       env = await createEnv(dialect);
@@ -77,17 +91,7 @@ for (const dialect of DIALECTS) {
         await created(`/webhooks/${hook.id}/${verb}`, undefined, 200);
 
       // a package file, sent, downloaded by the vendor, then taken out
-      const form = multipart([
-        { name: 'files', filename: 'plate.png', content: await png('#246'), contentType: 'image/png' },
-      ]);
-      const up = await env.app.inject({
-        method: 'POST',
-        url: `${A}/deliveries/${refs['dl-plates']}/files`,
-        payload: form.payload,
-        headers: { ...form.headers, authorization: `Bearer ${admin}` },
-      });
-      assert.equal(up.statusCode, 201, up.body);
-      ids.file = JSON.parse(up.body).files[0].id;
+      ids.file = await addPackageFile('plate.png', '#246');
       await created(`/deliveries/${refs['dl-plates']}/status`, { status: 'sent' }, 200);
       assert.equal((await get(env.app, `/api/v1/media/${ids.file}/content`, vendor)).status, 200);
       // out of reach and missing alike: a refusal, recorded
@@ -399,17 +403,7 @@ for (const dialect of DIALECTS) {
     });
 
     it("records a vendor's range outside the file as refused, and a range within it as a download", async () => {
-      const form = multipart([
-        { name: 'files', filename: 'grade.png', content: await png('#468'), contentType: 'image/png' },
-      ]);
-      const up = await env.app.inject({
-        method: 'POST',
-        url: `${A}/deliveries/${refs['dl-plates']}/files`,
-        payload: form.payload,
-        headers: { ...form.headers, authorization: `Bearer ${admin}` },
-      });
-      assert.equal(up.statusCode, 201, up.body);
-      const file = JSON.parse(up.body).files[0].id as number;
+      const file = await addPackageFile('grade.png', '#468');
       const fetch = (range: string) =>
         call(env.app, 'GET', `/api/v1/media/${file}/content`, { token: vendor, headers: { range } });
       assert.equal((await fetch('bytes=0-9')).status, 206);
