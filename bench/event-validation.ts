@@ -1,6 +1,6 @@
 import { textProblem } from '../src/domain/text.js';
-import { utcTimestamp } from '../src/modules/storage/event-validation.js';
-import { normaliseByRules, normaliseLibraryPath } from '../src/modules/storage/paths.js';
+import { utcTimestamp } from '../src/modules/storage-events/validation.js';
+import { normaliseByRules, normaliseLibraryPath } from '../src/modules/storage-library/paths.js';
 import { canonicalByRoundTrip } from '../test/support/storage-event-rules.js';
 
 /**

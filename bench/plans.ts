@@ -15,6 +15,7 @@ import { purchaseOrders } from '../src/modules/purchase-orders/service.js';
 import { listScenes } from '../src/modules/scenes/service.js';
 import { listTurnovers } from '../src/modules/turnovers/service.js';
 import { ChangeWatch } from '../src/modules/changes/watch.js';
+import { realClock } from '../src/util/wait-clock.js';
 import type { Dataset } from './dataset.js';
 import type { Fixture } from './fixture.js';
 
@@ -111,6 +112,7 @@ async function captureQueries(dataset: Dataset, fixture: Fixture): Promise<Map<s
       store: new FileMediaStore(dataset.media),
       changes: new ChangeWatch(handle.db),
       secrets: await SigningSecrets.open(handle.db, config),
+      clock: realClock,
     };
     const wide = (await authenticate(handle.db, fixture.wideKey))!;
     const vendor = (await authenticate(handle.db, fixture.vendorKey))!;

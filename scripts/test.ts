@@ -17,11 +17,9 @@ import { builtTree } from '../test/support/built.js';
 const CONCURRENCY = 4;
 
 /**
- * The longest files first (their wall time in CI on both databases, in seconds: fuzz 389, crash
- * 115, security 96, client-typescript 89, doctor 82, shutdown 82, cli-backup 74, workers 68,
- * soak 60; a median file takes 8), the rest in name order. The runner starts files in the order
- * given, four at a time: started last, the fuzz file alone kept the run going for minutes after
- * every other file had finished.
+ * The longest files first (their measured times: bench/FINDINGS.md, "The suite's slowest
+ * files"), the rest in name order. The runner starts files in the order given, four at a
+ * time: a long file started last keeps the run going after every other file has finished.
  */
 const SLOWEST = [
   'fuzz',

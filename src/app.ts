@@ -26,9 +26,8 @@ import { activityRoutes } from './modules/activity/routes.js';
 import { jobRoutes } from './modules/jobs/routes.js';
 import { peopleRoutes } from './modules/people/routes.js';
 import { mediaFileRoutes, mediaTicketRoutes } from './modules/media-ticket/routes.js';
-import { assetWriteRoutes } from './modules/assets/write-routes.js';
-import { approvalDecideRoutes } from './modules/approvals/decide-routes.js';
-import { idempotency } from './http/idempotency.js';
+import { assetWriteRoutes } from './modules/asset-writes/routes.js';
+import { approvalDecideRoutes } from './modules/approval-decisions/routes.js';
 import { installJsonParser } from './http/json-body.js';
 import { loggerOptions, RequestLog } from './http/logging.js';
 import { outage, repeatedWarning } from './http/outage.js';
@@ -36,7 +35,7 @@ import { metricsListener } from './metrics/listener.js';
 import { metricsRoutes } from './metrics/plugin.js';
 import { Metrics } from './metrics/registry.js';
 import { measuredStore } from './metrics/store.js';
-import { rateLimits } from './http/rate-limit.js';
+import { rateLimits, type RateStore } from './http/rate-limit.js';
 import { securityHeaders } from './http/security-headers.js';
 import { shutdownRefusal } from './http/shutdown.js';
 import { requestRules } from './http/request-rules.js';
@@ -44,12 +43,15 @@ import { requestBody } from './http/request-body.js';
 import { routeTable } from './http/route-table.js';
 import { strictValidatorBuilder } from './http/validator.js';
 import { serverTimeouts } from './http/timeouts.js';
-import { storageRoutes } from './modules/storage/routes.js';
+import { storageEventRoutes } from './modules/storage-events/routes.js';
+import { mediaProxyRoutes } from './modules/media-proxies/routes.js';
+import { storageTaskRoutes } from './modules/storage-tasks/routes.js';
 import { bundleRoutes } from './modules/bundles/routes.js';
 import { turnoverRoutes } from './modules/turnovers/routes.js';
 import { mediaRoutes } from './modules/media/routes.js';
 import { purchaseOrderRoutes } from './modules/purchase-orders/routes.js';
-import { visionRoutes } from './modules/vision/routes.js';
+import { visionTokenRoutes } from './modules/vision-tokens/routes.js';
+import { lookBriefRoutes } from './modules/look-briefs/routes.js';
 import { mcp } from './mcp/routes.js';
 import { adminRoutes } from './modules/admin/routes.js';
 import { changeRoutes } from './modules/changes/routes.js';
@@ -57,23 +59,26 @@ import { ChangeWatch } from './modules/changes/watch.js';
 import { onCommit, registerCommitNews } from './db/change-signal.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
 import { auditRoutes } from './modules/audit/routes.js';
+import { authorizeOrRecord } from './modules/audit/refused-access.js';
 import { AuditPruner } from './modules/audit/retention.js';
-import type { WorkerWiring } from './cluster/worker.js';
 import { WebhookWorker } from './modules/webhooks/worker.js';
-import { adminLookupRoutes } from './modules/admin/lookup-routes.js';
+import { realClock, type WaitClock } from './util/wait-clock.js';
+import { deliveryBacklogs } from './modules/webhooks/repository.js';
+import { adminLookupRoutes } from './modules/admin-lookup/routes.js';
 import { callerRoutes } from './modules/caller/routes.js';
 import { consoleRoutes } from './modules/console/routes.js';
 import { vendorViewRoutes } from './modules/vendor-view/routes.js';
-import { organisationRoutes } from './modules/admin/organisation-routes.js';
-import { deliveryWriteRoutes } from './modules/deliveries/write-routes.js';
-import { reviewRoutes } from './modules/turnovers/review-routes.js';
+import { organisationRoutes } from './modules/organisations/routes.js';
+import { deliveryPackageRoutes } from './modules/delivery-packages/routes.js';
+import { deliveryStatusRoutes } from './modules/delivery-status/routes.js';
+import { reviewRoutes } from './modules/submission-reviews/routes.js';
 import { signInRoutes } from './modules/sign-in/routes.js';
-import { signInAdminRoutes } from './modules/sign-in/admin-routes.js';
+import { signInAdminRoutes } from './modules/sign-in-admin/routes.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     ctx: AppContext;
-    /** Assembled answers by production revision (src/http/answer-cache.ts). */
+    /** Assembled answers by production revision (AnswerCache). */
     answers: AnswerCache;
   }
 }
@@ -94,8 +99,21 @@ export interface AppOptions {
   webhooks?: boolean;
   /** Opens the scrape listener when the config names a port (`serve` does). */
   metricsListener?: boolean;
-  /** Set in a worker process of a cluster: what it shares with its siblings (src/cluster/worker.ts). */
+  /** Set in a worker process of a cluster: what it shares with its siblings (workerOptions). */
   worker?: WorkerWiring;
+  /**
+   * What long waits are timed on: held long-polls, a webhook attempt's timeout and retry backoff
+   * (the process's own clock by default; tests move one of their own instead of waiting).
+   */
+  clock?: WaitClock;
+}
+
+/** What a worker shares with its siblings, wired into the app it builds (the cluster's worker). */
+export interface WorkerWiring {
+  /** Rate-limit windows counted once for the whole server (SQLite; PostgreSQL counts in the database). */
+  rateLimitStore: RateStore;
+  /** Makes every scrape of this worker answer the whole server's metrics. */
+  metrics(metrics: Metrics): void;
 }
 
 export type App = FastifyInstance;
@@ -117,17 +135,21 @@ const apiModules = [
   mediaTicketRoutes,
   assetWriteRoutes,
   approvalDecideRoutes,
-  storageRoutes,
+  storageEventRoutes,
+  mediaProxyRoutes,
+  storageTaskRoutes,
   bundleRoutes,
   turnoverRoutes,
   mediaRoutes,
   purchaseOrderRoutes,
-  visionRoutes,
+  visionTokenRoutes,
+  lookBriefRoutes,
   adminRoutes,
   webhookRoutes,
   adminLookupRoutes,
   organisationRoutes,
-  deliveryWriteRoutes,
+  deliveryPackageRoutes,
+  deliveryStatusRoutes,
   reviewRoutes,
   vendorViewRoutes,
   callerRoutes,
@@ -155,7 +177,7 @@ function routesAfter<O extends Record<string, unknown>>(
 const health = routesAfter('prodgraph-health', healthRoutes);
 const consolePage = routesAfter('prodgraph-console', consoleRoutes);
 const mediaFiles = routesAfter('prodgraph-media-files', mediaFileRoutes);
-// each MCP tool reads its REST twin's auth and schemas as the twin registers
+// each MCP tool reads its REST route's auth and schemas as that route registers
 const api = routesAfter(
   'prodgraph-api',
   async (app) => {
@@ -167,13 +189,13 @@ const api = routesAfter(
 /** The Fastify server, with the limits and timeouts every request is held to. */
 function createServer(config: Config, options: AppOptions) {
   return Fastify({
-    // tickets in URLs and Authorization headers never reach a log line (src/http/logging.ts)
+    // tickets in URLs and Authorization headers never reach a log line (loggerOptions)
     logger: options.logger === false ? false : loggerOptions(config.logLevel, options.logStream),
-    // one line per request instead of Fastify's two (src/http/logging.ts)
+    // one line per request instead of Fastify's two (RequestLog)
     logController: new RequestLog(),
     // ids in paths are integers; trailing slashes are the same route
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
-    // request parts are validated as sent (src/http/validator.ts)
+    // request parts are validated as sent (strictValidatorBuilder)
     schemaController: { compilersFactory: { buildValidator: strictValidatorBuilder() } },
     frameworkErrors: (err, _request, reply) => {
       frameworkError(err, reply);
@@ -184,7 +206,7 @@ function createServer(config: Config, options: AppOptions) {
     trustProxy: config.trustProxy,
     // a slow or stalled client holds one socket for a bounded time, never the server (README)
     ...serverTimeouts(config.timeouts),
-    // refused in the catalogue's words instead (src/http/shutdown.ts)
+    // refused in the catalogue's words instead (shutdownRefusal)
     return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 }
@@ -198,23 +220,26 @@ async function registerPlugins(
   worker: WorkerWiring | undefined,
 ): Promise<void> {
   installErrorHandling(app);
-  // every JSON body is scanned for its nesting depth before it is parsed (src/http/json-body.ts)
+  // every JSON body is scanned for its nesting depth before it is parsed (installJsonParser)
   installJsonParser(app);
-  // The HTTP layer (src/http/layer.ts), then the routes. Each plugin names the ones it must
+  // The HTTP layer (HTTP_LAYER), then the routes. Each plugin names the ones it must
   // follow (fastify-plugin's `dependencies`): registered out of order, the app fails to start.
   await app.register(outage, { database });
-  await app.register(metricsRoutes, { database, metrics });
+  await app.register(metricsRoutes, { database, metrics, backlogs: deliveryBacklogs });
   await app.register(shutdownRefusal);
   await app.register(routeTable);
   await app.register(openApi);
   await app.register(multipart, {
     limits: { fileSize: config.limits.uploadBytes, files: config.limits.submissionFiles, fields: 20 },
   });
-  await app.register(auth, { db: database.db, signIn: config.signIn });
+  await app.register(auth, {
+    db: database.db,
+    signIn: config.signIn,
+    authorize: authorizeOrRecord,
+  });
   await app.register(requestRules);
   // upload limits before a byte is read, and what becomes of a body an answer leaves unread
   await app.register(requestBody);
-  await app.register(idempotency);
   await app.register(rateLimits, {
     config: config.rateLimit,
     db: database.db,
@@ -238,9 +263,10 @@ async function registerRoutes(app: App): Promise<void> {
 }
 
 /** The webhook delivery worker, from ready to close. */
-function runWebhooks(app: App, config: Config, database: DbHandle, metrics: Metrics): void {
+function runWebhooks(app: App, config: Config, database: DbHandle, metrics: Metrics, clock: WaitClock): void {
   const worker = new WebhookWorker(database.db, {
     config: config.webhooks,
+    clock,
     userAgent: 'prodgraph-webhooks/1',
     onError: repeatedWarning(() => app.log, 'webhook delivery', 5000),
     onAttempt: (a) =>
@@ -267,7 +293,7 @@ function pruneAuditTrail(app: App, config: Config, database: DbHandle): void {
 
 /**
  * PostgreSQL: this app's readers hear every commit on the schema as the database announces it,
- * on one connection of its own (src/db/commit-listener.ts), from before the app serves until
+ * on one connection of its own (CommitListener), from before the app serves until
  * it has closed.
  */
 function listenForCommits(app: App, database: DbHandle): void {
@@ -295,12 +321,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
     options.database ?? (await openAndMigrate(config.db, { connectTimeoutMs: config.dbConnectTimeoutMs }));
   const store = options.store ?? new FileMediaStore(config.mediaDir);
   const app = createServer(config, options);
+  const clock = options.clock ?? realClock;
 
   listenForCommits(app, database);
   const changes = new ChangeWatch(
     database.db,
     config.changePollMs,
     repeatedWarning(() => app.log, 'could not look for changes'),
+    clock,
   );
   const metrics = new Metrics();
   options.worker?.metrics(metrics);
@@ -317,10 +345,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
     store: measuredStore(store, metrics),
     changes,
     secrets,
+    clock,
   });
   const answers = new AnswerCache(config.answerCacheBytes);
   app.decorate('answers', answers);
-  // kept answers of a revision a commit has passed are dropped at once, whichever process committed
+  // cached answers of a revision a commit has passed are dropped at once, whichever process committed
   const unsubscribe = onCommit((productionId, revision) => {
     if (revision !== undefined) answers.retire(productionId, revision);
   });
@@ -330,7 +359,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await registerPlugins(app, config, database, metrics, options.worker);
   await registerRoutes(app);
 
-  if (options.webhooks) runWebhooks(app, config, database, metrics);
+  if (options.webhooks) runWebhooks(app, config, database, metrics, clock);
   if (options.webhooks) pruneAuditTrail(app, config, database);
   if (options.metricsListener && config.metricsListener) metricsListener(app, config.metricsListener);
   if (owned) app.addHook('onClose', async () => database.close());

@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 
 /*
- * The network settings of the configuration (read with the rest in src/config.ts): which
+ * The network settings of the configuration (read with the rest by loadConfig): which
  * proxies' forwarded-for headers are believed, and which private addresses webhooks may reach.
  */
 

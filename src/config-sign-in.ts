@@ -1,8 +1,10 @@
 /*
- * Signing in to the console with the studio's identity provider (OpenID Connect): read from
- * PRODGRAPH_OIDC_* and PRODGRAPH_PUBLIC_URL by src/config.ts, validated here so a wrong value
- * stops the server at start-up rather than at the first sign-in.
+ * Signing in to the console with the studio's identity provider (OpenID Connect): PRODGRAPH_OIDC_*
+ * and PRODGRAPH_PUBLIC_URL, declared and parsed with the rest of the environment (ENVIRONMENT),
+ * validated here so a wrong value stops the server at start-up rather than at the first sign-in.
  */
+
+import type { Environment } from './config.js';
 
 export class SignInConfigError extends Error {}
 
@@ -59,15 +61,7 @@ const list = (raw: string | undefined): string[] =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-function whole(name: string, raw: string | undefined, fallback: number, max: number): number {
-  if (raw === undefined || raw.trim() === '') return fallback;
-  if (!/^\d+$/.test(raw.trim())) throw new SignInConfigError(`${name}: "${raw}" is not a whole number`);
-  const n = Number(raw);
-  if (n < 1 || n > max) throw new SignInConfigError(`${name}: ${n} is out of range (1..${max})`);
-  return n;
-}
-
-function parseOidc(env: NodeJS.ProcessEnv, publicUrl: string | null): OidcConfig | null {
+function parseOidc(env: Environment, publicUrl: string | null): OidcConfig | null {
   const issuer = env.PRODGRAPH_OIDC_ISSUER?.trim();
   if (!issuer) return null;
   const clientId = env.PRODGRAPH_OIDC_CLIENT_ID?.trim();
@@ -88,12 +82,12 @@ function parseOidc(env: NodeJS.ProcessEnv, publicUrl: string | null): OidcConfig
     clientId,
     clientSecret,
     allowedDomains: domains,
-    groupsClaim: env.PRODGRAPH_OIDC_GROUPS_CLAIM?.trim() || 'groups',
+    groupsClaim: env.PRODGRAPH_OIDC_GROUPS_CLAIM.trim(),
     requiredGroups: list(env.PRODGRAPH_OIDC_REQUIRED_GROUPS),
   };
 }
 
-export function parseSignIn(env: NodeJS.ProcessEnv): SignInConfig {
+export function parseSignIn(env: Environment): SignInConfig {
   const rawPublic = env.PRODGRAPH_PUBLIC_URL?.trim();
   const publicUrl = rawPublic
     ? parseUrl('PRODGRAPH_PUBLIC_URL', rawPublic, true).href.replace(/\/$/, '')
@@ -107,8 +101,8 @@ export function parseSignIn(env: NodeJS.ProcessEnv): SignInConfig {
     publicUrl,
     oidc: parseOidc(env, publicUrl),
     session: {
-      idleMinutes: whole('PRODGRAPH_SESSION_IDLE_MINUTES', env.PRODGRAPH_SESSION_IDLE_MINUTES, 30, 24 * 60),
-      maxHours: whole('PRODGRAPH_SESSION_MAX_HOURS', env.PRODGRAPH_SESSION_MAX_HOURS, 12, 24 * 30),
+      idleMinutes: env.PRODGRAPH_SESSION_IDLE_MINUTES,
+      maxHours: env.PRODGRAPH_SESSION_MAX_HOURS,
     },
   };
 }

@@ -2,8 +2,11 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { inspect } from 'node:util';
+import { Type, type Static, type TSchema } from 'typebox';
+import { Value } from 'typebox/value';
 import { NetworkConfigError, parseCidrList, parseTrustProxy, type Cidr } from './config-network.js';
 import { parseSignIn, SignInConfigError, type SignInConfig } from './config-sign-in.js';
+import { UserError } from './errors.js';
 
 /** Everything the service reads from its environment, read once and validated at start-up. */
 export interface Config {
@@ -20,7 +23,7 @@ export interface Config {
   corsOrigins: string[];
   rateLimit: RateLimitConfig;
   timeouts: Timeouts;
-  /** Bytes of assembled answers kept in memory (src/http/answer-cache.ts); 0 keeps none. */
+  /** Bytes of assembled answers kept in memory (AnswerCache); 0 keeps none. */
   answerCacheBytes: number;
   webhooks: WebhookConfig;
   /** The longest a change feed long-poll (`wait`) is held, seconds; 0 turns long-polling off. */
@@ -37,7 +40,7 @@ export interface Config {
   /** A listener of its own serving only GET /metrics without a key; null: none (GET /metrics takes a `metrics` key). */
   metricsListener: { host: string; port: number } | null;
   /**
-   * Server processes `serve` runs (src/cluster/): every core by default on PostgreSQL, one on
+   * Server processes `serve` runs (the cluster's workers): every core by default on PostgreSQL, one on
    * SQLite, where reads scale with workers but every write still waits for the one writer.
    */
   workers: number;
@@ -45,7 +48,7 @@ export interface Config {
   vendorKeyDays: number | null;
   /** Days audit rows are kept before the server prunes them (PRODGRAPH_AUDIT_RETENTION_DAYS, default 400). */
   auditRetentionDays: number;
-  /** Console sign-in with the studio's identity provider, and the sessions it opens (src/config-sign-in.ts). */
+  /** Console sign-in with the studio's identity provider, and the sessions it opens (parseSignIn). */
   signIn: SignInConfig;
 }
 
@@ -74,7 +77,7 @@ export interface Timeouts {
   drainMs: number;
 }
 
-/** How webhook deliveries are made (src/modules/webhooks/worker.ts). */
+/** How webhook deliveries are made (WebhookWorker). */
 export interface WebhookConfig {
   /** How long one delivery may take before it counts as failed. */
   timeoutMs: number;
@@ -99,14 +102,301 @@ export interface Limits {
   eventBatch: number;
   /** Largest POST /mcp body (a JSON-RPC message; submissions carry their files in base64), bytes. */
   mcpBodyBytes: number;
-  /** Most memory one image decode may take (media proxies, look briefs), bytes (src/media/decode.ts). */
+  /** Most memory one image decode may take (media proxies, look briefs), bytes (overBudget, DecodeGate). */
   decodeBytes: number;
 }
 
-export class ConfigError extends Error {}
+export class ConfigError extends UserError {}
 
 export const DEFAULT_DB = './data/prodgraph.db';
 export const DEFAULT_MEDIA = './data/media';
+
+/** Most server processes `serve` starts, whatever the machine. */
+export const MAX_WORKERS = 64;
+
+/** Model identifiers of the two demo generation models (image and video). */
+export const DEFAULT_VISION_MODELS = ['image-standard', 'video-standard'] as const;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const MiB = 1024 * 1024;
+
+/**
+ * What a refusal calls a variable (`label`, when a flag sets it too) and, where the range alone
+ * would not say enough, what the value should have been (`refusal`).
+ */
+interface Wording {
+  label?: string;
+  refusal?: string;
+}
+
+/** A whole number from `minimum` to `maximum`, written as digits only (no sign, no exponent). */
+const whole = (
+  minimum: number,
+  maximum: number,
+  fallback: number | undefined,
+  description: string,
+  wording?: Wording,
+) =>
+  Type.Integer({
+    minimum,
+    maximum,
+    description,
+    ...(fallback === undefined ? {} : { default: fallback }),
+    ...wording,
+  });
+
+const text = (
+  description: string,
+  options: Wording & { default?: string; pattern?: string; minLength?: number } = {},
+) => Type.String({ description, ...options });
+
+const maybe = <T extends TSchema>(schema: T) => Type.Optional(schema);
+const ANY = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Every environment variable the service reads, each once: its type, default and limits. The
+ * README's configuration table lists exactly these (test/config-readme.test.ts). A value left
+ * empty counts as unset, except where the variable's pattern or length judges it.
+ */
+export const ENVIRONMENT = Type.Object({
+  PRODGRAPH_DB: text('a SQLite path (optionally sqlite:PATH) or a postgres:// URL (--db)', {
+    default: DEFAULT_DB,
+    pattern: '\\S',
+    label: 'database',
+    refusal: 'empty --db / PRODGRAPH_DB',
+  }),
+  PRODGRAPH_MEDIA: text('where media files are stored (--media)', { default: DEFAULT_MEDIA }),
+  HOST: text('listen address (--host)', {
+    default: '127.0.0.1',
+    pattern: '\\S',
+    label: 'host',
+    refusal: 'empty',
+  }),
+  PORT: whole(1, 65535, 8080, 'listen port (--port)', { label: 'port' }),
+  PRODGRAPH_WORKERS: maybe(
+    Type.Union([Type.Literal('auto'), whole(1, MAX_WORKERS, undefined, 'server processes')], {
+      label: 'workers (--workers / PRODGRAPH_WORKERS)',
+      description:
+        'server processes sharing the port (--workers); unset: every core on PostgreSQL, 1 on SQLite',
+    }),
+  ),
+  PRODGRAPH_TICKET_SECRET: maybe(text('secret that signs media tickets', { minLength: 32 })),
+  PRODGRAPH_MAX_UPLOAD_BYTES: whole(1, ANY, 512 * MiB, 'largest single uploaded file, bytes'),
+  PRODGRAPH_MAX_SUBMISSION_FILES: whole(1, ANY, 50, 'most files in one submission or package upload'),
+  PRODGRAPH_MAX_EVENT_BATCH: whole(1, ANY, 10_000, 'most events in one storage batch'),
+  PRODGRAPH_MAX_MCP_BODY_BYTES: whole(1, ANY, 32 * MiB, 'largest POST /mcp body, bytes'),
+  PRODGRAPH_MAX_DECODE_MB: whole(1, 16_384, 128, 'most memory one image decode may take'),
+  PRODGRAPH_WEBHOOK_ALLOW: maybe(text('private address ranges webhooks may reach')),
+  PRODGRAPH_TRUST_PROXY: maybe(text('proxies whose X-Forwarded-For names the client')),
+  PRODGRAPH_LOG_LEVEL: Type.Union(
+    LOG_LEVELS.map((level) => Type.Literal(level)),
+    { default: 'info', description: 'log level (LOG_LEVEL when unset)' },
+  ),
+  PRODGRAPH_ANSWER_CACHE_MB: whole(0, 99_999, 64, 'memory for assembled answers; 0 keeps none', {
+    refusal: 'is not a whole number of megabytes (0 turns the cache off)',
+  }),
+  PRODGRAPH_FEED_MAX_WAIT_SECONDS: whole(0, 300, 30, 'the longest a long-poll is held; 0: no long-polling', {
+    refusal: 'is not a whole number of seconds from 0 to 300',
+  }),
+  // a delivery may outlast a lease: WebhookWorker's heartbeat renews the lease while it waits
+  PRODGRAPH_WEBHOOK_TIMEOUT_MS: whole(100, 30_000, 10_000, 'how long one webhook delivery may take'),
+  PRODGRAPH_WEBHOOK_RETRY_BASE_MS: whole(10, 3_600_000, 1000, "the first retry's delay"),
+  PRODGRAPH_WEBHOOK_RETRY_MAX_MS: whole(10, 86_400_000, 3_600_000, 'the longest delay between retries'),
+  PRODGRAPH_VISION_TOKEN_URL: maybe(text("the generation provider's token endpoint")),
+  PRODGRAPH_VISION_CREDENTIAL: maybe(text('the provider credential')),
+  PRODGRAPH_VISION_CREDENTIAL_FILE: maybe(text('a file holding the provider credential')),
+  PRODGRAPH_VISION_PROVIDER: maybe(text("provider name shown to clients; unset: the token URL's host")),
+  PRODGRAPH_VISION_MODELS: text('the two models a client token may be limited to', {
+    default: DEFAULT_VISION_MODELS.join(','),
+  }),
+  PRODGRAPH_VISION_TOKEN_TTL: whole(10, 3600, 300, 'client-token lifetime, seconds'),
+  PRODGRAPH_VISION_TIMEOUT_MS: whole(100, 60_000, 5000, 'how long to wait for the provider'),
+  PRODGRAPH_VISION_MINTS_PER_MINUTE: whole(1, 10_000, 10, 'session tokens one key may mint a minute'),
+  PRODGRAPH_RATE_LIMIT: Type.Union([Type.Literal('off'), whole(1, 1_000_000, undefined, 'requests')], {
+    default: 1200,
+    description: 'requests one key may make per window; off disables',
+  }),
+  PRODGRAPH_RATE_LIMIT_WINDOW_MS: whole(1000, 3_600_000, 60_000, 'the rate-limit window'),
+  PRODGRAPH_CORS_ORIGINS: maybe(text('exact browser origins allowed to call the API, comma-separated')),
+  PRODGRAPH_HEADERS_TIMEOUT_MS: whole(100, 600_000, 30_000, "a request's headers"),
+  PRODGRAPH_REQUEST_TIMEOUT_MS: whole(100, 86_400_000, 3_600_000, 'a whole request'),
+  PRODGRAPH_IDLE_TIMEOUT_MS: whole(100, 3_600_000, 60_000, 'a connection with no traffic'),
+  PRODGRAPH_KEEP_ALIVE_TIMEOUT_MS: whole(100, 600_000, 5000, 'an idle keep-alive connection'),
+  PRODGRAPH_SHUTDOWN_TIMEOUT_MS: whole(100, 600_000, 30_000, 'requests in flight at SIGTERM'),
+  // 5 s by default: time for a balancer's health checks to notice
+  PRODGRAPH_DRAIN_MS: whole(0, 600_000, 5000, 'SIGTERM serves on, /healthz 503 (--drain-ms)', {
+    label: 'drain (--drain-ms / PRODGRAPH_DRAIN_MS)',
+    refusal: 'is not a whole number of milliseconds from 0 to 600000',
+  }),
+  PRODGRAPH_CHANGE_POLL_MS: whole(10, 3_600_000, 250, "long-polls look for others' commits"),
+  PRODGRAPH_METRICS_PORT: maybe(whole(1, 65535, undefined, 'a listener serving only GET /metrics')),
+  PRODGRAPH_METRICS_HOST: text('the address of that listener', { default: '127.0.0.1' }),
+  PRODGRAPH_DB_CONNECT_TIMEOUT_MS: whole(100, 120_000, 5000, 'PostgreSQL: the wait for a connection'),
+  PRODGRAPH_VENDOR_KEY_DAYS: maybe(whole(1, 36_500, undefined, 'days a vendor key lives by default')),
+  PRODGRAPH_AUDIT_RETENTION_DAYS: whole(1, 36_500, 400, 'days the audit trail keeps a row'),
+  PRODGRAPH_PUBLIC_URL: maybe(text('the address browsers reach the service at')),
+  PRODGRAPH_OIDC_ISSUER: maybe(text("the identity provider's issuer URL")),
+  PRODGRAPH_OIDC_CLIENT_ID: maybe(text('the client registered with the provider')),
+  PRODGRAPH_OIDC_CLIENT_SECRET: maybe(text("that client's secret")),
+  PRODGRAPH_OIDC_ALLOWED_DOMAINS: maybe(text('email domains allowed to sign in, comma-separated')),
+  PRODGRAPH_OIDC_REQUIRED_GROUPS: maybe(text('groups one of which a person must be in, comma-separated')),
+  PRODGRAPH_OIDC_GROUPS_CLAIM: text('the claim holding the groups', { default: 'groups' }),
+  PRODGRAPH_SESSION_IDLE_MINUTES: whole(1, 24 * 60, 30, 'a console session unused this long ends'),
+  PRODGRAPH_SESSION_MAX_HOURS: whole(1, 24 * 30, 12, 'a console session ends this long after sign-in'),
+});
+
+/** The environment once parsed: numbers are numbers, defaults are filled in. */
+export type Environment = Static<typeof ENVIRONMENT>;
+
+type Variable = keyof Environment;
+/** What parsing and refusals read of one variable's schema. */
+interface VariableSchema extends Wording {
+  type?: string;
+  const?: string;
+  anyOf?: VariableSchema[];
+  minimum?: number;
+  maximum?: number;
+  pattern?: string;
+  minLength?: number;
+}
+
+/** The schema of one variable, and the integer it may hold (itself, or a union's integer branch). */
+function variable(name: Variable) {
+  const schema = ENVIRONMENT.properties[name] as unknown as VariableSchema;
+  const branches = schema.anyOf ?? [schema];
+  return {
+    schema,
+    label: schema.label ?? name,
+    integer: branches.find((b) => b.type === 'integer'),
+    literals: branches.flatMap((b) => (b.const === undefined ? [] : [b.const])),
+  };
+}
+
+/**
+ * Reads `env` against ENVIRONMENT: a whole number from its digits, an empty value as unset,
+ * the defaults filled in, then every limit checked. The first value refused stops everything
+ * with one line naming the variable and why. `given` is what was set, before the defaults.
+ */
+export function parseEnvironment(env: NodeJS.ProcessEnv): {
+  values: Environment;
+  given: Partial<Environment>;
+} {
+  const given: Record<string, unknown> = {};
+  for (const name of Object.keys(ENVIRONMENT.properties) as Variable[]) {
+    const raw = env[name];
+    if (raw === undefined) continue;
+    const { schema, label, integer, literals } = variable(name);
+    const judged = schema.pattern !== undefined || schema.minLength !== undefined;
+    if (raw.trim() === '' && !judged) continue;
+    if (integer === undefined || literals.includes(raw.trim())) {
+      given[name] = integer === undefined ? raw : raw.trim();
+    } else if (/^\d+$/.test(raw.trim())) {
+      given[name] = Number(raw);
+    } else {
+      throw new ConfigError(`${label}: "${raw}" ${schema.refusal ?? 'is not a whole number'}`);
+    }
+  }
+  const values = Value.Default(ENVIRONMENT, { ...given }) as Environment;
+  const [error] = Value.Errors(ENVIRONMENT, values);
+  if (error !== undefined) {
+    const name = error.instancePath.split('/')[1] as Variable;
+    throw new ConfigError(refusal(name, values[name], env[name], error.message));
+  }
+  return { values, given };
+}
+
+/** Why `value` of `name` is refused, in the words of its schema. */
+function refusal(name: Variable, value: unknown, raw: string | undefined, why: string): string {
+  const { schema, label, integer, literals } = variable(name);
+  if (integer !== undefined && typeof value === 'number') {
+    if (schema.refusal) return `${label}: "${raw}" ${schema.refusal}`;
+    return `${label}: ${value} is out of range (${integer.minimum}..${integer.maximum})`;
+  }
+  if (literals.length > 0) return `${label}: "${String(value)}" is not one of ${literals.join(', ')}`;
+  if (schema.refusal) return `${label}: ${schema.refusal}`;
+  if (schema.minLength !== undefined) return `${label}: must be at least ${schema.minLength} characters`;
+  return `${label}: ${why}`;
+}
+
+export interface ConfigInput {
+  db?: string;
+  media?: string;
+  host?: string;
+  port?: string;
+  workers?: string;
+  drainMs?: string;
+}
+
+/** Flags win over the environment; the environment wins over defaults. */
+export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const { values: e, given } = parseEnvironment({
+    ...env,
+    PRODGRAPH_LOG_LEVEL: env.PRODGRAPH_LOG_LEVEL ?? env.LOG_LEVEL,
+    PRODGRAPH_DB: flags.db ?? env.PRODGRAPH_DB,
+    PRODGRAPH_MEDIA: flags.media ?? env.PRODGRAPH_MEDIA,
+    HOST: flags.host ?? env.HOST,
+    PORT: flags.port ?? env.PORT,
+    PRODGRAPH_WORKERS: flags.workers ?? env.PRODGRAPH_WORKERS,
+    PRODGRAPH_DRAIN_MS: flags.drainMs ?? env.PRODGRAPH_DRAIN_MS,
+  });
+  const db = parseDbTarget(e.PRODGRAPH_DB);
+  if (e.PRODGRAPH_WEBHOOK_RETRY_MAX_MS < e.PRODGRAPH_WEBHOOK_RETRY_BASE_MS) {
+    throw new ConfigError(
+      'PRODGRAPH_WEBHOOK_RETRY_MAX_MS: must not be below PRODGRAPH_WEBHOOK_RETRY_BASE_MS',
+    );
+  }
+  if (given.PRODGRAPH_METRICS_HOST !== undefined && e.PRODGRAPH_METRICS_PORT === undefined) {
+    throw new ConfigError('PRODGRAPH_METRICS_HOST: set PRODGRAPH_METRICS_PORT as well');
+  }
+  return {
+    db,
+    mediaDir: resolve(e.PRODGRAPH_MEDIA),
+    host: e.HOST,
+    port: e.PORT,
+    ticketSecret: e.PRODGRAPH_TICKET_SECRET ?? null,
+    logLevel: e.PRODGRAPH_LOG_LEVEL,
+    limits: {
+      uploadBytes: e.PRODGRAPH_MAX_UPLOAD_BYTES,
+      submissionFiles: e.PRODGRAPH_MAX_SUBMISSION_FILES,
+      eventBatch: e.PRODGRAPH_MAX_EVENT_BATCH,
+      mcpBodyBytes: e.PRODGRAPH_MAX_MCP_BODY_BYTES,
+      decodeBytes: e.PRODGRAPH_MAX_DECODE_MB * MiB,
+    },
+    vision: visionConfig(e),
+    corsOrigins: parseOrigins(e.PRODGRAPH_CORS_ORIGINS),
+    rateLimit: {
+      max: e.PRODGRAPH_RATE_LIMIT === 'off' ? null : e.PRODGRAPH_RATE_LIMIT,
+      windowMs: e.PRODGRAPH_RATE_LIMIT_WINDOW_MS,
+    },
+    timeouts: {
+      drainMs: e.PRODGRAPH_DRAIN_MS,
+      headersMs: e.PRODGRAPH_HEADERS_TIMEOUT_MS,
+      requestMs: e.PRODGRAPH_REQUEST_TIMEOUT_MS,
+      idleMs: e.PRODGRAPH_IDLE_TIMEOUT_MS,
+      keepAliveMs: e.PRODGRAPH_KEEP_ALIVE_TIMEOUT_MS,
+      shutdownMs: e.PRODGRAPH_SHUTDOWN_TIMEOUT_MS,
+    },
+    answerCacheBytes: e.PRODGRAPH_ANSWER_CACHE_MB * MiB,
+    webhooks: {
+      timeoutMs: e.PRODGRAPH_WEBHOOK_TIMEOUT_MS,
+      retryBaseMs: e.PRODGRAPH_WEBHOOK_RETRY_BASE_MS,
+      retryMaxMs: e.PRODGRAPH_WEBHOOK_RETRY_MAX_MS,
+      allow: refusedAs(() => parseCidrList('PRODGRAPH_WEBHOOK_ALLOW', e.PRODGRAPH_WEBHOOK_ALLOW).ranges),
+    },
+    feedMaxWaitSeconds: e.PRODGRAPH_FEED_MAX_WAIT_SECONDS,
+    changePollMs: e.PRODGRAPH_CHANGE_POLL_MS,
+    trustProxy: refusedAs(() => parseTrustProxy(e.PRODGRAPH_TRUST_PROXY)),
+    metricsListener:
+      e.PRODGRAPH_METRICS_PORT === undefined
+        ? null
+        : { host: e.PRODGRAPH_METRICS_HOST.trim(), port: e.PRODGRAPH_METRICS_PORT },
+    workers: workerCount(e.PRODGRAPH_WORKERS, db),
+    vendorKeyDays: e.PRODGRAPH_VENDOR_KEY_DAYS ?? null,
+    auditRetentionDays: e.PRODGRAPH_AUDIT_RETENTION_DAYS,
+    signIn: refusedAs(() => parseSignIn(e)),
+    dbConnectTimeoutMs: e.PRODGRAPH_DB_CONNECT_TIMEOUT_MS,
+  };
+}
 
 export function parseDbTarget(raw: string): DbTarget {
   const value = raw.trim();
@@ -129,182 +419,27 @@ export function parseDbTarget(raw: string): DbTarget {
   return { dialect: 'sqlite', path: path === ':memory:' ? path : resolve(path) };
 }
 
-function positiveInt(
-  name: string,
-  raw: string | undefined,
-  fallback: number,
-  max = Number.MAX_SAFE_INTEGER,
-): number {
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name}: "${raw}" is not a whole number`);
-  const n = Number(raw);
-  if (n < 1 || n > max) throw new ConfigError(`${name}: ${n} is out of range (1..${max})`);
-  return n;
-}
-
-export interface ConfigInput {
-  db?: string;
-  media?: string;
-  host?: string;
-  port?: string;
-  workers?: string;
-  drainMs?: string;
-}
-
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-/** How much a request may carry. */
-function loadLimits(env: NodeJS.ProcessEnv): Config['limits'] {
-  return {
-    uploadBytes: positiveInt('PRODGRAPH_MAX_UPLOAD_BYTES', env.PRODGRAPH_MAX_UPLOAD_BYTES, 512 * 1024 * 1024),
-    submissionFiles: positiveInt('PRODGRAPH_MAX_SUBMISSION_FILES', env.PRODGRAPH_MAX_SUBMISSION_FILES, 50),
-    eventBatch: positiveInt('PRODGRAPH_MAX_EVENT_BATCH', env.PRODGRAPH_MAX_EVENT_BATCH, 10_000),
-    mcpBodyBytes: positiveInt(
-      'PRODGRAPH_MAX_MCP_BODY_BYTES',
-      env.PRODGRAPH_MAX_MCP_BODY_BYTES,
-      32 * 1024 * 1024,
-    ),
-    decodeBytes:
-      boundedInt('PRODGRAPH_MAX_DECODE_MB', env.PRODGRAPH_MAX_DECODE_MB, 128, 1, 16_384) * 1024 * 1024,
-  };
-}
-
-/** How long a client, a request and a shutdown may take. */
-function loadTimeouts(env: NodeJS.ProcessEnv, drain: string | undefined): Config['timeouts'] {
-  return {
-    drainMs: drainMs(drain ?? env.PRODGRAPH_DRAIN_MS),
-    headersMs: boundedInt(
-      'PRODGRAPH_HEADERS_TIMEOUT_MS',
-      env.PRODGRAPH_HEADERS_TIMEOUT_MS,
-      30_000,
-      100,
-      600_000,
-    ),
-    requestMs: boundedInt(
-      'PRODGRAPH_REQUEST_TIMEOUT_MS',
-      env.PRODGRAPH_REQUEST_TIMEOUT_MS,
-      3_600_000,
-      100,
-      86_400_000,
-    ),
-    idleMs: boundedInt('PRODGRAPH_IDLE_TIMEOUT_MS', env.PRODGRAPH_IDLE_TIMEOUT_MS, 60_000, 100, 3_600_000),
-    keepAliveMs: boundedInt(
-      'PRODGRAPH_KEEP_ALIVE_TIMEOUT_MS',
-      env.PRODGRAPH_KEEP_ALIVE_TIMEOUT_MS,
-      5_000,
-      100,
-      600_000,
-    ),
-    shutdownMs: boundedInt(
-      'PRODGRAPH_SHUTDOWN_TIMEOUT_MS',
-      env.PRODGRAPH_SHUTDOWN_TIMEOUT_MS,
-      30_000,
-      100,
-      600_000,
-    ),
-  };
-}
-
-/** Flags win over the environment; the environment wins over defaults. */
-export function loadConfig(flags: ConfigInput = {}, env: NodeJS.ProcessEnv = process.env): Config {
-  const logLevel = env.PRODGRAPH_LOG_LEVEL ?? env.LOG_LEVEL ?? 'info';
-  if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError(`PRODGRAPH_LOG_LEVEL: "${logLevel}" is not one of ${LOG_LEVELS.join(', ')}`);
-  }
-  const secret = env.PRODGRAPH_TICKET_SECRET;
-  if (secret !== undefined && secret.length < 32) {
-    throw new ConfigError('PRODGRAPH_TICKET_SECRET: must be at least 32 characters');
-  }
-  const host = flags.host ?? env.HOST ?? '127.0.0.1';
-  if (host.trim() === '') throw new ConfigError('host: empty');
-  return {
-    db: parseDbTarget(flags.db ?? env.PRODGRAPH_DB ?? DEFAULT_DB),
-    mediaDir: resolve(flags.media ?? env.PRODGRAPH_MEDIA ?? DEFAULT_MEDIA),
-    host,
-    port: positiveInt('port', flags.port ?? env.PORT, 8080, 65535),
-    ticketSecret: secret ?? null,
-    logLevel,
-    limits: loadLimits(env),
-    vision: loadVisionConfig(env),
-    corsOrigins: parseOrigins(env.PRODGRAPH_CORS_ORIGINS),
-    rateLimit: parseRateLimit(env),
-    timeouts: loadTimeouts(env, flags.drainMs),
-    answerCacheBytes: cacheMegabytes(env.PRODGRAPH_ANSWER_CACHE_MB) * 1024 * 1024,
-    webhooks: loadWebhookConfig(env),
-    feedMaxWaitSeconds: feedMaxWait(env.PRODGRAPH_FEED_MAX_WAIT_SECONDS),
-    changePollMs: boundedInt('PRODGRAPH_CHANGE_POLL_MS', env.PRODGRAPH_CHANGE_POLL_MS, 250, 10, 3_600_000),
-    trustProxy: network(() => parseTrustProxy(env.PRODGRAPH_TRUST_PROXY)),
-    metricsListener: parseMetricsListener(env),
-    workers: workerCount(flags.workers ?? env.PRODGRAPH_WORKERS, flags.db ?? env.PRODGRAPH_DB ?? DEFAULT_DB),
-    vendorKeyDays: env.PRODGRAPH_VENDOR_KEY_DAYS?.trim()
-      ? boundedInt('PRODGRAPH_VENDOR_KEY_DAYS', env.PRODGRAPH_VENDOR_KEY_DAYS, 90, 1, 36_500)
-      : null,
-    auditRetentionDays: boundedInt(
-      'PRODGRAPH_AUDIT_RETENTION_DAYS',
-      env.PRODGRAPH_AUDIT_RETENTION_DAYS,
-      400,
-      1,
-      36_500,
-    ),
-    signIn: signIn(() => parseSignIn(env)),
-    dbConnectTimeoutMs: boundedInt(
-      'PRODGRAPH_DB_CONNECT_TIMEOUT_MS',
-      env.PRODGRAPH_DB_CONNECT_TIMEOUT_MS,
-      5000,
-      100,
-      120_000,
-    ),
-  };
-}
-
-/** Most server processes `serve` starts, whatever the machine. */
-export const MAX_WORKERS = 64;
-
-/** `--workers N`, `auto` (one per core) or nothing: every core on PostgreSQL, one on SQLite. */
-function workerCount(raw: string | undefined, db: string): number {
-  const value = raw?.trim();
+/** `auto`: one per core; unset: every core on PostgreSQL, one on SQLite. */
+function workerCount(workers: Environment['PRODGRAPH_WORKERS'], db: DbTarget): number {
   const cores = Math.min(availableParallelism(), MAX_WORKERS);
-  if (value === 'auto') return cores;
-  if (value === undefined || value === '') return parseDbTarget(db).dialect === 'postgres' ? cores : 1;
-  return positiveInt('workers (--workers / PRODGRAPH_WORKERS)', value, 1, MAX_WORKERS);
+  if (workers === 'auto') return cores;
+  return workers ?? (db.dialect === 'postgres' ? cores : 1);
 }
 
-/** The network settings' refusals, as every other setting's. */
-function signIn<T>(read: () => T): T {
+/** The sign-in and network settings' refusals, as every other setting's. */
+function refusedAs<T>(read: () => T): T {
   try {
     return read();
   } catch (err) {
-    if (err instanceof SignInConfigError) throw new ConfigError(err.message);
+    if (err instanceof SignInConfigError || err instanceof NetworkConfigError)
+      throw new ConfigError(err.message);
     throw err;
   }
-}
-
-function network<T>(read: () => T): T {
-  try {
-    return read();
-  } catch (err) {
-    if (err instanceof NetworkConfigError) throw new ConfigError(err.message);
-    throw err;
-  }
-}
-
-/**
- * PRODGRAPH_METRICS_PORT opens the scrape listener, on loopback unless PRODGRAPH_METRICS_HOST
- * says otherwise (it answers without a key: whoever reaches the port reads the metrics).
- */
-function parseMetricsListener(env: NodeJS.ProcessEnv): Config['metricsListener'] {
-  const host = env.PRODGRAPH_METRICS_HOST?.trim() || '127.0.0.1';
-  if (env.PRODGRAPH_METRICS_PORT === undefined || env.PRODGRAPH_METRICS_PORT.trim() === '') {
-    if (env.PRODGRAPH_METRICS_HOST)
-      throw new ConfigError('PRODGRAPH_METRICS_HOST: set PRODGRAPH_METRICS_PORT as well');
-    return null;
-  }
-  return { host, port: positiveInt('PRODGRAPH_METRICS_PORT', env.PRODGRAPH_METRICS_PORT, 0, 65535) };
 }
 
 /** `https://a.example,https://b.example`: exact origins only, no wildcard (credentials travel in a header). */
 function parseOrigins(raw: string | undefined): string[] {
-  if (raw === undefined || raw.trim() === '') return [];
+  if (raw === undefined) return [];
   const origins = raw.split(',').map((o) => o.trim());
   for (const o of origins) {
     let url: URL;
@@ -320,31 +455,6 @@ function parseOrigins(raw: string | undefined): string[] {
     }
   }
   return [...new Set(origins)];
-}
-
-function parseRateLimit(env: NodeJS.ProcessEnv): RateLimitConfig {
-  const raw = env.PRODGRAPH_RATE_LIMIT?.trim();
-  const windowMs = boundedInt(
-    'PRODGRAPH_RATE_LIMIT_WINDOW_MS',
-    env.PRODGRAPH_RATE_LIMIT_WINDOW_MS,
-    60_000,
-    1000,
-    3_600_000,
-  );
-  if (raw === 'off') return { max: null, windowMs };
-  return { max: positiveInt('PRODGRAPH_RATE_LIMIT', raw, 1200, 1_000_000), windowMs };
-}
-
-const DEFAULT_ANSWER_CACHE_MB = 64;
-
-function cacheMegabytes(raw: string | undefined): number {
-  if (raw === undefined || raw.trim() === '') return DEFAULT_ANSWER_CACHE_MB;
-  if (!/^\d{1,5}$/.test(raw.trim())) {
-    throw new ConfigError(
-      `PRODGRAPH_ANSWER_CACHE_MB: "${raw}" is not a whole number of megabytes (0 turns the cache off)`,
-    );
-  }
-  return Number(raw);
 }
 
 /**
@@ -388,27 +498,18 @@ export interface VisionConfig {
   mintsPerMinute: number;
 }
 
-/** Model identifiers of the two demo generation models (image and video). */
-export const DEFAULT_VISION_MODELS = ['image-standard', 'video-standard'] as const;
-
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}$/;
 // visible ASCII only: the credential goes into a header, and a header error would quote it
 const CREDENTIAL = /^[\x21-\x7e]{1,4096}$/;
 
-function boundedInt(name: string, raw: string | undefined, fallback: number, min: number, max: number) {
-  const n = positiveInt(name, raw, fallback, max);
-  if (n < min) throw new ConfigError(`${name}: ${n} is out of range (${min}..${max})`);
-  return n;
-}
-
-function readCredential(env: NodeJS.ProcessEnv): string | undefined {
-  const inline = env.PRODGRAPH_VISION_CREDENTIAL;
-  const file = env.PRODGRAPH_VISION_CREDENTIAL_FILE;
-  if (inline !== undefined && inline !== '' && file !== undefined && file !== '') {
+function readCredential(e: Environment): string | undefined {
+  const inline = e.PRODGRAPH_VISION_CREDENTIAL;
+  const file = e.PRODGRAPH_VISION_CREDENTIAL_FILE;
+  if (inline !== undefined && file !== undefined) {
     throw new ConfigError('PRODGRAPH_VISION_CREDENTIAL and PRODGRAPH_VISION_CREDENTIAL_FILE: set only one');
   }
   let value = inline;
-  if (file !== undefined && file !== '') {
+  if (file !== undefined) {
     try {
       value = readFileSync(file, 'utf8');
     } catch (err) {
@@ -427,8 +528,7 @@ function readCredential(env: NodeJS.ProcessEnv): string | undefined {
   return value;
 }
 
-function parseModels(raw: string | undefined): readonly [string, string] {
-  if (raw === undefined || raw.trim() === '') return DEFAULT_VISION_MODELS;
+function parseModels(raw: string): readonly [string, string] {
   const models = raw.split(',').map((m) => m.trim());
   const [first, second] = models;
   if (models.length !== 2 || first === undefined || second === undefined || first === second) {
@@ -462,63 +562,9 @@ function parseTokenUrl(raw: string): URL {
   return url;
 }
 
-/** 0..600000 ms (--drain-ms / PRODGRAPH_DRAIN_MS); 5 s by default, time for a balancer's health checks to notice. */
-function drainMs(raw: string | undefined): number {
-  if (raw === undefined || raw.trim() === '') return 5_000;
-  if (!/^\d+$/.test(raw.trim()) || Number(raw) > 600_000) {
-    throw new ConfigError(
-      `drain (--drain-ms / PRODGRAPH_DRAIN_MS): "${raw}" is not a whole number of milliseconds from 0 to 600000`,
-    );
-  }
-  return Number(raw);
-}
-
-/** 0..300: a proxy in front may close idle requests sooner than the default 30 s. */
-function feedMaxWait(raw: string | undefined): number {
-  if (raw === undefined || raw === '') return 30;
-  if (!/^\d+$/.test(raw.trim()) || Number(raw) > 300) {
-    throw new ConfigError(
-      `PRODGRAPH_FEED_MAX_WAIT_SECONDS: "${raw}" is not a whole number of seconds from 0 to 300`,
-    );
-  }
-  return Number(raw);
-}
-
-export function loadWebhookConfig(env: NodeJS.ProcessEnv): WebhookConfig {
-  // a delivery must end well inside the subscription's lease (60 s, see worker.ts)
-  const timeoutMs = boundedInt(
-    'PRODGRAPH_WEBHOOK_TIMEOUT_MS',
-    env.PRODGRAPH_WEBHOOK_TIMEOUT_MS,
-    10_000,
-    100,
-    30_000,
-  );
-  const retryBaseMs = boundedInt(
-    'PRODGRAPH_WEBHOOK_RETRY_BASE_MS',
-    env.PRODGRAPH_WEBHOOK_RETRY_BASE_MS,
-    1000,
-    10,
-    3_600_000,
-  );
-  const retryMaxMs = boundedInt(
-    'PRODGRAPH_WEBHOOK_RETRY_MAX_MS',
-    env.PRODGRAPH_WEBHOOK_RETRY_MAX_MS,
-    3_600_000,
-    10,
-    86_400_000,
-  );
-  if (retryMaxMs < retryBaseMs) {
-    throw new ConfigError(
-      'PRODGRAPH_WEBHOOK_RETRY_MAX_MS: must not be below PRODGRAPH_WEBHOOK_RETRY_BASE_MS',
-    );
-  }
-  const allow = network(() => parseCidrList('PRODGRAPH_WEBHOOK_ALLOW', env.PRODGRAPH_WEBHOOK_ALLOW).ranges);
-  return { timeoutMs, retryBaseMs, retryMaxMs, allow };
-}
-
-export function loadVisionConfig(env: NodeJS.ProcessEnv): VisionConfig {
-  const rawUrl = env.PRODGRAPH_VISION_TOKEN_URL?.trim() || undefined;
-  const credential = readCredential(env);
+function visionConfig(e: Environment): VisionConfig {
+  const rawUrl = e.PRODGRAPH_VISION_TOKEN_URL?.trim();
+  const credential = readCredential(e);
   let provider: VisionProviderConfig | null = null;
   if (rawUrl !== undefined || credential !== undefined) {
     if (rawUrl === undefined) {
@@ -530,7 +576,7 @@ export function loadVisionConfig(env: NodeJS.ProcessEnv): VisionConfig {
       );
     }
     const tokenUrl = parseTokenUrl(rawUrl);
-    const name = env.PRODGRAPH_VISION_PROVIDER?.trim() || tokenUrl.hostname;
+    const name = e.PRODGRAPH_VISION_PROVIDER?.trim() || tokenUrl.hostname;
     if (name.length > 100 || /\p{Cc}/u.test(name)) {
       throw new ConfigError('PRODGRAPH_VISION_PROVIDER: at most 100 characters, no control characters');
     }
@@ -538,22 +584,10 @@ export function loadVisionConfig(env: NodeJS.ProcessEnv): VisionConfig {
   }
   return {
     provider,
-    models: parseModels(env.PRODGRAPH_VISION_MODELS),
-    tokenLifetimeSeconds: boundedInt(
-      'PRODGRAPH_VISION_TOKEN_TTL',
-      env.PRODGRAPH_VISION_TOKEN_TTL,
-      300,
-      10,
-      3600,
-    ),
-    timeoutMs: boundedInt('PRODGRAPH_VISION_TIMEOUT_MS', env.PRODGRAPH_VISION_TIMEOUT_MS, 5000, 100, 60_000),
-    mintsPerMinute: boundedInt(
-      'PRODGRAPH_VISION_MINTS_PER_MINUTE',
-      env.PRODGRAPH_VISION_MINTS_PER_MINUTE,
-      10,
-      1,
-      10_000,
-    ),
+    models: parseModels(e.PRODGRAPH_VISION_MODELS),
+    tokenLifetimeSeconds: e.PRODGRAPH_VISION_TOKEN_TTL,
+    timeoutMs: e.PRODGRAPH_VISION_TIMEOUT_MS,
+    mintsPerMinute: e.PRODGRAPH_VISION_MINTS_PER_MINUTE,
   };
 }
 

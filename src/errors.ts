@@ -1,8 +1,10 @@
 /**
- * The one error catalogue. Services throw these (and the data layer maps the database refusals a
- * request can provoke into them, src/db/refusals.ts); the HTTP error handler answers them as
- * `{detail, code}`, an MCP tool as its error result. Services never know about HTTP beyond the
- * status.
+ * The one error catalogue. Every failure a person can act on is a `UserError`: a plain-language
+ * `detail` and a stable `code`. Services throw its HTTP kind, `AppError` (and the data layer maps
+ * the database refusals a request can provoke into them, refusalOf); the HTTP error
+ * handler answers them as `{detail, code}`, an MCP tool as its error result. The CLI prints any
+ * `UserError` as its detail, one line without a stack, exit 1. Services never know about HTTP
+ * beyond the status.
  */
 
 /**
@@ -77,24 +79,38 @@ export function defaultCode(status: number): ErrorCode {
 }
 
 /**
- * A refusal in the catalogue's words. `cause` keeps the error it was made from (a driver's
- * constraint violation, say): logged, never shown to the client.
+ * A failure the user can act on, wherever it surfaces: the detail (also the message) says what
+ * is wrong in words they can act on, the code names its kind from the catalogue. The CLI's
+ * refusals (a flag, the configuration, a document, a backup) are these or thin subclasses that
+ * callers catch by kind. Only an `AppError` carries an HTTP status: any other reaching the HTTP
+ * error handler is a route's bug, answered 500 like any unexpected error.
  */
-export class AppError extends Error {
-  readonly code: ErrorCode;
+export class UserError extends Error {
+  constructor(
+    readonly detail: string,
+    readonly code: ErrorCode = 'invalid_field',
+    options?: { cause?: unknown },
+  ) {
+    super(detail, options);
+    this.name = new.target.name;
+  }
+}
 
+/**
+ * A refusal in the catalogue's words, with the HTTP status it answers. `cause` keeps the error it
+ * was made from (a driver's constraint violation, say): logged, never shown to the client.
+ */
+export class AppError extends UserError {
   constructor(
     readonly status: number,
-    readonly detail: string,
+    detail: string,
     readonly headers: Record<string, string> = {},
     code?: ErrorCode,
     /** A 422's field, parameter or header (the detail starts with it), for clients to branch on. */
     readonly field?: string,
     options?: { cause?: unknown },
   ) {
-    super(detail, options);
-    this.name = 'AppError';
-    this.code = code ?? defaultCode(status);
+    super(detail, code ?? defaultCode(status), options);
   }
 }
 

@@ -10,8 +10,8 @@ import { workerOptions } from './cluster/worker.js';
 
 /**
  * Runs the service until SIGINT/SIGTERM: one process, or with `--workers N` a primary and N
- * worker processes sharing the port (src/cluster/). A process forked as a worker builds its app
- * with what the workers share (src/cluster/worker.ts).
+ * worker processes sharing the port (servePrimary). A process forked as a worker builds its app
+ * with what the workers share (workerOptions).
  */
 export async function serve(config: Config): Promise<void> {
   if (cluster.isWorker) return serveWorker(config);

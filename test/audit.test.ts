@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { inWriteTransaction } from '../src/db/write-hooks.js';
-import { operatorActor } from '../src/modules/audit/actor.js';
-import { recordAudit } from '../src/modules/audit/record.js';
+import { operatorActor } from '../src/auth/audit-actor.js';
+import { recordAudit } from '../src/auth/audit-record.js';
 import { pruneAudit } from '../src/modules/audit/retention.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { prodgraphHere } from './support/cli.js';
 import { call, get } from './support/http.js';
+import { rpc } from './support/mcp.js';
 import { multipart } from './support/multipart.js';
 import { importRoundTrip, png, submit, type Refs } from './support/round-trip.js';
 import { dbArgOf } from './support/server-process.js';
@@ -441,6 +442,25 @@ for (const dialect of DIALECTS) {
       assert.equal(listed.status, 200);
       const listedIds = listed.body.map((r: { id: number }) => r.id);
       for (const r of added) assert.ok(listedIds.includes(r.id), 'GET /admin/audit lists it');
+    });
+
+    it('records a known key turned away from an MCP tool, as its REST twin would be', async () => {
+      const before = (await rows()).length;
+      const answer = await rpc(env.app, vendor, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'get_asset', arguments: { id: 1 } },
+      });
+      // answered as its REST twin's 403, and recorded as the twin's refusal would be
+      assert.equal(answer.status, 403);
+      assert.equal((answer.body as { code: string }).code, 'engagement_door');
+      const added = (await rows()).slice(before);
+      assert.deepEqual(
+        added.map((r) => [r.action, r.outcome, r.object_type, r.key_prefix]),
+        [['access.refused', 'refused', 'route', prefixOf(vendor)]],
+      );
+      assert.match(added[0]!.summary, /^MCP tool get_asset: this key is bound to a vendor engagement/);
     });
   });
 }

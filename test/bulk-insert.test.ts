@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { withBulkPageCache } from '../src/db/bulk-cache.js';
-import { insertMany, insertManyIds, statementSizes } from '../src/db/bulk-insert.js';
+import { insertMany, insertManyIds, statementSizes } from '../src/db/driver/bulk-insert.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { Factory } from './support/factory.js';
 

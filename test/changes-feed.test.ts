@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { buildApp } from '../src/app.js';
+import { buildApp, type App } from '../src/app.js';
 import { ChangeLog, commitChanges } from '../src/db/change-log.js';
 import { importDocument } from '../src/document/import.js';
 import { parseDocument } from '../src/document/parse.js';
 import { createEnv, DIALECTS, openSecondHandle, type TestEnv } from './support/env.js';
 import { smallProduction } from './support/fixtures.js';
 import { call, get } from './support/http.js';
+import { until } from './support/receiver.js';
+import { TestClock } from './support/test-clock.js';
 import { jpeg, upload } from './support/write.js';
 
 interface Change {
@@ -26,9 +28,12 @@ for (const dialect of DIALECTS) {
     let key: string;
     let refs: Record<string, number>;
     let film: number;
+    // the app's long-polls wait on a clock that moves only when a test moves it: an answer
+    // before that is a change's doing, never a wait running out
+    const clock = new TestClock();
 
     before(async () => {
-      env = await createEnv(dialect);
+      env = await createEnv(dialect, {}, { clock });
       refs = (await env.import(smallProduction('film'))).refs;
       await env.import(smallProduction('other'));
       key = await env.mint({ production: 'film' });
@@ -172,34 +177,38 @@ for (const dialect of DIALECTS) {
       assert.ok(page.changes.every((c) => c.actor === 'prodgraph import'));
     });
 
+    /** The long-poll is held: the app's watch has its waiter (it has not answered). */
+    const heldWaiting = (app: App) => until('the long-poll held', () => app.ctx.changes.waiting === 1);
+
     it('long-polls: an empty wait answers when the next write commits, within a second', async () => {
       const start = await head();
-      const t0 = Date.now();
       const waiting = feed(`?after=${start}&wait=10`);
-      await new Promise((r) => setTimeout(r, 200));
+      await heldWaiting(env.app);
       const written = Date.now();
       const id = await addAsset('Awaited');
       const writeTook = Date.now() - written;
       const page = await waiting;
+      // woken by the commit (its clock never moved, so the 10 s wait could not end), and
+      // promptly: the bound scales with the write's own time (the control), so a loaded
+      // machine does not fail it
       assert.deepEqual(page.changes.map(line), [`asset:${id}:created`]);
-      // woken by the commit, not by the 10 s wait ending: the bound scales with the write's own
-      // time (the control), so a loaded machine does not fail it
       const after = Date.now() - written;
       assert.ok(
         after < Math.max(1000, 3 * writeTook),
         `answered ${after} ms after the write (${writeTook} ms)`,
       );
-      assert.ok(Date.now() - t0 >= 200);
     });
 
     it('long-polls: with nothing to say it answers empty at the end of the wait, keeping the cursor', async () => {
       const start = await head();
-      const t0 = Date.now();
-      const page = await feed(`?after=${start}&wait=1`);
-      const took = Date.now() - t0;
+      const waiting = feed(`?after=${start}&wait=1`);
+      await heldWaiting(env.app);
+      clock.advance(999);
+      assert.equal(env.app.ctx.changes.waiting, 1, 'still held a millisecond before its wait ends');
+      clock.advance(1);
+      const page = await waiting;
       assert.deepEqual(page.changes, []);
       assert.equal(page.next_cursor, start);
-      assert.ok(took >= 950 && took < 3000, `took ${took} ms`);
     });
 
     it('long-polls: a change committed by another process (its own connection, no in-process signal) wakes it', async () => {
@@ -207,7 +216,7 @@ for (const dialect of DIALECTS) {
       const other = await openSecondHandle(env);
       try {
         const waiting = feed(`?after=${start}&wait=10`);
-        await new Promise((r) => setTimeout(r, 200));
+        await heldWaiting(env.app);
         const written = Date.now();
         await other.db.transaction().execute(async (trx) => {
           await commitChanges(
@@ -242,14 +251,16 @@ for (const dialect of DIALECTS) {
     });
 
     it('closing the server answers held long-polls at once', async () => {
+      // its clock never moves: the wait cannot end but by the close
       const app = await buildApp({
         config: env.config,
         database: env.handle,
         store: env.store,
         logger: false,
+        clock: new TestClock(),
       });
       const waiting = get(app, `/api/v1/changes?after=${await head()}&wait=30`, key);
-      await new Promise((r) => setTimeout(r, 100));
+      await heldWaiting(app);
       const t0 = Date.now();
       await app.close();
       const r = await waiting;
@@ -293,7 +304,14 @@ for (const dialect of DIALECTS) {
         await Promise.all(writers);
       } finally {
         done = true;
-        await reader;
+        // its last long-poll waits on the test's clock: move it on until the reader has finished
+        let finished = false;
+        const ended = reader.finally(() => (finished = true));
+        await until('the reader to finish', () => {
+          clock.advance(1000);
+          return finished;
+        });
+        await ended;
         await other.close();
       }
       const all = (await feed(`?after=${start}&limit=1000`)).changes;

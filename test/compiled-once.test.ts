@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { compiledOnce } from '../src/db/compiled.js';
+import { compiledOnce } from '../src/db/driver/compiled.js';
+import { liveFilesAt } from '../src/modules/storage-library/repository.js';
 import type { Db } from '../src/db/index.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { Factory } from './support/factory.js';
@@ -120,6 +121,35 @@ for (const dialect of DIALECTS) {
         const text = (list: string[]) => list.filter((q) => q.includes('"summary" = $2'));
         assert.deepEqual(text(statements.once), [], 'a statement run once is not kept');
         assert.equal(text(statements.after).length, 1, 'kept once it repeats');
+      });
+
+      it('PostgreSQL: the library lookup is planned on each run, so a library grown past its statistics is read by its index', async () => {
+        // A first scan grows the library from nothing to millions of rows within minutes; a
+        // plan kept from when it was small reads the whole table for every batch.
+        await sql`analyze library_files`.execute(env.handle.db);
+        const trx = await env.handle.db.startTransaction().execute();
+        try {
+          await sql`insert into library_files (production_id, path, detected_at, updated_at)
+            select ${productionId}, 'grown/' || g || '.exr', 't', 't' from generate_series(1, 20000) g`.execute(
+            trx,
+          );
+          for (let i = 0; i < 8; i++) await liveFilesAt(trx, productionId, [`grown/${i}.exr`, 'missing.exr']);
+          const kept = await sql<{ statement: string }>`
+            select statement from pg_prepared_statements where statement like '%library_files%'`.execute(trx);
+          const found = await liveFilesAt(trx, productionId, [
+            'grown/7.exr',
+            'grown/19999.exr',
+            'missing.exr',
+          ]);
+          assert.deepEqual(kept.rows, [], 'never a kept (generic) plan on the connection');
+          assert.deepEqual(
+            found.map((f) => f.path).sort(),
+            ['grown/19999.exr', 'grown/7.exr'],
+            'answers the live rows asked for',
+          );
+        } finally {
+          await trx.rollback().execute();
+        }
       });
     }
   });

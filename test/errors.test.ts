@@ -8,8 +8,10 @@ import { Type } from 'typebox';
 import { buildApp, type App } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { refusalOf } from '../src/db/refusals.js';
+import { DocumentError } from '../src/document/parse.js';
 import { AppError, ERROR_CODES, errors, isAppError } from '../src/errors.js';
-import { Id } from '../src/http/schemas.js';
+import { Id } from '../src/domain/schema-kit.js';
+import { routesOf } from '../src/http/define-route.js';
 
 /** One raw HTTP exchange, for what no HTTP client will send (a malformed request line or escape). */
 function raw(port: number, text: string): Promise<string> {
@@ -39,10 +41,10 @@ describe('the error handler', () => {
       logger: false,
     });
     // routes that exist only to drive the handler from outside
-    app.get('/api/v1/boom', { config: { auth: 'public' } }, async () => {
+    routesOf(app).get('/api/v1/boom', { config: { auth: 'public' } }, async () => {
       throw new Error('select * from api_keys where hash = $1');
     });
-    app.post(
+    routesOf(app).post(
       '/api/v1/echo',
       {
         config: { auth: 'public' },
@@ -59,7 +61,7 @@ describe('the error handler', () => {
       },
       async (req) => req.body,
     );
-    app.get(
+    routesOf(app).get(
       '/api/v1/things/:id',
       {
         config: { auth: 'public' },
@@ -75,7 +77,7 @@ describe('the error handler', () => {
       },
       async (req) => ({ params: req.params, query: req.query }),
     );
-    app.post(
+    routesOf(app).post(
       '/api/v1/upload',
       {
         config: { auth: 'public' },
@@ -83,11 +85,15 @@ describe('the error handler', () => {
       },
       async () => ({ ok: true }),
     );
-    app.get('/api/v1/conflict', { config: { auth: 'public' } }, async () => {
+    routesOf(app).get('/api/v1/conflict', { config: { auth: 'public' } }, async () => {
       throw errors.conflict('already settled');
     });
+    // a CLI refusal carries no status: reaching a route's answer, it is a bug like any other
+    routesOf(app).get('/api/v1/cli-refusal', { config: { auth: 'public' } }, async () => {
+      throw new DocumentError('episodes[0].code: is required');
+    });
     // what the two drivers throw when a constraint refuses a write, as the data layer passes it on
-    app.get('/api/v1/db/:code', { config: { auth: 'public' } }, async (req) => {
+    routesOf(app).get('/api/v1/db/:code', { config: { auth: 'public' } }, async (req) => {
       throw driverRefusal((req.params as { code: string }).code);
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
@@ -110,6 +116,12 @@ describe('the error handler', () => {
     assert.equal(r.statusCode, 500);
     assert.deepEqual(r.json(), { detail: 'internal server error', code: 'internal' });
     assert.doesNotMatch(r.body, /select|api_keys|at /);
+  });
+
+  it('answers a user error without an HTTP status (a CLI refusal) 500, as any unexpected failure', async () => {
+    const r = await app.inject({ url: '/api/v1/cli-refusal' });
+    assert.equal(r.statusCode, 500);
+    assert.deepEqual(r.json(), { detail: 'internal server error', code: 'internal' });
   });
 
   it('answers malformed JSON 400, a forbidden __proto__ key 400, and a missing body 422', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { queueMoveTask } from '../src/modules/storage/tasks.js';
+import { queueMoveTask } from '../src/modules/storage-tasks/service.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { multipart } from './support/multipart.js';
 import { ALL_SCOPES, png, roundTripDocument } from './support/round-trip.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
 import { authenticate, mintKey, parseExpiry } from '../src/auth/key-service.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { smallProduction } from './support/fixtures.js';
@@ -55,6 +55,28 @@ for (const dialect of DIALECTS) {
         headers: { accept: 'application/json, text/event-stream' },
       });
       assert.equal(mcp.status, 401);
+    });
+
+    it("judges a key's expiry by the database's clock, not the host's: servers whose clocks drift agree", async () => {
+      const minted = await post('/keys', {
+        label: 'drift',
+        scopes: ['read'],
+        expires_at: new Date(Date.now() + 3600_000).toISOString(),
+      });
+      const token = minted.body.token as string;
+      const withHostClock = async (offsetMs: number) => {
+        mock.timers.enable({ apis: ['Date'], now: Date.now() + offsetMs });
+        try {
+          return await get(env.app, '/api/v1/production', token);
+        } finally {
+          mock.timers.reset();
+        }
+      };
+      assert.equal((await withHostClock(2 * 3600_000)).status, 200, 'a host two hours ahead still takes it');
+      const at = await expireNow(minted.body.id);
+      const behind = await withHostClock(-3600_000);
+      assert.equal(behind.status, 401, 'a host an hour behind still refuses it');
+      assert.deepEqual(behind.body, { detail: `expired on ${at}`, code: 'key_expired' });
     });
 
     it("an expired key's media tickets die with it", async () => {

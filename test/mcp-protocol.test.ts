@@ -337,8 +337,10 @@ for (const dialect of DIALECTS) {
       };
       for (const token of [wide, vendor]) {
         for (const twin of readTwins(refs)) {
-          // the first read of a vendor's doors loads and keeps them; both twins then read the same
+          // the first read of a vendor's doors loads and keeps them, and a first refusal of each
+          // twin is recorded in the audit trail (once a minute); both twins then read the same
           await get(env.app, `/api/v1${twin.url}`, token);
+          await rpc(env.app, token, call(1, twin.tool, twin.args));
           const rest = await queriesOf(() => get(env.app, `/api/v1${twin.url}`, token));
           const mcp = await queriesOf(() => rpc(env.app, token, call(1, twin.tool, twin.args)));
           assert.equal(mcp, rest, twin.tool);

@@ -4,14 +4,14 @@ import { join, relative, sep } from 'node:path';
 import { describe, it } from 'node:test';
 
 /*
- * `media` rows are written in one place, src/modules/media/repository.ts, so a media object's
+ * `media` rows are written in one place, src/media/rows.ts, so a media object's
  * kind, owner and label follow one convention whichever path brings the file (an upload, a
  * turnover, a proxy, a production document). This reads the source: any other file that
  * inserts into or deletes from `media` fails here.
  */
 
 const SRC = join(import.meta.dirname, '..', 'src');
-const WRITER = 'src/modules/media/repository.ts';
+const WRITER = 'src/media/rows.ts';
 
 /** Kysely's insertInto/deleteFrom and the set-based helpers (insertRows, deleteIds, …) naming `media`. */
 const BUILDER =
@@ -44,7 +44,7 @@ describe('media rows have one writer', () => {
       if (rel === WRITER) continue;
       for (const w of writesOf(text)) elsewhere.push(`${rel}: ${w}`);
     }
-    assert.deepEqual(elsewhere, [], 'write media rows through src/modules/media/repository.ts');
+    assert.deepEqual(elsewhere, [], 'write media rows through src/media/rows.ts');
   });
 
   it('the check sees the writes it guards against', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, mock } from 'node:test';
 import type { ProductionDocument } from '../src/document/schema.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { smallProduction, smallSeries } from './support/fixtures.js';
@@ -87,6 +87,14 @@ for (const dialect of DIALECTS) {
       call(env.app, 'GET', `/api/v1/bundles/scene/${refs.sc1}`, { token, headers });
     const character = (token: string, headers: Record<string, string> = {}) =>
       call(env.app, 'GET', `/api/v1/bundles/character/${refs['ch-mara']}`, { token, headers });
+    /** The scene grant of engagement eng-read, which the expiry tests move in time. */
+    const sceneGrantOfEngRead = () =>
+      env.handle.db
+        .selectFrom('grants')
+        .where('engagement_id', '=', refs['eng-read']!)
+        .where('kind', '=', 'scene')
+        .select('id')
+        .executeTakeFirstOrThrow();
 
     it('scene bundle: every required key, released versions only, unclamped for a production-wide key', async () => {
       const r = await scene(pw);
@@ -297,12 +305,7 @@ for (const dialect of DIALECTS) {
     it('a grant expiring or being revoked takes effect on the next request, no restart', async () => {
       const key = await env.mint({ production: 'film', scopes: ['read'], engagement: 'eng-read' });
       assert.equal((await scene(key)).status, 200);
-      const grant = await env.handle.db
-        .selectFrom('grants')
-        .where('engagement_id', '=', refs['eng-read']!)
-        .where('kind', '=', 'scene')
-        .select('id')
-        .executeTakeFirstOrThrow();
+      const grant = await sceneGrantOfEngRead();
       // the grant is given an expiry a moment away (a change: the revision moves), then time
       // passes (not a change: the revision stays) and the very next request is refused
       const lapses = Date.now() + 3000;
@@ -332,6 +335,39 @@ for (const dialect of DIALECTS) {
       await changed();
       assert.equal((await scene(key)).status, 404);
       assert.equal((await character(key)).status, 200, 'only the revoked grant stops working');
+    });
+
+    it("judges a grant's expiry by the database's clock, not the host's: servers whose clocks drift agree", async () => {
+      const key = await env.mint({ production: 'film', scopes: ['read'], engagement: 'eng-read' });
+      const grant = await sceneGrantOfEngRead();
+      const expireIn = async (ms: number) => {
+        await env.handle.db
+          .updateTable('grants')
+          .set({ expires_at: new Date(Date.now() + ms).toISOString(), revoked_at: null })
+          .where('id', '=', grant.id)
+          .execute();
+        await changed();
+      };
+      const withHostClock = async (offsetMs: number) => {
+        mock.timers.enable({ apis: ['Date'], now: Date.now() + offsetMs });
+        try {
+          return (await scene(key)).status;
+        } finally {
+          mock.timers.reset();
+        }
+      };
+      await expireIn(3600_000);
+      assert.equal(
+        await withHostClock(2 * 3600_000),
+        200,
+        'a host two hours ahead still lets the live grant in',
+      );
+      await expireIn(-1000);
+      assert.equal(
+        await withHostClock(-3600_000),
+        404,
+        'a host an hour behind still turns the lapsed grant away',
+      );
     });
 
     it('a bad node id is a 422 naming the field', async () => {

@@ -827,11 +827,46 @@ for (const dialect of DIALECTS) {
         ['2001:0:4136:e378:8000:63bf:5601:5601', 'never', 'never'],
         ['64:ff9b::a01:203', 'internal', 'internal'],
         ['::8.8.8.8', 'reach', 'reach'],
+        ['::ffff:0:169.254.169.254', 'never', 'never'],
+        ['::ffff:0:10.1.2.3', 'internal', 'reach'],
+        ['2002:a01:203::1', 'internal', 'internal'], // 6to4 itself is internal, whatever it carries
+        ['2001:0:4136:e378:8000:63bf:f7f7:f7f7', 'internal', 'internal'], // Teredo, client 8.8.8.8
+        // zones, capitals and a dotted tail do not change the address
+        ['fe80::1%eth0', 'never', 'never'],
+        ['::1%lo', 'internal', 'reach'],
+        ['2002:a9fe:a9fe::%br-1.2', 'never', 'never'],
+        ['FE80::1', 'never', 'never'],
+        ['::FFFF:A9FE:A9FE', 'never', 'never'],
+        ['64:FF9B::A9FE:A9FE', 'never', 'never'],
+        ['::0.0.0.1', 'internal', 'reach'], // that is ::1
+        ['::ffff:999.1.1.1', 'never', 'never'], // not an address
+        // each range's edges
+        ['100.100.100.200', 'never', 'never'], // a metadata service inside the shared range
+        ['100.64.0.0', 'internal', 'internal'],
+        ['100.127.255.255', 'internal', 'internal'],
+        ['100.128.0.0', 'reach', 'reach'],
+        ['172.15.255.255', 'reach', 'reach'],
+        ['172.31.255.255', 'internal', 'internal'],
+        ['192.0.0.255', 'internal', 'internal'],
+        ['192.0.2.1', 'reach', 'reach'], // documentation ranges are reached
+        ['198.19.255.255', 'internal', 'internal'],
+        ['239.255.255.255', 'never', 'never'],
+        ['240.0.0.1', 'never', 'never'],
+        ['255.255.255.255', 'never', 'never'],
+        ['fd00:ec2::254', 'never', 'never'],
+        ['fec0::1', 'reach', 'reach'],
+        ['febf:ffff::1', 'never', 'never'],
+        ['fbff:ffff::1', 'reach', 'reach'],
+        ['64:ff9b::1:0:0', 'reach', 'reach'],
       ];
       for (const [address, without, withAllow] of cases) {
         assert.equal(none.judge(address), without, address);
         assert.equal(some.judge(address), withAllow, `${address} allowed`);
       }
+      // an IPv6 range allows the IPv4 addresses whose mapped form it holds
+      const mapped = new Egress(parseCidrList('x', '::ffff:10.0.0.0/104').ranges);
+      assert.equal(mapped.judge('10.2.0.1'), 'reach');
+      assert.equal(mapped.judge('127.0.0.1'), 'internal');
       const { loadConfig, ConfigError } = await import('../src/config.js');
       assert.throws(() => loadConfig({}, { PRODGRAPH_WEBHOOK_ALLOW: '10.0.0.0/33' }), ConfigError);
       assert.throws(() => loadConfig({}, { PRODGRAPH_WEBHOOK_ALLOW: 'intranet' }), ConfigError);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it, mock } from 'node:test';
-import { operatorActor } from '../src/modules/audit/actor.js';
-import { allowPerson, productionIdOf } from '../src/modules/sign-in/service.js';
+import { operatorActor } from '../src/auth/audit-actor.js';
+import { allowPerson, productionIdOf } from '../src/modules/sign-in-admin/service.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { Factory } from './support/factory.js';
 import { call, type Reply } from './support/http.js';

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { EventEmitter, once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { serverTimeouts } from '../src/http/timeouts.js';
@@ -52,6 +53,19 @@ for (const dialect of DIALECTS) {
     let key: string;
     let coat: number;
     const lines: LogLine[] = [];
+    const written = new EventEmitter();
+
+    /** The first log line that matches, waiting for it to be written (a line comes when the server sees the close, which may be after the client does). */
+    async function lineFor(match: (l: LogLine) => boolean, what: string): Promise<LogLine> {
+      const waiting = AbortSignal.timeout(REQUEST_MS * 4);
+      for (;;) {
+        const line = lines.find(match);
+        if (line) return line;
+        await once(written, 'line', { signal: waiting }).catch(() => {
+          assert.fail(`no line for ${what} among ${JSON.stringify(lines.map((l) => l.msg))}`);
+        });
+      }
+    }
 
     before(async () => {
       env = await createEnv(
@@ -61,7 +75,14 @@ for (const dialect of DIALECTS) {
           PRODGRAPH_REQUEST_TIMEOUT_MS: String(REQUEST_MS),
           PRODGRAPH_LOG_LEVEL: 'info',
         },
-        { logStream: { write: (l) => void lines.push(JSON.parse(l) as LogLine) } },
+        {
+          logStream: {
+            write: (l) => {
+              lines.push(JSON.parse(l) as LogLine);
+              written.emit('line');
+            },
+          },
+        },
       );
       coat = (await env.import(smallProduction('slow'))).refs['co-coat']!;
       key = await env.mint({ production: 'slow', scopes: ['read', 'write'] });
@@ -107,8 +128,10 @@ for (const dialect of DIALECTS) {
       assert.equal(status, 408);
       assert.ok(ms >= REQUEST_MS - 50, `cut early, after ${ms} ms`);
       assert.ok(ms <= REQUEST_MS + lateBy(REQUEST_MS), `cut after ${ms} ms, timeout ${REQUEST_MS} ms`);
-      const line = lines.find((l) => l.msg === 'request aborted' && l.req?.url === '/api/v1/assets');
-      assert.ok(line, `no line for the cut request among ${JSON.stringify(lines.map((l) => l.msg))}`);
+      const line = await lineFor(
+        (l) => l.msg === 'request aborted' && l.req?.url === '/api/v1/assets',
+        'the cut request',
+      );
       assert.equal(line.req?.method, 'POST');
       assert.equal(line.aborted, true);
       assert.ok(
@@ -132,12 +155,7 @@ for (const dialect of DIALECTS) {
       // the answer started; the client reads no further and hangs up
       await new Promise<void>((resolve) => conn.socket.once('readable', resolve));
       conn.destroy();
-      let line: LogLine | undefined;
-      for (let i = 0; i < 200 && !line; i++) {
-        line = lines.find((l) => l.msg === 'stream closed prematurely');
-        if (!line) await new Promise((r) => setTimeout(r, 25));
-      }
-      assert.ok(line, `no line for the abandoned download among ${JSON.stringify(lines.map((l) => l.msg))}`);
+      const line = await lineFor((l) => l.msg === 'stream closed prematurely', 'the abandoned download');
       assert.equal(line.req?.method, 'GET');
       assert.equal(line.req?.url, `${path}?t=[redacted]`);
       assert.equal(line.res?.statusCode, 200);

@@ -303,9 +303,13 @@ for (const dialect of DIALECTS) {
         const trickleMs = await trickleClosed;
         assert.ok(trickleMs < 6000, `the trickling client was cut after ${trickleMs} ms`);
         await muteClosed;
-        // the reader that never read: once the idle timeout has passed, what it can still read
-        // is what sat in the socket buffers when the server gave up on it, far short of the file
-        await new Promise((r) => setTimeout(r, 2500));
+        // the reader that never read: once the server has given up on it (its log says so), what
+        // it can still read is what sat in the socket buffers then, far short of the file
+        const download = `/api/v1/media/${media.media_id}/content`;
+        await slow.lineMatching(
+          (l) => l.includes(download) && /stream closed prematurely|request aborted/.test(l),
+          'the stalled download given up',
+        );
         stuck.on('data', (chunk: Buffer) => (received += chunk.length));
         stuck.resume();
         await stuckClosed;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { normaliseByRules, normaliseLibraryPath } from '../src/modules/storage/paths.js';
-import { utcTimestamp } from '../src/modules/storage/event-validation.js';
+import { normaliseByRules, normaliseLibraryPath } from '../src/modules/storage-library/paths.js';
+import { utcTimestamp } from '../src/modules/storage-events/validation.js';
 import { iso } from '../src/document/tables/row-context.js';
 import { canonicalByRoundTrip } from './support/storage-event-rules.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { queueMoveTask } from '../src/modules/storage/tasks.js';
+import { queueMoveTask } from '../src/modules/storage-tasks/service.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { Factory } from './support/factory.js';
 import { call, get } from './support/http.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DocumentError } from '../src/document/parse.js';
-import { queueMoveTask } from '../src/modules/storage/tasks.js';
+import { queueMoveTask } from '../src/modules/storage-tasks/service.js';
 import { submit } from './support/round-trip.js';
 import { jpeg, upload } from './support/write.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';

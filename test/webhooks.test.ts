@@ -7,9 +7,11 @@ import { createEnv, DIALECTS, openSecondHandle, type TestEnv } from './support/e
 import { Factory } from './support/factory.js';
 import { Receiver, until } from './support/receiver.js';
 import { call, get } from './support/http.js';
+import { TestClock } from './support/test-clock.js';
 
 /**
- * A receiver's answer is awaited 2 s: short enough for the retry test, long enough that a loaded
+ * A receiver's answer is awaited 2 s, on the workers' clock (a TestClock that also runs in real
+ * time): the retry test moves it past the timeout instead of waiting it out, and a loaded
  * machine (the suite runs files in parallel) does not turn a prompt answer into a timeout.
  */
 const TIMEOUT_MS = 2000;
@@ -29,6 +31,8 @@ for (const dialect of DIALECTS) {
     let worker: App;
     let coat: number;
     const receivers: Receiver[] = [];
+    // real time, but the retry test moves it on past an attempt's timeout
+    const clock = new TestClock(true);
 
     const startWorker = async (database = env.handle) => {
       const app = await buildApp({
@@ -37,6 +41,7 @@ for (const dialect of DIALECTS) {
         store: env.store,
         logger: false,
         webhooks: true,
+        clock,
       });
       await app.ready();
       return app;
@@ -58,6 +63,17 @@ for (const dialect of DIALECTS) {
     };
     const remove = (id: number) =>
       call(env.app, 'POST', `/api/v1/admin/webhooks/${id}/remove`, { token: admin });
+    /** The subscription's stored position is the feed's head: every change so far passed (or held back). */
+    const caughtUp = async (id: number) => {
+      const head = (await get(env.app, '/api/v1/changes?after=now', writer)).body.next_cursor;
+      await until(`webhook ${id} past every change`, async () => {
+        const listed = (await get(env.app, '/api/v1/admin/webhooks', admin)).body as Array<{
+          id: number;
+          cursor: string;
+        }>;
+        return listed.find((w) => w.id === id)?.cursor === head;
+      });
+    };
 
     before(async () => {
       env = await createEnv(dialect, TEST_CONFIG);
@@ -168,11 +184,13 @@ for (const dialect of DIALECTS) {
     it('retries a 500 and a timeout with backoff, keeping the order and logging every attempt', async () => {
       const rx = await receiver();
       let calls = 0;
+      let answerLate = () => undefined as void;
+      const late = new Promise<void>((r) => (answerLate = r));
       rx.answer = async () => {
         calls++;
         if (calls === 1) return 500;
         if (calls === 2) {
-          await new Promise((r) => setTimeout(r, TIMEOUT_MS + 500)); // past the timeout
+          await late; // past the timeout
           return 200;
         }
         return 200;
@@ -180,6 +198,13 @@ for (const dialect of DIALECTS) {
       const sub = await subscribe({ url: rx.url });
       const first = await addAsset('Flaky one');
       const second = await addAsset('Flaky two');
+      // the second attempt is held by the receiver, its timeout armed: move the clock past it
+      await until(
+        'the retry held, its timeout running',
+        () => rx.got.length === 2 && clock.armed(TIMEOUT_MS) > 0,
+      );
+      clock.advance(TIMEOUT_MS);
+      answerLate();
       await until('both delivered', async () => {
         const log = await get(env.app, `/api/v1/admin/webhooks/${sub.id}/deliveries`, admin);
         return log.body.filter((d: { delivered: boolean }) => d.delivered).length === 2;
@@ -266,24 +291,24 @@ for (const dialect of DIALECTS) {
       await until('the note', () => rx.got.length === 1);
       assert.equal(rx.got[0]!.json.change.kind, 'note');
       assert.equal(rx.got[0]!.json.change.id, note.body.id);
-      await new Promise((r) => setTimeout(r, 200));
+      // its position past the asset left out and the note: nothing more is coming
+      await caughtUp(sub.id);
       assert.equal(rx.got.length, 1);
-      const listed = (await get(env.app, '/api/v1/admin/webhooks', admin)).body.find(
-        (w: { id: number }) => w.id === sub.id,
-      );
-      const head = (await get(env.app, '/api/v1/changes?after=now', writer)).body.next_cursor;
-      assert.equal(listed.cursor, head);
       await remove(sub.id);
     });
 
     it('pause keeps changes for later, resume delivers them, remove stops', async () => {
       const rx = await receiver();
+      // an active subscription beside it: once it has a change, the paused one would have had it too
+      const control = await receiver();
+      const beside = await subscribe({ url: control.url });
       const sub = await subscribe({ url: rx.url });
       const paused = await call(env.app, 'POST', `/api/v1/admin/webhooks/${sub.id}/pause`, { token: admin });
       assert.equal(paused.status, 200);
       assert.equal(paused.body.active, false);
       const id = await addAsset('While paused');
-      await new Promise((r) => setTimeout(r, 300));
+      const heard = (id: number) => control.got.some((r) => r.json.change.id === id);
+      await until('the change delivered beside it', () => heard(id));
       assert.equal(rx.got.length, 0);
       const resumed = await call(env.app, 'POST', `/api/v1/admin/webhooks/${sub.id}/resume`, {
         token: admin,
@@ -293,9 +318,10 @@ for (const dialect of DIALECTS) {
       assert.equal(rx.got[0]!.json.change.id, id);
       const gone = await remove(sub.id);
       assert.equal(gone.status, 200);
-      await addAsset('After removal');
-      await new Promise((r) => setTimeout(r, 300));
+      const afterRemoval = await addAsset('After removal');
+      await until('the next change delivered beside it', () => heard(afterRemoval));
       assert.equal(rx.got.length, 1);
+      await remove(beside.id);
       assert.equal((await get(env.app, `/api/v1/admin/webhooks/${sub.id}/deliveries`, admin)).status, 404);
       const activity = (await get(env.app, '/api/v1/activity?limit=5', writer)).body as Array<{
         verb: string;
@@ -321,12 +347,14 @@ for (const dialect of DIALECTS) {
         }>;
         return listed.find((w) => w.id === sub.id)?.cursor === head;
       });
+      // close() returns once every delivery loop has ended: nothing is left to deliver
       await worker.close();
       const during = [await addAsset('R3'), await addAsset('R4')];
-      await new Promise((r) => setTimeout(r, 300));
       assert.equal(rx.got.length, 2, 'nothing is delivered while stopped');
       worker = await startWorker();
       await until('the rest', () => rx.got.length === 4);
+      // past every change: R3 and R4 came once, from the new worker alone
+      await caughtUp(sub.id);
       assert.deepEqual(
         rx.got.map((r) => r.json.change.id),
         [...before, ...during],
@@ -354,10 +382,26 @@ for (const dialect of DIALECTS) {
       });
       await worker.close();
       await lease('another-server', new Date(Date.now() + 60_000));
+      // a subscription of our worker's beside it: once it has the change, ours has looked at both
+      const control = await receiver();
+      const beside = await subscribe({ url: control.url });
       worker = await startWorker();
       const id = await addAsset('Leased elsewhere');
-      await new Promise((r) => setTimeout(r, 1500));
+      await until('the change delivered beside it', () => control.got.some((r) => r.json.change.id === id));
+      await caughtUp(beside.id);
+      // and the worker's heartbeat renewed its own lease after that: it has run on past the change
+      const leaseUntil = async () =>
+        (
+          await env.handle.db
+            .selectFrom('webhooks')
+            .where('id', '=', beside.id)
+            .select('lease_until')
+            .executeTakeFirstOrThrow()
+        ).lease_until;
+      const renewed = await leaseUntil();
+      await until('a heartbeat after the change', async () => (await leaseUntil()) !== renewed);
       assert.equal(rx.got.length, 0, 'the live holder delivers, not us');
+      await remove(beside.id);
       // that server died: its lease runs out, and this one resumes from the stored cursor
       await lease('another-server', new Date(Date.now() - 1000));
       await until('the takeover', () => rx.got.length === 1, 4000);
@@ -375,7 +419,7 @@ for (const dialect of DIALECTS) {
         const ids = [];
         for (let i = 0; i < 10; i++) ids.push(await addAsset(`Shared ${i}`));
         await until('ten deliveries', () => rx.got.length >= 10);
-        await new Promise((r) => setTimeout(r, 300));
+        await caughtUp(sub.id);
         assert.deepEqual(
           rx.got.map((r) => r.json.change.id),
           ids,

@@ -173,8 +173,22 @@ for (const dialect of DIALECTS) {
       }
       const wanted = ids.map((id) => `asset:${id}`);
       await until('every delivery', () => wanted.every((w) => receiver.lines().includes(w)));
-      // time for a second deliverer, were there one, to deliver again
-      await new Promise((r) => setTimeout(r, 1_000));
+      // the subscription's stored position past the last of them, and one attempt logged for
+      // each: delivering is over, whoever delivered
+      const head = (await call(server, 'GET', '/api/v1/changes?after=now', admin)).body as {
+        next_cursor: string;
+      };
+      const id = (sub.body as { id: number }).id;
+      await until('the subscription past every change', async () => {
+        const listed = (await call(server, 'GET', '/api/v1/admin/webhooks', admin)).body as Array<{
+          id: number;
+          cursor: string;
+        }>;
+        return listed.find((w) => w.id === id)?.cursor === head.next_cursor;
+      });
+      const log = (await call(server, 'GET', `/api/v1/admin/webhooks/${id}/deliveries`, admin))
+        .body as unknown[];
+      assert.equal(log.length, wanted.length, 'one attempt logged for each change');
       for (const w of wanted) assert.equal(receiver.lines().filter((l) => l === w).length, 1, w);
     });
 
@@ -186,7 +200,11 @@ for (const dialect of DIALECTS) {
       const polls = [0, 1].map(() =>
         call(server, 'GET', `/api/v1/changes?after=${head.next_cursor}&wait=25`, admin),
       );
-      await new Promise((r) => setTimeout(r, 300));
+      // held, both of them: the server's metrics (summed over its workers) count two waiters
+      const metricsKey = await env.mint({ production: 'film', scopes: ['metrics'] });
+      await until('both long-polls held', async () =>
+        /^prodgraph_change_feed_waiters 2$/m.test((await call(server, 'GET', '/metrics', metricsKey)).text),
+      );
       const started = Date.now();
       const written = await call(server, 'POST', '/api/v1/assets', wide, { label: 'Woken' });
       assert.equal(written.status, 201);

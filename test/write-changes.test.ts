@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { importDocument } from '../src/document/import.js';
-import { queueMoveTask } from '../src/modules/storage/tasks.js';
+import { queueMoveTask } from '../src/modules/storage-tasks/service.js';
 import { createEnv, DIALECTS, type TestEnv } from './support/env.js';
 import { smallProduction } from './support/fixtures.js';
 import { call } from './support/http.js';

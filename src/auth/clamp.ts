@@ -89,13 +89,13 @@ export class Clamp {
    * the answer is narrowed by department. A route asks only for what its door needs (`need`):
    * the scene bundle for a scene grant on that scene, turnovers for delivery grants, purchase
    * orders for `own_po`, not all 500 grants of an engagement. Expiry is judged here, at
-   * request time, whatever is asked.
+   * request time, whatever is asked, by the database's clock as read with the key (judgedAt).
    */
   static async load(
     db: Db,
     principal: Principal,
     need: ClampNeed = {},
-    now: Date = new Date(),
+    now: Date = new Date(principal.judgedAt ?? Date.now()),
   ): Promise<Clamp> {
     if (principal.engagementId === null) {
       return new Clamp(principal.productionId, null, null, new Set(), []);
@@ -297,7 +297,7 @@ async function readDoorRows(
 /**
  * Door rows read, per database, by production revision: every change to a grant, an engagement
  * or anything a grant names (a retired scene or delivery) commits with a new revision of its
- * production (src/db/change-log.ts), and the revision is read with the key on every request,
+ * production (commitChanges), and the revision is read with the key on every request,
  * so rows filed under the revision a request read are exactly what a query would answer now.
  * Expiry is NOT kept: it is judged from these rows at every load, against that request's clock.
  * Inside a transaction (a write judging its own door) the rows are always read afresh.

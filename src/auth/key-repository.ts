@@ -1,11 +1,12 @@
 import { PostgresAdapter, sql } from 'kysely';
-import { compiledOnce } from '../db/compiled.js';
+import { compiledOnce } from '../db/driver/compiled.js';
+import { dbClock } from '../db/clock.js';
 import type { Db } from '../db/index.js';
 
 /**
  * The key rows with their production's current revision (read in the same statement, see
  * Principal.revision). Every authenticated request runs one of the lookups below, so they are
- * compiled once (src/db/compiled.ts).
+ * compiled once (compiledOnce).
  */
 const keyRows = (db: Db) =>
   db
@@ -24,6 +25,8 @@ const keyRows = (db: Db) =>
       'api_keys.revoked_at',
       'api_keys.expires_at',
       'people.name as person_name',
+      // the database's clock, read with the key: what its expiry (and its grants') is judged by
+      dbClock(db).as('db_now'),
     ]);
 
 const keyByPrefix = compiledOnce(

@@ -1,15 +1,16 @@
 import { LRUCache } from 'lru-cache';
 import type { Db } from '../db/index.js';
 import { nowIso, parseJson } from '../db/values.js';
-import { errors } from '../errors.js';
-import type { AuditActor } from '../modules/audit/actor.js';
-import { recordAudit } from '../modules/audit/record.js';
+import { errors, UserError } from '../errors.js';
+import type { AuditActor } from './audit-actor.js';
+import { recordAudit } from './audit-record.js';
 import type { Principal } from './principal.js';
 import { SCOPES, type Scope } from '../domain/vocabulary.js';
 import * as repo from './key-repository.js';
 import { hashMatches, newToken, prefixOf, shapeOf } from './key-tokens.js';
 
-export class KeyError extends Error {}
+/** A key's scopes or expiry refused, in the words of the flag or field that set them. */
+export class KeyError extends UserError {}
 
 export const DEFAULT_SCOPES: readonly Scope[] = ['read', 'write'];
 /** An engagement-bound key reaches only the round-trip surface, where `write` buys nothing. */
@@ -303,7 +304,8 @@ export async function authenticate(db: Db, token: string): Promise<Principal | n
   if (shape.kind === 'legacy' && !(await knownPrefixes(db)).has(shape.prefix)) return null;
   const row = await repo.findKeyByPrefix(db, shape.prefix);
   if (!row || row.revoked_at !== null || !tokenMatches(token, row.hash)) return null;
-  if (row.expires_at !== null && Date.parse(row.expires_at) <= Date.now())
+  const judgedAt = Date.parse(row.db_now);
+  if (row.expires_at !== null && Date.parse(row.expires_at) <= judgedAt)
     throw errors.keyExpired(row.expires_at);
   return {
     keyId: row.id,
@@ -315,6 +317,7 @@ export async function authenticate(db: Db, token: string): Promise<Principal | n
     personId: row.person_id,
     personName: row.person_name ?? null,
     revision: row.revision,
+    judgedAt,
     address: null,
   };
 }

@@ -6,7 +6,7 @@ import type { OidcConfig } from '../config-sign-in.js';
  * authorization code with PKCE (S256), state and nonce, and the ID token's checks (signature,
  * issuer, audience, expiry, nonce) are the library's. Nothing here is kept but the discovered
  * provider metadata, per process; a sign-in's state lives in the database
- * (src/modules/sign-in/repository.ts), so the browser may come back to any server.
+ * (insertAttempt, takeAttempt), so the browser may come back to any server.
  */
 
 const discovered = new WeakMap<OidcConfig, Promise<client.Configuration>>();
@@ -15,7 +15,7 @@ const discovered = new WeakMap<OidcConfig, Promise<client.Configuration>>();
 function providerOf(oidc: OidcConfig): Promise<client.Configuration> {
   let found = discovered.get(oidc);
   if (!found) {
-    const plain = new URL(oidc.issuer).protocol === 'http:'; // loopback only (src/config-sign-in.ts)
+    const plain = new URL(oidc.issuer).protocol === 'http:'; // loopback only (parseSignIn)
     found = client.discovery(
       new URL(oidc.issuer),
       oidc.clientId,

@@ -26,10 +26,16 @@ export interface Principal {
   personName: string | null;
   /**
    * The production's revision, read with the key at the start of the request: cached answers
-   * are filed under it (src/http/answer-cache.ts), so one read per request keeps every cache
+   * are filed under it (AnswerCache), so one read per request keeps every cache
    * correct, across processes too.
    */
   revision: number;
+  /**
+   * The database's clock, in milliseconds, as read with the key: what a key's and a grant's
+   * expiry are judged against, so every server of a deployment judges them alike whatever its
+   * own clock says. Absent outside a request (the host's clock then).
+   */
+  judgedAt?: number;
   /** The client's address as the HTTP layer saw it (Fastify's `request.ip`); null outside a request. */
   address: string | null;
   /** Set when the caller is a console session (a cookie), not a bearer key. */
@@ -73,7 +79,7 @@ export const VENDOR_SCOPES: readonly Scope[] = ['read', 'submit:turnover', 'read
 /**
  * An administrator's principal seen as a key bound to one engagement of the same production:
  * the round-trip services answer it exactly what that engagement's keys are answered, because
- * they judge the engagement's live grants themselves (src/auth/clamp.ts). The caller must have
+ * they judge the engagement's live grants themselves (Clamp). The caller must have
  * checked that the engagement belongs to the production. Nothing is minted and nothing stored.
  */
 export const asEngagement = (admin: Principal, engagementId: number): Principal => ({

@@ -1,14 +1,12 @@
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Principal, RouteAuth } from './principal.js';
 import type { SignInConfig } from '../config-sign-in.js';
 import type { Db } from '../db/index.js';
-import { errors, isAppError } from '../errors.js';
+import { errors } from '../errors.js';
 import { checkCsrf, sessionTokenOf } from './csrf.js';
 import { authenticate, KeyUsage } from './key-service.js';
 import { authenticateSession } from './session-service.js';
-import { errorResponse } from '../http/schemas.js';
-import { recordRefusedAccess } from '../modules/audit/refused-access.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -32,7 +30,7 @@ export function principalOf(request: FastifyRequest): Principal {
  * The surface and scope decision for one route, in that order: an engagement-bound key outside
  * the round-trip surface is refused (403 engagement_door) whatever its scopes, then a missing
  * scope (403 scope_missing). REST runs it in the request hook; MCP runs it per tool, resource and prompt with
- * the REST twin's RouteAuth, so a refusal there is word for word the REST one.
+ * its REST route's RouteAuth, so a refusal there is word for word the REST one.
  */
 export function authorize(principal: Principal, auth: RouteAuth): void {
   if (principal.engagementId !== null && auth.surface !== 'round-trip') {
@@ -53,30 +51,6 @@ export function authorize(principal: Principal, auth: RouteAuth): void {
     throw errors.forbidden(
       `keys, webhooks, sign-in and sessions are managed by a signed-in admin, not a ${principal.session.role}`,
     );
-}
-
-const describe = (auth: RouteAuth): string => {
-  if (auth.scopes.length === 0) return 'Any valid key, production-wide or engagement-bound.';
-  const scopes = auth.scopes.map((s) => `\`${s}\``).join(' and ');
-  return auth.surface === 'round-trip'
-    ? `Scope ${scopes}. Round-trip surface: production-wide keys get the whole answer; engagement-bound keys get their engagement's slice.`
-    : `Scope ${scopes}. Production-wide keys only: an engagement-bound key gets 403 whatever its scopes.`;
-};
-
-function documentRoute(route: RouteOptions, auth: RouteAuth): void {
-  const schema = (route.schema ?? {}) as Record<string, unknown>;
-  const responses = { ...((schema.response as Record<string, unknown>) ?? {}) };
-  for (const code of [401, 403]) responses[code] ??= errorResponse;
-  const note = describe(auth);
-  route.schema = {
-    ...schema,
-    description:
-      typeof schema.description === 'string' && schema.description
-        ? `${schema.description}\n\n${note}`
-        : note,
-    security: [{ bearerAuth: [] }],
-    response: responses,
-  };
 }
 
 /**
@@ -104,21 +78,16 @@ async function callerOf(request: FastifyRequest, opts: AuthOptions): Promise<Pri
 interface AuthOptions {
   db: Db;
   signIn: SignInConfig;
+  /**
+   * authorize(), with a known caller's refusal recorded in the audit trail: the app passes
+   * `authorizeOrRecord` (of the audit module), which MCP calls too.
+   */
+  authorize: (db: Db, principal: Principal, auth: RouteAuth, where: string) => Promise<void>;
 }
 
 async function authPlugin(app: FastifyInstance, opts: AuthOptions) {
   const usage = new KeyUsage(opts.db, 60_000, (err) => app.log.warn({ err }, 'could not record key use'));
   app.decorateRequest('principal', null);
-
-  app.addHook('onRoute', (route) => {
-    const auth = route.config?.auth;
-    if (route.url.startsWith('/api/v1') && auth === undefined) {
-      throw new Error(
-        `route ${[route.method].flat().join(',')} ${route.url} declares no auth (scope and surface)`,
-      );
-    }
-    if (auth && auth !== 'public') documentRoute(route, auth);
-  });
 
   // onRequest runs before the body is read or validated: 401/403 come before any 422.
   app.addHook('onRequest', async (request) => {
@@ -127,15 +96,7 @@ async function authPlugin(app: FastifyInstance, opts: AuthOptions) {
     const principal = await callerOf(request, opts);
     if (!principal) throw errors.unauthorized();
     principal.address = request.ip;
-    try {
-      authorize(principal, auth);
-    } catch (err) {
-      if (isAppError(err) && err.status === 403) {
-        const route = `${request.method} ${request.routeOptions.url ?? ''}`;
-        await recordRefusedAccess(opts.db, principal, route, err.message);
-      }
-      throw err;
-    }
+    await opts.authorize(opts.db, principal, auth, `${request.method} ${request.routeOptions.url ?? ''}`);
     request.principal = principal;
     if (!principal.session) usage.used(principal.keyId);
   });

@@ -4,8 +4,8 @@ import { databaseNow } from '../db/clock.js';
 import type { Db } from '../db/index.js';
 import { nowIso, parseJson } from '../db/values.js';
 import type { ConsoleRole, Scope } from '../domain/vocabulary.js';
-import { signInActor, type AuditActor } from '../modules/audit/actor.js';
-import { recordAudit } from '../modules/audit/record.js';
+import { signInActor, type AuditActor } from './audit-actor.js';
+import { recordAudit } from './audit-record.js';
 import { mintKeyById } from './key-service.js';
 import type { Principal } from './principal.js';
 import * as repo from './session-repository.js';
@@ -140,6 +140,7 @@ export async function authenticateSession(
     personId: row.person_id,
     personName: name,
     revision: row.revision,
+    judgedAt: now,
     session: { id: row.id, role: row.role, csrfToken: row.csrf_token },
     person: { id: row.person_id, email: row.email, name },
   };

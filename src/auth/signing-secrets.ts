@@ -1,8 +1,10 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/index.js';
 import { storageFailure } from '../db/failures.js';
-import { TICKET_TTL_SECONDS } from '../modules/media-ticket/ticket.js';
 import { ensureSecret, liveSecrets } from './signing-repository.js';
+
+/** How long a media ticket lives (the media-ticket module mints them). */
+export const TICKET_TTL_SECONDS = 15 * 60;
 
 /**
  * A secret retired by a rotation keeps verifying this long: the longest life of anything it

@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { UserError } from '../errors.js';
 
 /** What a backup folder holds: `manifest.json`, the database as a SQLite file, the media files. */
 export const MANIFEST = 'manifest.json';
@@ -59,7 +60,11 @@ export async function readManifest(dir: string): Promise<Manifest> {
 }
 
 /** A backup or restore refused, in words the operator can act on. */
-export class BackupError extends Error {}
+export class BackupError extends UserError {
+  constructor(detail: string, options?: { cause?: unknown }) {
+    super(detail, 'conflict', options);
+  }
+}
 
 /** A database named for a manifest or a log line: a path, or a URL without its password. */
 export function describeDatabase(

@@ -2,12 +2,13 @@ import { userInfo } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.js';
 import { openAndMigrate, type DbHandle } from '../db/index.js';
-import { operatorActor } from '../modules/audit/actor.js';
+import { UserError } from '../errors.js';
+import { operatorActor } from '../auth/audit-actor.js';
 import { findProductionByCode } from '../modules/production/repository.js';
 import { PACKAGE_VERSION } from '../version.js';
 
 /** A failure the user can act on: printed as one line, exit 1. */
-export class CliError extends Error {}
+export class CliError extends UserError {}
 
 /**
  * One command of `prodgraph`: its usage names every flag; `--help` anywhere prints it. A

@@ -6,7 +6,7 @@ import type { Db } from '../db/index.js';
 import { importDocument } from '../document/import.js';
 import { readDocument } from '../document/parse.js';
 import { mintKey } from '../auth/key-service.js';
-import { operatorActor } from '../modules/audit/actor.js';
+import { operatorActor } from '../auth/audit-actor.js';
 import { FileMediaStore } from '../media/store.js';
 import { findProductionByCode } from '../modules/production/repository.js';
 

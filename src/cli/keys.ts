@@ -1,7 +1,7 @@
 import { loadConfig } from '../config.js';
 import { listKeys, mintKey, parseExpiry, parseScopes, revokeKey } from '../auth/key-service.js';
 import { SCOPES } from '../domain/vocabulary.js';
-import { operatorActor } from '../modules/audit/actor.js';
+import { operatorActor } from '../auth/audit-actor.js';
 import {
   CliError,
   cliActor,

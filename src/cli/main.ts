@@ -1,11 +1,4 @@
-import { BackupError } from '../backup/manifest.js';
-import { ConfigError } from '../config.js';
-import { DatabaseError } from '../db/index.js';
-import { DocumentError } from '../document/parse.js';
-import { isAppError } from '../errors.js';
-import { GenerateError } from '../generate/index.js';
-import { KeyError } from '../auth/key-service.js';
-import { TaskInputError } from '../modules/storage/tasks.js';
+import { isAppError, UserError } from '../errors.js';
 import { CliError, COMMON_FLAGS, out, version, wantsHelp, type Command } from './args.js';
 import { auditCommand } from './audit.js';
 import { backupCommand } from './backup.js';
@@ -18,9 +11,7 @@ import { grantsCommand } from './grants.js';
 import { importCommand } from './import.js';
 import { keysCommand } from './keys.js';
 import { peopleCommand } from './people.js';
-import { SignInError } from '../modules/sign-in/service.js';
 import { organisationsCommand } from './organisations.js';
-import { PortInUseError } from './port.js';
 import { restoreCommand } from './restore.js';
 import { secretsCommand } from './secrets.js';
 import { serveCommand } from './serve.js';
@@ -150,23 +141,12 @@ export async function run(argv: string[]): Promise<void> {
   await dispatch(command, rest, name);
 }
 
-/** The messages a user can act on are shown as they are; anything else names its kind. */
+/**
+ * What a user can act on (any UserError: the CLI's refusals and the catalogue's alike) is shown
+ * as its detail; anything else is shown by its first line.
+ */
 export function describeFailure(err: unknown): string {
-  if (
-    err instanceof CliError ||
-    err instanceof ConfigError ||
-    err instanceof DocumentError ||
-    err instanceof KeyError ||
-    err instanceof SignInError ||
-    err instanceof TaskInputError ||
-    err instanceof GenerateError ||
-    err instanceof DatabaseError ||
-    err instanceof PortInUseError ||
-    err instanceof BackupError
-  ) {
-    return err.message;
-  }
-  if (isAppError(err)) return err.detail;
+  if (err instanceof UserError) return err.detail;
   const e = err as NodeJS.ErrnoException;
   if (e?.code === 'ECONNREFUSED') return `cannot reach the database (${e.message})`;
   const [firstLine] = e?.message ? e.message.split('\n') : [];

@@ -1,7 +1,7 @@
 import { loadConfig } from '../config.js';
-import type { Organisation } from '../modules/admin/lookup-schemas.js';
-import { listOrganisations } from '../modules/admin/lookup-service.js';
-import { addOrganisation } from '../modules/admin/organisation-service.js';
+import type { Organisation } from '../modules/admin-lookup/schemas.js';
+import { listOrganisations } from '../modules/admin-lookup/service.js';
+import { addOrganisation } from '../modules/organisations/service.js';
 import {
   cliAdminActor,
   COMMON_FLAGS,

@@ -6,8 +6,8 @@ import {
   parseRole,
   productionIdOf,
   withdrawPerson,
-} from '../modules/sign-in/service.js';
-import { operatorActor } from '../modules/audit/actor.js';
+} from '../modules/sign-in-admin/service.js';
+import { operatorActor } from '../auth/audit-actor.js';
 import {
   CliError,
   cliActor,

@@ -1,10 +1,11 @@
 import { createServer } from 'node:net';
-export class PortInUseError extends Error {}
+import { UserError } from '../errors.js';
 
 /** The one line a user needs when the port is taken: which, and how to pick another. */
 export const portTaken = (host: string, port: number) =>
-  new PortInUseError(
+  new UserError(
     `port ${port} on ${host} is already in use (another prodgraph?); stop it, or pick another port with --port N or PORT=N`,
+    'conflict',
   );
 
 /**

@@ -1,13 +1,23 @@
 import type { DbHandle } from '../db/index.js';
+import type { Database } from '../db/schema.js';
 import { CliError } from './args.js';
 
 /*
  * The CLI names objects by the document's ref or by the API's id: a ref is looked up first,
  * so a ref made of digits ("12") still means the object with that ref; `id:12` is always the id.
- * Scenes are named otherwise, by what a person reads (scene-option.ts).
+ * Scenes are named otherwise, by what a person reads (resolveScene).
  */
 
 type Kind = 'character' | 'delivery' | 'engagement' | 'organisation' | 'person';
+
+/** The table each kind lives in; characters are the nodes of kind `character`. */
+const TABLES = {
+  character: 'nodes',
+  delivery: 'deliveries',
+  engagement: 'engagements',
+  organisation: 'organisations',
+  person: 'people',
+} satisfies Record<Kind, keyof Database>;
 
 async function byRefOrId(
   h: DbHandle,
@@ -15,21 +25,9 @@ async function byRefOrId(
   kind: Kind,
   refOrId: string,
 ): Promise<number | null> {
-  const table =
-    kind === 'character'
-      ? 'nodes'
-      : kind === 'delivery'
-        ? 'deliveries'
-        : kind === 'engagement'
-          ? 'engagements'
-          : kind === 'organisation'
-            ? 'organisations'
-            : 'people';
+  const table = TABLES[kind];
   const base = () => {
-    let q = h.db
-      .selectFrom(table as 'nodes')
-      .where('production_id', '=', productionId)
-      .select('id');
+    let q = h.db.selectFrom(table).where('production_id', '=', productionId).select('id');
     if (kind === 'character') q = q.where('kind', '=', 'character');
     return q;
   };

@@ -2,8 +2,8 @@ import { KEEP_RETIRED_MS } from '../auth/signing-secrets.js';
 import { rotateSecret } from '../auth/signing-repository.js';
 import { loadConfig } from '../config.js';
 import type { Db } from '../db/index.js';
-import { operatorActor } from '../modules/audit/actor.js';
-import { recordInstallationAudit } from '../modules/audit/record.js';
+import { operatorActor } from '../auth/audit-actor.js';
+import { recordInstallationAudit } from '../auth/audit-record.js';
 import { cliActor, COMMON_FLAGS, out, parse, withDb, type Command } from './args.js';
 
 const rotate: Command = {

@@ -1,5 +1,5 @@
 import { loadConfig } from '../config.js';
-import { queueMoveTask } from '../modules/storage/tasks.js';
+import { queueMoveTask } from '../modules/storage-tasks/service.js';
 import { COMMON_FLAGS, out, parse, productionId, required, withDb, type Command } from './args.js';
 import { userInfo } from 'node:os';
 

@@ -9,7 +9,7 @@ export interface Ready {
   prodgraph: 'ready';
 }
 
-/** A rate-limit window counted once for the whole server (src/cluster/rate-limits.ts). */
+/** A rate-limit window counted once for the whole server (RateWindows). */
 export interface RateAsk {
   prodgraph: 'rate';
   id: number;

@@ -52,13 +52,13 @@ export async function servePrimary(config: Config): Promise<void> {
   const log: Log = pino(loggerOptions(config.logLevel));
   await prepare(config, log);
   const env = { PRODGRAPH_WORKERS: '1' };
-  const crew = new Crew(config, log, env);
+  const pool = new WorkerPool(config, log, env);
   // the scrape listener answers every worker's metrics, summed as each metric declares
-  const scrape = config.metricsListener ? await openScrapeListener(config.metricsListener, crew, log) : null;
+  const scrape = config.metricsListener ? await openScrapeListener(config.metricsListener, pool, log) : null;
   const stop = (signal: string) => {
-    log.info({ signal }, `shutting down: stopping ${crew.size} workers`);
+    log.info({ signal }, `shutting down: stopping ${pool.size} workers`);
     // SIGTERM (a service manager, a rolling restart) drains; SIGINT (someone at a terminal) does not
-    crew.stopAll(signal === 'SIGTERM').then(
+    pool.stopAll(signal === 'SIGTERM').then(
       (ok) => {
         if (scrape) void closeScrapeListener(scrape);
         log.info(ok ? 'shut down cleanly' : 'shut down; a worker failed to stop cleanly');
@@ -69,12 +69,12 @@ export async function servePrimary(config: Config): Promise<void> {
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
-  await crew.start(config.workers);
+  await pool.start(config.workers);
   log.info(`serving with ${config.workers} workers at http://${config.host}:${config.port}`);
 }
 
-/** The workers of a primary, numbered 1…N, each replaced when it dies. */
-class Crew {
+/** The worker pool of a primary: its workers, numbered 1…N, each replaced when it dies. */
+class WorkerPool {
   private readonly workers = new Map<number, { worker: Worker; started: number }>();
   private readonly windows = new RateWindows();
   private readonly aggregator = new AggregatorRegistry();
@@ -159,7 +159,7 @@ class Crew {
     }
   }
 
-  /** Every worker's metrics, combined as each metric declares (src/metrics/registry.ts). */
+  /** Every worker's metrics, combined as each metric declares (Metrics). */
   text(): Promise<string> {
     return this.aggregator.clusterMetrics();
   }

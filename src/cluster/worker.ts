@@ -1,7 +1,7 @@
 import { AggregatorRegistry } from 'prom-client';
-import type { AppOptions } from '../app.js';
+import type { AppOptions, WorkerWiring } from '../app.js';
 import type { Dialect } from '../db/index.js';
-import { processMetrics, type Metrics } from '../metrics/registry.js';
+import { processMetrics } from '../metrics/registry.js';
 import { PrimaryLink } from './link.js';
 import type { MetricsAnswer } from './messages.js';
 import { clusterRateStore } from './rate-limits.js';
@@ -12,22 +12,14 @@ let listening: unknown;
 /** The environment variable that numbers a worker (1…N); the primary sets it. */
 export const WORKER_ID = 'PRODGRAPH_WORKER_ID';
 
-/** What a worker shares with its siblings, wired into the app it builds. */
-export interface WorkerWiring {
-  /** Rate-limit windows counted once for the whole server (SQLite; PostgreSQL counts in the database). */
-  rateLimitStore: ReturnType<typeof clusterRateStore>;
-  /** Makes every scrape of this worker answer the whole server's metrics. */
-  metrics(metrics: Metrics): void;
-}
-
 /**
  * The app options of a worker process. Worker 1 delivers the webhooks (a lease per subscription
  * makes a second deliverer harmless, but one is enough); the primary serves the scrape listener
  * and settles staged media, so no worker does either. On SQLite commits are relayed to the
- * siblings by the link itself (src/db/change-signal.ts); PostgreSQL announces them to all.
+ * siblings by the link itself (relayCommits); PostgreSQL announces them to all.
  */
 export function workerOptions(dialect: Dialect): { options: Partial<AppOptions>; link: PrimaryLink } {
-  // PostgreSQL announces every commit to every process itself (src/db/commit-listener.ts)
+  // PostgreSQL announces every commit to every process itself (CommitListener)
   const link = new PrimaryLink({ relayCommits: dialect === 'sqlite' });
   const first = process.env[WORKER_ID] === '1';
   const worker: WorkerWiring = {

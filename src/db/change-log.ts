@@ -1,5 +1,5 @@
 import { PostgresAdapter, sql } from 'kysely';
-import { insertMany } from './bulk-insert.js';
+import { insertMany } from './driver/bulk-insert.js';
 import { COMMIT_CHANNEL } from './commit-listener.js';
 import type { Db } from './index.js';
 import { stampUpdatedAt } from './updated-at.js';
@@ -98,7 +98,7 @@ export interface WriteScope {
  * before an earlier one has committed, and the feed has no gaps. Must be the transaction's last
  * statement (it holds that lock for the rest of the transaction). Answers the new revision, or
  * null when the write changed nothing. The write path records its groups' logs with
- * stampUpdatedAt and recordChanges instead (src/db/write-hooks.ts).
+ * stampUpdatedAt and recordChanges instead (WriteHooks).
  */
 export async function commitChanges(trx: Db, scope: WriteScope, log: ChangeLog): Promise<number | null> {
   if (log.size === 0) return null;
@@ -136,7 +136,7 @@ export async function recordChanges(
       .where('id', '=', productionId)
       .returning('revision')
       // PostgreSQL: announced to every listening server when (and only if) the transaction
-      // commits, in the same round trip (src/db/commit-listener.ts)
+      // commits, in the same round trip (CommitListener)
       .$if(announce, (q) =>
         q.returning(
           sql<string>`pg_notify(${sql.raw(COMMIT_CHANNEL)}, id || ':' || revision)`.as('announced'),

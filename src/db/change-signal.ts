@@ -9,11 +9,11 @@ import type { Db } from './index.js';
  * merely wakes spuriously and looks again.
  *
  * Other processes' commits arrive in one of two ways. On PostgreSQL every commit is announced
- * by the database itself (NOTIFY in the writing transaction, src/db/change-log.ts) and each
- * server hears it on one LISTEN connection (src/db/commit-listener.ts), whichever server, CLI
+ * by the database itself (NOTIFY in the writing transaction, commitChanges) and each
+ * server hears it on one LISTEN connection (CommitListener), whichever server, CLI
  * command or worker wrote. On SQLite the worker processes of one server relay their commits to
- * each other (src/cluster/), and any other process's commits are seen by polling
- * (src/modules/changes/watch.ts).
+ * each other (relayCommits), and any other process's commits are seen by polling
+ * (ChangeWatch).
  */
 const bus = new EventEmitter();
 bus.setMaxListeners(0);

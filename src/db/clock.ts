@@ -17,5 +17,6 @@ export function dbClock(db: Db, offsetMs = 0): RawBuilder<string> {
   const ms = Math.round(offsetMs);
   if (db.getExecutor().adapter instanceof PostgresAdapter)
     return sql<string>`to_char((now() + ${sql.lit(ms)} * interval '1 millisecond') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-  return sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`${ms / 1000} seconds`})`;
+  // a literal, as on PostgreSQL: a statement compiled once (compiledOnce) holds no parameter of its own
+  return sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${sql.lit(`${ms / 1000} seconds`)})`;
 }

@@ -17,7 +17,7 @@ const RETRY_MAX_MS = 5_000;
  * One dedicated PostgreSQL connection that LISTENs on the schema's commit channel and wakes this
  * process's readers on each announcement (`production:revision`), whichever process committed.
  * The connection is reopened whenever it is lost; while it is down, `listening` is false and
- * the readers poll (src/modules/changes/watch.ts). Emits 'up' each time it listens again:
+ * the readers poll (ChangeWatch). Emits 'up' each time it listens again:
  * commits made while it was down were not announced to it, so readers look once then.
  */
 export class CommitListener extends EventEmitter implements CommitNews {

@@ -2,17 +2,16 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSy
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, Migrator, SqliteDialect, sql, type LogEvent } from 'kysely';
+import { Kysely, Migrator, sql, type LogEvent } from 'kysely';
 import type { DbTarget } from '../config.js';
+import { UserError } from '../errors.js';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
 import { Observers, registerObservers, type DbObserver, type PoolStats } from './observe.js';
-import { BUSY_TIMEOUT_MS } from './busy-wait.js';
-import { refusingDialect } from './refusals.js';
-import { CurrentSchemaPostgresDialect } from './introspection.js';
+import { BUSY_TIMEOUT_MS } from './driver/busy-wait.js';
+import { sqliteDialect } from './driver/sqlite.js';
+import { postgresDialect } from './driver/postgres.js';
 import { CommitListener } from './commit-listener.js';
-import { withStatementCache } from './statement-cache.js';
-import { runMarkedPrepared } from './pg-prepared.js';
 import { keepSqliteStatistics } from './statistics.js';
 
 export type Db = Kysely<Database>;
@@ -52,7 +51,11 @@ export interface DbOptions {
 export const PG_CONNECT_TIMEOUT_MS = 5000;
 
 /** A database that cannot be opened, named so the user can act on it. */
-export class DatabaseError extends Error {}
+export class DatabaseError extends UserError {
+  constructor(detail: string) {
+    super(detail, 'unavailable');
+  }
+}
 
 /**
  * The database holds a production's unreleased material: its folder (when we make it) and its
@@ -147,7 +150,7 @@ function openSqlite(path: string, create: boolean): SQLite.Database {
     }
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('foreign_keys = ON');
-    // a write waits this long for another process's write lock (src/db/busy-wait.ts times it)
+    // a write waits this long for another process's write lock (timedLockWaits times it)
     sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // FULL: a commit is on disk (the WAL fsynced) before the write is acknowledged, so it survives
     // a power loss or an OS crash, not only a killed process (NORMAL's promise). SECURITY.md.
@@ -169,13 +172,10 @@ export function openDatabase(target: DbTarget, options: DbOptions = {}): DbHandl
     const sqlite = openSqlite(target.path, options.create ?? true);
     const beforeClose = keepSqliteStatistics(sqlite);
     const db = new Kysely<Database>({
-      dialect: refusingDialect(
-        new SqliteDialect({
-          database: withStatementCache(sqlite, {
-            onLockWait: (ms, acquired) => observers.busyWait(ms, acquired),
-          }),
-        }),
-      ),
+      dialect: sqliteDialect(sqlite, {
+        onLockWait: (ms, acquired) => observers.busyWait(ms, acquired),
+        onCommit: () => observers.transactionCommitted(),
+      }),
       log,
     });
     registerObservers(db, observers);
@@ -227,13 +227,12 @@ function openPostgres(
   // A connection cut while checked out between two queries (a transaction waiting on a file)
   // emits 'error' on the client itself, where the pool listens only while it is idle: heard here
   // too, so it never ends the process; the query that comes next fails and the pool drops it.
-  pool.on('connect', (client) => {
-    client.on('error', () => undefined);
-    runMarkedPrepared(client);
-  });
-  timeConnectionWaits(pool, observers);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({
-    dialect: refusingDialect(new CurrentSchemaPostgresDialect({ pool })),
+    dialect: postgresDialect(pool, {
+      onPoolWait: (ms, failed) => observers.poolWait(ms, failed),
+      onCommit: () => observers.transactionCommitted(),
+    }),
     log,
   });
   registerObservers(db, observers);
@@ -248,26 +247,11 @@ function openPostgres(
   };
 }
 
-/** Times each wait for a connection (Kysely takes one per query or transaction through `connect()`). */
-function timeConnectionWaits(pool: pg.Pool, observers: Observers): void {
-  const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
-  pool.connect = (async () => {
-    const started = performance.now();
-    try {
-      const client = await connect();
-      observers.poolWait(performance.now() - started, false);
-      return client;
-    } catch (err) {
-      observers.poolWait(performance.now() - started, true);
-      throw err;
-    }
-  }) as typeof pool.connect;
-}
-
 async function migratorFor(db: Db, dialect: Dialect): Promise<Migrator> {
   // Kysely looks for its bookkeeping tables by schema; pin them to ours so another schema's
   // migrations (a second install, a parallel test) are never mistaken for ours. What it looks
-  // through is ours alone too (introspection.ts), so another schema dropped meanwhile is unseen.
+  // through is ours alone too (CurrentSchemaIntrospector), so another schema dropped meanwhile
+  // is unseen.
   const schema =
     dialect === 'postgres'
       ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s

@@ -12,7 +12,7 @@ export interface DbObserver {
   poolWait?(durationMs: number, failed: boolean): void;
   /**
    * SQLite: a statement waited this long for the write lock another process held (its busy
-   * wait, src/db/busy-wait.ts); `acquired` false when it gave up with SQLITE_BUSY.
+   * wait, timedLockWaits); `acquired` false when it gave up with SQLITE_BUSY.
    */
   busyWait?(durationMs: number, acquired: boolean): void;
   /**
@@ -25,6 +25,8 @@ export interface DbObserver {
    * until writes are committed in groups).
    */
   committed?(groupSize: number): void;
+  /** A transaction committed (each COMMIT the driver ran: a group of writes is one). */
+  transactionCommitted?(): void;
 }
 
 /** How busy the PostgreSQL pool is right now. */
@@ -67,6 +69,10 @@ export class Observers {
 
   committed(groupSize: number): void {
     for (const o of this.all) o.committed?.(groupSize);
+  }
+
+  transactionCommitted(): void {
+    for (const o of this.all) o.transactionCommitted?.();
   }
 }
 

@@ -4,18 +4,18 @@ import type { OneOf } from '../domain/vocabulary.js';
 import type { ChangeKind, ChangeOp } from './change-log.js';
 
 /*
- * Row types as stored. Timestamps are ISO-8601 UTC text, booleans 0/1, objects JSON text
- * (see migration 0001); rows are mapped to API shapes at the service edge, never returned raw.
- * A column holding a closed vocabulary (domain/vocabulary.ts) is typed with it, so a read needs
- * no cast and a write of a stray value does not compile. test/schema.test.ts holds this file
- * to the columns a freshly migrated database has, on both dialects.
+ * Row types as stored. Timestamps are ISO-8601 UTC text, booleans 0/1, objects JSON text (see
+ * migration 0001); rows are mapped to API shapes at the service edge, never returned raw. A column
+ * holding a closed vocabulary (NODE_STATUSES and the like) is typed with it, so a read needs no
+ * cast and a write of a stray value does not compile. test/schema.test.ts holds this file to the
+ * columns a freshly migrated database has, on both dialects.
  */
 
 type Id = Generated<number>;
 type Bool = 0 | 1;
 /**
  * When the row last changed (migration 0008). Stamped by the write's change log
- * (db/updated-at.ts), never by hand, so inserts may leave it out; never null once committed.
+ * (stampUpdatedAt), never by hand, so inserts may leave it out; never null once committed.
  */
 type Stamp = Generated<string | null>;
 
@@ -436,7 +436,7 @@ export interface ApiKeysTable {
   expires_at: string | null;
 }
 
-/** The append-only audit trail (src/modules/audit/). */
+/** The append-only audit trail (recordAudit). */
 export interface AuditEventsTable {
   id: Id;
   production_id: number;
@@ -485,7 +485,7 @@ export interface ChangesTable {
   actor: string | null;
 }
 
-/** Request counters shared by the server processes of one database (src/http/rate-limit.ts). */
+/** Request counters shared by the server processes of one database (rateLimits). */
 export interface RateLimitsTable {
   key: string;
   /** Unix milliseconds. */

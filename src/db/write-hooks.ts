@@ -1,7 +1,7 @@
 import { ChangeLog, recordChanges, type WriteScope } from './change-log.js';
 import { announceCommit } from './change-signal.js';
 import type { Db } from './index.js';
-import { committerFor, type WriteOutcome } from './group-commit.js';
+import { committerFor, type WriteOutcome } from './driver/group-commit.js';
 import { observersOf } from './observe.js';
 import { stampUpdatedAt } from './updated-at.js';
 
@@ -38,7 +38,7 @@ export interface Deferred<R = unknown> {
  * change log recorded last (bumping the production's revision). Every service that changes a
  * production goes through here.
  *
- * Writes to a known production are group-committed (src/db/group-commit.ts): writes arriving
+ * Writes to a known production are group-committed (committerFor): writes arriving
  * together share one transaction and one COMMIT, each in its own savepoint, so each keeps its
  * own refusal; none is answered before the COMMIT. A write that learns its production only as
  * it runs (a first import) commits alone, as do the long writes that are imports.

@@ -3,7 +3,7 @@ import { refreshStatistics } from '../db/statistics.js';
 import { nowIso } from '../db/values.js';
 import { inWriteTransaction } from '../db/write-hooks.js';
 import { commitStaged, type MediaStore, type StagedObject } from '../media/store.js';
-import { appendActivity } from '../modules/activity/repository.js';
+import { appendActivity } from '../db/activity-log.js';
 import { checkDocument } from './check.js';
 import { documentSource, loadDocument } from './load/index.js';
 import { planLoad } from './load/index.js';

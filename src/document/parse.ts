@@ -2,24 +2,22 @@ import { readFile } from 'node:fs/promises';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { UserError } from '../errors.js';
 import { describeValidation } from '../validation.js';
 import { ProductionDocument } from './schema.js';
 
 /** A document that cannot be imported; the message names the path of the problem once and ends a sentence. */
-export class DocumentError extends Error {
+export class DocumentError extends UserError {
   constructor(message: string) {
     super(/[.!?]$/.test(message) ? message : `${message}.`);
-    this.name = 'DocumentError';
   }
 }
 
 const ajv = new Ajv({ allErrors: false, strict: false });
 /** The document's validator instance (dates and timestamps checked), shared with the object-by-object check. */
 export const documentAjv = ajv;
-// ajv-formats is CommonJS: its default export arrives wrapped under ESM
-const formats = ((addFormats as unknown as { default?: typeof addFormats }).default ??
-  addFormats) as unknown as (a: Ajv, f: string[]) => void;
-formats(ajv, ['date', 'date-time']);
+// ajv-formats is CommonJS: under ESM its default import is the module, the plugin is `.default`
+addFormats.default(ajv, ['date', 'date-time']);
 const validate = ajv.compile(ProductionDocument);
 
 function parseYamlText(text: string, source: string): unknown {

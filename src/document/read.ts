@@ -7,10 +7,10 @@ import { DocumentError, parseDocument, readFailure, validDocument } from './pars
 import type { ProductionDocument } from './schema.js';
 
 /*
- * Reading a document from a file. JSON is read as a stream (a document of any size: a
- * generated season at scale 10 is 932 MB); YAML is read whole, and documents that large are
- * not expected in YAML. A first import takes the stream object by object; a sync needs the
- * document whole, and assembles it from the same stream (never one giant string).
+ * Reading a document from a file. JSON is read as a stream (a document of any size: a generated
+ * season at scale 10 is larger than one string can hold); YAML is read whole, and documents that
+ * large are not expected in YAML. A first import takes the stream object by object; a sync needs
+ * the document whole, and assembles it from the same stream (never one giant string).
  */
 
 export interface OpenedDocument {

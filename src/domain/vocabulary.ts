@@ -1,7 +1,7 @@
 /**
  * Closed vocabularies: the only values these fields ever hold. Where a client or a document
  * supplies one, anything else is refused (a 422 naming the field, an import error naming the
- * document path); the row types in db/schema.ts use them, so a stray value does not compile.
+ * document path); the row types of `Database` use them, so a stray value does not compile.
  */
 
 export const PRODUCTION_FORMATS = ['single', 'episodic'] as const;

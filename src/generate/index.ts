@@ -2,6 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { UserError } from '../errors.js';
 import { assets, departments, episodes, organisations, people, scenes } from './breakdown.js';
 import { activity, costReports, jobs, library, purchaseOrders, scriptChanges } from './history.js';
 import { approvals, deliveries, departmentNotes, engagements, shootDays, submissions } from './operations.js';
@@ -10,8 +11,6 @@ import { emptyTally, type Tally } from './tally.js';
 import { documentChunks, type OutputFormat } from './write.js';
 
 export type { Tally } from './tally.js';
-
-export class GenerateError extends Error {}
 
 export interface GenerateOptions {
   /** 1 is a season the size of a real show; 0.01 a hundredth of it. */
@@ -25,17 +24,15 @@ export const DEFAULT_SEED = 1;
 /** Checks the command-line values; every refusal names the flag. */
 export function parseGenerateOptions(raw: { scale?: string; seed?: string }): GenerateOptions {
   const scaleText = raw.scale?.trim();
-  if (!scaleText) throw new GenerateError('--scale is required (1 is a full season; 0.01 a hundredth)');
+  if (!scaleText) throw new UserError('--scale is required (1 is a full season; 0.01 a hundredth)');
   const scale = /^(\d+(\.\d*)?|\.\d+)$/.test(scaleText) ? Number(scaleText) : NaN;
   if (!(scale > 0 && scale <= MAX_SCALE)) {
-    throw new GenerateError(
-      `--scale: "${raw.scale}" is not a number greater than 0 and at most ${MAX_SCALE}`,
-    );
+    throw new UserError(`--scale: "${raw.scale}" is not a number greater than 0 and at most ${MAX_SCALE}`);
   }
   const seedText = raw.seed?.trim() ?? String(DEFAULT_SEED);
   const seed = /^\d{1,10}$/.test(seedText) ? Number(seedText) : NaN;
   if (!(seed >= 0 && seed <= 0x7fffffff)) {
-    throw new GenerateError(`--seed: "${raw.seed}" is not a whole number from 0 to ${0x7fffffff}`);
+    throw new UserError(`--seed: "${raw.seed}" is not a whole number from 0 to ${0x7fffffff}`);
   }
   return { scale, seed };
 }
@@ -123,7 +120,7 @@ export async function generate(options: GenerateOptions, out?: string): Promise<
     await rm(partial, { force: true });
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR' || code === 'ENOTDIR') {
-      throw new GenerateError(`--out: cannot write "${out}" (${code})`);
+      throw new UserError(`--out: cannot write "${out}" (${code})`);
     }
     throw err;
   }

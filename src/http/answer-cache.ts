@@ -21,7 +21,7 @@ import { etagOfBytes, ifNoneMatchHits } from './conditional.js';
  * very next request whatever the cache holds.
  *
  * Kept as bytes: the JSON exactly as a 200 sends it, serialised once, plus its gzip and brotli
- * forms, each made once, on the first request that asks for it (compression.ts). A hit sends
+ * forms, each made once, on the first request that asks for it (encode). A hit sends
  * bytes; nothing is serialised or compressed again until the production changes.
  *
  * Bounded by bytes (least recently used first out), so the cache cannot grow the process past
@@ -212,7 +212,7 @@ function varyOnEncoding(reply: FastifyReply): void {
  * bytes); the payload is serialised through the route's response schema exactly as
  * `reply.send` would. On a hit (or when another request was already assembling it, see
  * AnswerCache.joined), `door` judges the caller's reach instead, before anything is sent.
- * Every kept answer carries its ETag, and a matching If-None-Match is answered 304 without a
+ * Every cached answer carries its ETag, and a matching If-None-Match is answered 304 without a
  * body. The body goes out gzip- or brotli-encoded when the client asks and it is at
  * least COMPRESS_THRESHOLD long, with `Vary: Accept-Encoding` either way.
  */
@@ -225,7 +225,7 @@ export async function sendAnswer(
   options: {
     /**
      * Judges the caller's reach on a hit (`build` judges a miss): throws a refusal, or answers
-     * a payload to send instead of the kept answer (e.g. the empty answer of a lapsed grant).
+     * a payload to send instead of the cached answer (e.g. the empty answer of a lapsed grant).
      */
     door?: () => Promise<unknown>;
     /** Headers every answer carries (200 and 304 alike; not an error). */

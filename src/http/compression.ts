@@ -7,7 +7,7 @@ import fp from 'fastify-plugin';
 
 /**
  * Compressed answers. A JSON answer of at least COMPRESS_THRESHOLD bytes is sent gzip- or
- * brotli-encoded when the client's Accept-Encoding asks for it. Kept answers (answer-cache.ts)
+ * brotli-encoded when the client's Accept-Encoding asks for it. Cached answers (AnswerCache)
  * are compressed once per encoding and kept beside their bytes; every other JSON answer is
  * compressed as it is sent, by @fastify/compress. Nothing but JSON is ever compressed: media
  * bytes (already compressed images and video, byte ranges, exact Content-Length), the console's
@@ -38,8 +38,8 @@ const brotliAsync = promisify(brotliCompress);
 
 /**
  * One answer's bytes, encoded on the thread pool (the event loop goes on serving meanwhile).
- * Brotli at quality 5: a 5 MB list in about a quarter of a second, 3.5 % of its size; quality 11
- * would take the better part of a minute for another third off.
+ * Brotli at quality 5: a large list in a fraction of a second, to a small part of its size;
+ * quality 11 would take far longer for little more off.
  */
 export async function encode(bytes: Buffer, encoding: Encoding): Promise<Buffer> {
   const out =
@@ -57,7 +57,7 @@ export async function encode(bytes: Buffer, encoding: Encoding): Promise<Buffer>
 
 /**
  * The same bytes in a buffer of their own. Node cuts small buffers out of shared 8 kB slabs, and
- * one kept slice holds its whole slab: a kept answer must hold only what it counts.
+ * one retained slice holds its whole slab: a cached answer must hold only what it counts.
  */
 export function ownBytes(bytes: Buffer): Buffer {
   if (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length) return bytes;
@@ -75,7 +75,7 @@ export function ownUtf8(text: string): Buffer {
 
 /**
  * Every JSON answer at least COMPRESS_THRESHOLD long, compressed as it is sent when the client
- * asks. A kept answer arrives already encoded (its Content-Encoding set) and passes untouched.
+ * asks. A cached answer arrives already encoded (its Content-Encoding set) and passes untouched.
  * Request bodies are not decompressed: a client sends JSON as it is.
  */
 async function compressionPlugin(app: FastifyInstance): Promise<void> {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-/** A strong, quoted entity tag over exact bytes (a kept answer that names none of its own). */
+/** A strong, quoted entity tag over exact bytes (a cached answer that names none of its own). */
 export const etagOfBytes = (bytes: Uint8Array): string =>
   `"${createHash('sha256').update(bytes).digest('base64url')}"`;
 

@@ -80,7 +80,7 @@ function classify(err: FastifyError): AppError | null {
   if (err instanceof SyntaxError && err.statusCode === 400)
     return fail(400, 'request body is not valid JSON');
   if (isBrokenForm(err)) return fail(400, 'malformed multipart/form-data body');
-  // the database refusals a request can provoke arrive as catalogue errors already (db/refusals.ts)
+  // the database refusals a request can provoke arrive as catalogue errors already (refusalOf)
   const storage = storageRefusal(err);
   if (storage) return storage;
   const status = err.statusCode ?? 500;

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import fp from 'fastify-plugin';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
-import { compiledOnce } from '../db/compiled.js';
+import { compiledOnce } from '../db/driver/compiled.js';
 import type { Db } from '../db/index.js';
 import { nowIso } from '../db/values.js';
 import type { Deferred, WriteHooks } from '../db/write-hooks.js';
@@ -30,7 +29,7 @@ const HEADER_DESCRIPTION =
   'retried with the same key. For multipart uploads the body is the fields plus the SHA-256 of ' +
   'the file bytes.';
 
-const IdempotencyHeaders = Type.Object({
+export const IdempotencyHeaders = Type.Object({
   [IDEMPOTENCY_HEADER]: Type.Optional(
     Type.String({ minLength: 1, maxLength: 255, description: HEADER_DESCRIPTION }),
   ),
@@ -84,7 +83,7 @@ function sweepDue(apiKeyId: number): boolean {
   return true;
 }
 
-// Every keyed write runs these two; compiled once each (src/db/compiled.ts).
+// Every keyed write runs these two; compiled once each (compiledOnce).
 const claimOnce = compiledOnce(
   (db: Db, apiKeyId: number, key: string, requestHash: string, at: string) =>
     db
@@ -116,7 +115,7 @@ interface Remembered {
 
 /**
  * The answers deferred to their group's end, by the group's transaction (and dropped with it): a
- * repeat of a keyed request later in the same group finds its twin's claim without its answer.
+ * repeat of a keyed request later in the same group finds the first one's claim without its answer.
  */
 const unwritten = new WeakMap<Db, Map<number, Remembered>>();
 
@@ -158,7 +157,7 @@ function idempotencyHooks<T>(
           .execute();
       }
       const claim = async () => (await claimOnce(trx, apiKeyId, key, requestHash, nowIso()))[0];
-      // On PostgreSQL a concurrent twin blocks here until the first commits or rolls back.
+      // On PostgreSQL a concurrent repeat blocks here until the first commits or rolls back.
       let row = await claim();
       if (!row) {
         const gone = await trx
@@ -179,7 +178,7 @@ function idempotencyHooks<T>(
         .where('key', '=', key)
         .select(['id', 'request_hash', 'status_code', 'response_body'])
         .executeTakeFirstOrThrow();
-      // claimed earlier in this very transaction (a twin in the same group): its answer may
+      // claimed earlier in this very transaction (a repeat in the same group): its answer may
       // still wait for the group's end
       const pending = stored.status_code === null ? unwritten.get(trx)?.get(stored.id) : undefined;
       const seen = { ...stored, ...pending };
@@ -247,24 +246,3 @@ export async function respondToWrite<T>(
     return body;
   }
 }
-
-/** Documents the header on every route that declares `config: { idempotent: true }`. */
-async function idempotencyPlugin(app: FastifyInstance) {
-  app.addHook('onRoute', (route) => {
-    if (!route.config?.idempotent) return;
-    const schema = (route.schema ?? {}) as Record<string, unknown>;
-    const own = schema.headers as { properties?: Record<string, unknown> } | undefined;
-    route.schema = {
-      ...schema,
-      headers: own
-        ? { ...own, properties: { ...own.properties, ...IdempotencyHeaders.properties } }
-        : IdempotencyHeaders,
-    };
-  });
-}
-
-export const idempotency = fp(idempotencyPlugin, {
-  name: 'prodgraph-idempotency',
-  // a stored write is filed under the key that made it (the principal the auth hook sets)
-  dependencies: ['prodgraph-auth'],
-});

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.js';
+import { AppError, errors } from '../errors.js';
 
 /**
  * How deeply a JSON request body may nest arrays and objects. Every body the API takes is a
  * handful of levels deep (an MCP tool call with files: six); a body nested thousands deep is
- * an attack: parsing 32 MB of `[[[[…` builds millions of arrays, holds the event loop for
- * seconds and takes gigabytes before any schema can refuse it.
+ * an attack: parsing a large body of `[[[[…` builds millions of arrays, holds the event loop
+ * and takes many times the body's size in memory before any schema can refuse it.
  */
 export const MAX_JSON_DEPTH = 64;
 
@@ -14,7 +14,7 @@ const STRUCTURE = /["[\]{}]/g;
 
 /**
  * The first depth over `max` a JSON text reaches, or 0 when it stays within it. One pass, no
- * allocation: the regular expression and `indexOf` skip what cannot change the depth (a 32 MB
+ * allocation: the regular expression and `indexOf` skip what cannot change the depth (a long
  * string is crossed in one jump); brackets inside strings, escaped quotes included, do not
  * count. The text need not be valid JSON: the parser that follows judges that.
  */
@@ -58,7 +58,7 @@ export type JsonParser = (request: FastifyRequest, body: string, done: Done) => 
 /**
  * The app's JSON body parser: Fastify's own (which refuses `__proto__` and
  * `constructor.prototype` keys), behind the depth scan above. Every route that parses JSON
- * uses it, including those that add their own handling around it (MCP, vision).
+ * uses it, including those that add their own handling around it (MCP, installOptionalJsonParser).
  */
 export function jsonParser(app: FastifyInstance): JsonParser {
   const parse = app.getDefaultJsonParser('error', 'error');
@@ -66,6 +66,24 @@ export function jsonParser(app: FastifyInstance): JsonParser {
     if (depthOver(body) > 0) return done(tooDeep());
     void parse(request, body, done);
   };
+}
+
+/**
+ * For routes whose body is optional (or that take none): `Content-Type: application/json` with
+ * nothing after it is "no body", as browsers and curl send it, not a malformed document; a literal
+ * `null` is a body, and not an object. Replaces the parser of `app` and the plugins under it.
+ */
+export function installOptionalJsonParser(app: FastifyInstance): void {
+  const json = jsonParser(app);
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    json(request, text, (err, value) => {
+      if (!err && value === null) return done(errors.invalid('body', 'must be an object'), undefined);
+      done(err, value);
+    });
+  });
 }
 
 /** Replaces the default `application/json` parser of `app` (and the plugins under it). */

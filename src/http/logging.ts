@@ -176,8 +176,8 @@ const LOG_BATCH_CHARS = 8192;
  * Log lines gathered into one write to standard output: one write per line cost a system call
  * per request. The lines are kept as a list and joined once per batch; sonic-boom's own
  * batching (`minLength`) appends each line to one growing string and measures that string's
- * byte length on every write, which copies the whole batch once per line: 4.2 µs a line
- * against 2.4 here, the same as discarding it (`bench/log-lines.ts`).
+ * byte length on every write, which copies the whole batch once per line: nearly twice the
+ * cost of a line here, where a line costs what discarding it does (bench/FINDINGS.md).
  *
  * Each batch is written synchronously (pino's default destination; sonic-boom handles partial
  * writes and a full pipe). Written asynchronously, a batch outlived the young generation while

@@ -2,7 +2,7 @@ import contentDisposition from 'content-disposition';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, errors } from '../errors.js';
-import type { MediaStore } from '../media/store.js';
+import type { MediaStore, ServedMedia } from '../media/store.js';
 
 /** The request headers a media answer honours (sendMedia). */
 export const MediaRequestHeaders = Type.Object({
@@ -18,14 +18,6 @@ export const MediaRequestHeaders = Type.Object({
     Type.String({ description: 'The ETag you hold (or `*`): while it is current the answer is 304' }),
   ),
 });
-
-export interface ServedMedia {
-  storageKey: string;
-  contentType: string;
-  sha256: string;
-  /** The media's label, offered as the download's file name. */
-  label: string;
-}
 
 /**
  * The file name offered for a download: the label with anything a file system or a header

@@ -33,7 +33,7 @@ export const FORM_ROOM_BYTES = 1024 * 1024;
 
 /**
  * The `config.upload` of a route that takes this form: its whole body may carry every file at
- * its largest plus the room above, and no more (src/http/request-body.ts refuses the rest).
+ * its largest plus the room above, and no more (requestBody refuses the rest).
  */
 export const formUpload = (limits: FormLimits): UploadRule => ({
   maxBytes: limits.files * limits.fileBytes + FORM_ROOM_BYTES,
@@ -59,7 +59,7 @@ function failAtLimit(file: Readable, limits: FormLimits): Readable {
 
 /** @fastify/multipart's limit errors, in the catalogue's words (413 naming what was exceeded). */
 function translate(err: unknown, limits: FormLimits): unknown {
-  // already in the catalogue's words (the body's limit, src/http/request-body.ts)
+  // already in the catalogue's words (the body's limit, requestBody)
   if (isAppError(err)) return err;
   const code = (err as { code?: string } | null)?.code;
   switch (code) {
@@ -87,7 +87,7 @@ function translate(err: unknown, limits: FormLimits): unknown {
   }
 }
 
-/** Names, values and filenames obey the text rule (domain/text.ts) before anything sees them. */
+/** Names, values and filenames obey the text rule (textProblem) before anything sees them. */
 function checkText(part: FormPart): void {
   const name = textProblem(part.name, 'line');
   if (name !== null) throw errors.invalid('form', `a field name ${name}`);

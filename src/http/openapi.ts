@@ -8,6 +8,14 @@ import { documentHeaders } from './reference-headers.js';
 import { TAGS } from './reference-tags.js';
 import { ErrorBody } from './schemas.js';
 import { PACKAGE_VERSION } from '../version.js';
+import { routesOf } from './define-route.js';
+import { Type } from 'typebox';
+
+/** The reference's own routes: not part of the API, and they take any query string (a browser's cache-buster). */
+const REFERENCE_ROUTE = {
+  schema: { hide: true, querystring: Type.Object({}, { additionalProperties: true }) },
+  config: { auth: 'public' as const },
+};
 
 export const API_PREFIX = '/api/v1';
 
@@ -81,7 +89,7 @@ refused on the very next request. This holds across several server processes on 
 **Compression and revalidation.** Any JSON answer of 1 kB or more is sent gzip- or
 brotli-encoded (\`Content-Encoding\`) when \`Accept-Encoding\` asks for it; without that header,
 or for a smaller answer, the JSON goes out as it is. Media bytes are never encoded (their
-\`Content-Length\` and byte ranges are the stored file's). A kept answer (the lists of scenes,
+\`Content-Length\` and byte ranges are the stored file's). A cached answer (the lists of scenes,
 assets and turnovers without \`limit\`, one asset, the production, the bundles, purchase orders)
 carries \`Vary: Accept-Encoding\` and an \`ETag\`, the same for every encoding (it names the JSON
 document); send it back in \`If-None-Match\` to get 304 with no body while the answer is unchanged.
@@ -133,7 +141,7 @@ async function openApiPlugin(app: FastifyInstance): Promise<void> {
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   // The base URL is where people land first: a browser is sent to the reference; a script gets
   // where everything is (and `/media/..` resolves here too, so nothing else may answer 3xx).
-  app.get('/', { schema: { hide: true }, config: { auth: 'public' } }, async (request, reply) => {
+  routesOf(app).get('/', REFERENCE_ROUTE, async (request, reply) => {
     if (/\btext\/html\b/.test(request.headers.accept ?? '')) return reply.redirect('/docs', 302);
     return reply
       .header('link', '</docs>; rel="service-doc", </api/v1/openapi.json>; rel="service-desc"')
@@ -146,9 +154,7 @@ async function openApiPlugin(app: FastifyInstance): Promise<void> {
         console: '/console',
       });
   });
-  app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true }, config: { auth: 'public' } }, async () =>
-    app.swagger(),
-  );
+  routesOf(app).get(`${API_PREFIX}/openapi.json`, REFERENCE_ROUTE, async () => app.swagger());
 }
 
 /** The reference: the document at /api/v1/openapi.json and its page at /docs. */

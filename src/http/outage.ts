@@ -1,7 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { DbHandle } from '../db/index.js';
-import { errorResponse } from './schemas.js';
 
 /**
  * A warning that recurs while something stays broken (the change watch and the webhook worker
@@ -26,7 +25,7 @@ export function repeatedWarning(log: () => FastifyBaseLogger, message: string, e
 
 /**
  * Surviving the database going away: the pool's lost connections are logged (they no longer end
- * the process: src/db/index.ts), and every operation documents the 503 (database unavailable,
+ * the process: openDatabase), and every operation documents the 503 (database unavailable,
  * with Retry-After) and, for writes, the 507 (disk full) that the one error handler answers.
  */
 async function outagePlugin(app: FastifyInstance, opts: { database: DbHandle }) {
@@ -37,16 +36,6 @@ async function outagePlugin(app: FastifyInstance, opts: { database: DbHandle }) 
   );
   const unsubscribe = opts.database.observe({ connectionLost: lost });
   app.addHook('onClose', async () => unsubscribe());
-  app.addHook('onRoute', (route) => {
-    if (route.config?.auth === undefined) return;
-    const schema = (route.schema ?? {}) as Record<string, unknown>;
-    if (schema.hide) return;
-    const responses = { ...((schema.response as Record<string, unknown>) ?? {}) };
-    responses[503] ??= errorResponse;
-    const methods = [route.method].flat();
-    if (methods.some((m) => m !== 'GET' && m !== 'HEAD')) responses[507] ??= errorResponse;
-    route.schema = { ...schema, response: responses };
-  });
 }
 
 export const outage = fp(outagePlugin, { name: 'prodgraph-outage' });

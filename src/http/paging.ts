@@ -1,34 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
-import { MAX_PAGE, type Page } from '../domain/page.js';
+import type { Page } from '../domain/page.js';
 import { etagOfBytes, ifNoneMatchHits } from './conditional.js';
-
-export { MAX_PAGE };
-
-export const CursorParam = Type.String({
-  minLength: 1,
-  maxLength: 1000,
-  description:
-    'Opaque: the `cursor` of the `Link: <…>; rel="next"` header of the previous page. Valid only with the same filters on the same list; anything else is 422.',
-});
-
-export const UpdatedSinceParam = Type.String({
-  format: 'date-time',
-  description:
-    'ISO-8601 date-time with a zone (`2026-11-23T10:00:00Z`): only rows changed after it, rows retired since included (they carry `retired_at`), so a mirror can drop them. Anything else is 422.',
-});
-
-/** `limit` + `cursor` + `updated_since` for the lists that page only when asked to. */
-export const pageQuery = (what: string) => ({
-  limit: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      description: `Page size: at most this many ${what}, the next page named by the Link header. Without it the whole list is answered (as before paging). Above ${MAX_PAGE} is clamped to ${MAX_PAGE}; below 1 or not a whole number is 422.`,
-    }),
-  ),
-  cursor: Type.Optional(CursorParam),
-  updated_since: Type.Optional(UpdatedSinceParam),
-});
 
 /** Answers a page: the body stays the list's array; the next page is named in a Link header. */
 export function sendPage<T>(request: FastifyRequest, reply: FastifyReply, page: Page<T>): T[] {

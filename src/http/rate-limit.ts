@@ -4,7 +4,6 @@ import fp from 'fastify-plugin';
 import type { RateLimitConfig } from '../config.js';
 import type { Db, Dialect } from '../db/index.js';
 import { errors } from '../errors.js';
-import { errorResponse } from './schemas.js';
 import { leasingStore } from './rate-leases.js';
 
 /** A @fastify/rate-limit store (a class the plugin instantiates). */
@@ -12,8 +11,8 @@ export type RateStore = ReturnType<typeof leasingStore>;
 
 /**
  * Where windows are counted: in the database on PostgreSQL (every process and host on it shares
- * them; each process takes counts in blocks, see rate-leases.ts), in the server's primary
- * process for the workers of one SQLite server (src/cluster/), in this process's memory
+ * them; each process takes counts in blocks, see leasingStore), in the server's primary
+ * process for the workers of one SQLite server (clusterRateStore), in this process's memory
  * otherwise (the plugin's own store).
  */
 function storeOf(opts: { db: Db; dialect: Dialect; store?: RateStore }): { store?: RateStore } {
@@ -54,7 +53,7 @@ export function perCredentialKey(
  * key is authenticated (the route's own onRequest hook runs after the auth hook), so nobody can
  * spend another key's allowance; requests refused before that (401, 403) are not counted. On
  * PostgreSQL the counters live in the database, shared by every process (taken in blocks, see
- * rate-leases.ts); on SQLite they live in memory, the primary's when the server runs several
+ * leasingStore); on SQLite they live in memory, the primary's when the server runs several
  * workers (see storeOf). Routes may set their own `config.rateLimit` (the vision mints) or
  * `false` (health checks).
  */
@@ -63,15 +62,6 @@ async function rateLimitPlugin(
   opts: { config: RateLimitConfig; db: Db; dialect: Dialect; store?: RateStore },
 ) {
   const { max, windowMs } = opts.config;
-  // documented whatever this process's setting: the document describes the API, not one install
-  app.addHook('onRoute', (route) => {
-    if (route.config?.auth === undefined || route.config.rateLimit === false) return;
-    const schema = (route.schema ?? {}) as Record<string, unknown>;
-    if (schema.hide) return;
-    const responses = { ...((schema.response as Record<string, unknown>) ?? {}) };
-    responses[429] ??= errorResponse;
-    route.schema = { ...schema, response: responses };
-  });
   await app.register(rateLimit, {
     global: max !== null,
     max: max ?? 0,

@@ -12,11 +12,29 @@
  * Request bodies. Whether each must be sent, by the rule the routes apply (bodiesAsRequired).
  */
 
-import { REFUSALS } from './reference.js';
 import { bodyRequired } from './request-rules.js';
-import { CHECKED_WHERE_READ } from './schemas.js';
+import { CHECKED_WHERE_READ } from '../domain/schema-kit.js';
 
 type Json = Record<string, unknown>;
+
+/** What each refusal means, whatever the route (the detail says which case it is); every route can answer 422 and 500, every route taking a body 400 and 415. */
+export const REFUSALS: Record<string, string> & Record<400 | 415 | 422 | 500, string> = {
+  400: 'Malformed request: invalid JSON, a malformed multipart body or URL',
+  401: 'No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`)',
+  403: 'Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`)',
+  404: "No such object, or one out of this key's reach: the two are indistinguishable",
+  409: 'Conflict: already settled, a stale step, a duplicate',
+  413: 'Too large: a body, file, batch or part count over its limit',
+  415: 'Unsupported media type: a Content-Type or file type this endpoint does not take',
+  416: 'Range not satisfiable: the Range lies outside the file',
+  422: 'Validation failed: the detail starts with the field, parameter or header it names; nothing was written',
+  405: 'Method not allowed: `Allow` names the methods this path takes',
+  429: 'Too many requests: wait `Retry-After` seconds',
+  500: 'Unexpected failure; nothing more is said',
+  502: 'A provider this endpoint depends on failed',
+  503: 'Not available (the database, or a provider that is not configured); `Retry-After` says when to try again',
+  507: 'The server has no room to store this write (its disk is full); nothing was written',
+};
 
 const MARK = 'x-prodgraph-schema';
 
@@ -28,7 +46,7 @@ export function markNamedSchemas(schema: unknown): unknown {
   if (!isObject(schema)) return schema;
   const out: Json = {};
   for (const [k, v] of Object.entries(schema)) {
-    // the validator's business only (src/http/validator.ts): the document states the schema as it is
+    // the validator's business only (strictValidatorBuilder): the document states the schema as it is
     if (k === CHECKED_WHERE_READ) continue;
     out[k] = k === 'examples' ? v : markNamedSchemas(v);
   }
@@ -86,7 +104,7 @@ export function everyOperationRefuses(document: Json): void {
 }
 
 /**
- * `requestBody.required` as the routes apply it (bodyRequired, src/http/request-rules.ts): the
+ * `requestBody.required` as the routes apply it (bodyRequired): the
  * generator marks every body required, though a body whose schema requires no field may be left
  * out (`POST /vision/session-token`). Run before the schemas are named, while they are inline.
  */

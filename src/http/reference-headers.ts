@@ -78,8 +78,8 @@ export const CONDITIONAL_ANSWER: RouteResponseHeaders = {
   304: ['ETag', 'Cache-Control', 'Vary'],
 };
 
-/** An answer kept in memory (src/http/answer-cache.ts): its ETag (and as CONDITIONAL_ANSWER). */
-export const KEPT_ANSWER: RouteResponseHeaders = {
+/** An answer cached in memory (AnswerCache): its ETag (and as CONDITIONAL_ANSWER). */
+export const CACHED_ANSWER: RouteResponseHeaders = {
   200: ['ETag'],
   304: ['ETag', 'Vary'],
 };
@@ -106,13 +106,13 @@ export const MEDIA_BYTES: RouteResponseHeaders = {
 };
 
 /** An answer that carries a token, a ticket or a key: never kept. */
-export const NOT_KEPT = (status: number): RouteResponseHeaders => ({ [status]: ['Cache-Control'] });
+export const NOT_CACHED = (status: number): RouteResponseHeaders => ({ [status]: ['Cache-Control'] });
 
 const RATE = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as const;
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** What the reference needs to know of an operation's route (src/http/route-table.ts). */
+/** What the reference needs to know of an operation's route (routeTable). */
 export interface DocumentedRoute {
   responseHeaders?: RouteResponseHeaders | undefined;
   /** Its JSON answers are compressed on request (false: media bytes, refusals included). */

@@ -2,32 +2,13 @@
  * The reference (/docs, /api/v1/openapi.json) is written from the route schemas. Routes declare
  * what they answer; this fills in what every route would otherwise repeat: a description for
  * each status (the success one from the body's schema, refusals from one table) and the example
- * each body schema carries (headers: src/http/reference-headers.ts). Applied as the
+ * each body schema carries (headers: documentHeaders). Applied as the
  * OpenAPI generator reads each route; the route's own schema is never changed.
  */
 
-import { markNamedSchemas } from './reference-document.js';
+import { markNamedSchemas, REFUSALS } from './reference-document.js';
 
 type Schema = Record<string, unknown>;
-
-/** What each refusal means, whatever the route (the detail says which case it is); every route can answer 422 and 500, every route taking a body 400 and 415. */
-export const REFUSALS: Record<string, string> & Record<400 | 415 | 422 | 500, string> = {
-  400: 'Malformed request: invalid JSON, a malformed multipart body or URL',
-  401: 'No key, or a malformed, unknown or revoked key (`WWW-Authenticate: Bearer`)',
-  403: 'Refused: an engagement-bound key off its surface (`engagement_door`), a missing scope (`scope_missing`), or a rule of this endpoint (`forbidden`)',
-  404: "No such object, or one out of this key's reach: the two are indistinguishable",
-  409: 'Conflict: already settled, a stale step, a duplicate',
-  413: 'Too large: a body, file, batch or part count over its limit',
-  415: 'Unsupported media type: a Content-Type or file type this endpoint does not take',
-  416: 'Range not satisfiable: the Range lies outside the file',
-  422: 'Validation failed: the detail starts with the field, parameter or header it names; nothing was written',
-  405: 'Method not allowed: `Allow` names the methods this path takes',
-  429: 'Too many requests: wait `Retry-After` seconds',
-  500: 'Unexpected failure; nothing more is said',
-  502: 'A provider this endpoint depends on failed',
-  503: 'Not available (the database, or a provider that is not configured); `Retry-After` says when to try again',
-  507: 'The server has no room to store this write (its disk is full); nothing was written',
-};
 
 const SUCCESS: Record<string, string> = {
   200: 'OK',

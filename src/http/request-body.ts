@@ -1,10 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { errors, type AppError } from '../errors.js';
 import { closeGently } from './lingering-close.js';
-import { errorResponse } from './schemas.js';
 
 /*
  * What is read of a request's body, and what happens to the part that is not.
@@ -21,7 +20,7 @@ import { errorResponse } from './schemas.js';
  *   from a full disk) settles the rest of the body so the connection stays usable: a small one
  *   (declared, at most DRAIN_BYTES) is read and dropped and the connection kept alive; anything
  *   else is answered with `Connection: close` and the connection closed gently
- *   (src/http/lingering-close.ts), so the client reads the answer rather than a reset, and its
+ *   (closeGently), so the client reads the answer rather than a reset, and its
  *   next request goes out on a new connection instead of dying on this one.
  */
 
@@ -33,7 +32,7 @@ export interface UploadRule {
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** An upload route: how large its body may be (src/http/request-body.ts). */
+    /** An upload route: how large its body may be (requestBody). */
     upload?: UploadRule;
   }
 }
@@ -119,18 +118,6 @@ function settleBody(request: FastifyRequest, reply: FastifyReply): void {
 }
 
 async function requestBodyPlugin(app: FastifyInstance) {
-  app.addHook('onRoute', (route: RouteOptions) => {
-    const rule = route.config?.upload;
-    if (rule === undefined) return;
-    if (!Number.isSafeInteger(rule.maxBytes) || rule.maxBytes < 1)
-      throw new Error(`${route.method} ${route.url}: config.upload.maxBytes must be a positive whole number`);
-    route.bodyLimit = Math.min(route.bodyLimit ?? rule.maxBytes, rule.maxBytes);
-    // every upload route answers 413, documented or not by the route itself
-    const schema = (route.schema ?? {}) as Record<string, unknown>;
-    const responses = { ...((schema.response as Record<string, unknown>) ?? {}) };
-    responses[413] ??= errorResponse;
-    route.schema = { ...schema, response: responses };
-  });
   // after the request rules (415 for the wrong type comes first), before anything reads the body
   app.addHook('preParsing', async (request) => {
     const rule = request.routeOptions.config.upload;

@@ -1,11 +1,11 @@
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Type } from 'typebox';
 import { errors } from '../errors.js';
 
 /*
- * Rules every route gets by declaring its schema the usual way, checked once here before any
- * byte of a body is read:
+ * Rules every route gets by declaring its schema the usual way (declareRoute reads them from the
+ * schema when the route registers), checked here before any byte of a body is read:
  *
  * - A route takes the media types it declares: `schema.consumes`, else the keys of
  *   `schema.body.content`, else `application/json` when it has a body schema. Any other
@@ -19,14 +19,14 @@ import { errors } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Filled in from the route's schema when it is registered. */
+    /** Filled in from the route's schema by declareRoute. */
     bodyRule?: { accepts: string[]; required: boolean };
   }
 }
 
 const JSON_TYPE = 'application/json';
 const MULTIPART = 'multipart/form-data';
-const NoQuery = Type.Object({}, { additionalProperties: false });
+export const NoQuery = Type.Object({}, { additionalProperties: false });
 
 type Schema = Record<string, unknown>;
 const isObject = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -36,7 +36,7 @@ const requiresField = (s: unknown) => isObject(s) && Array.isArray(s.required) &
 export const bodyRequired = (accepts: readonly string[], schemas: readonly unknown[]): boolean =>
   accepts.includes(MULTIPART) || schemas.some(requiresField);
 
-function bodyRule(schema: Schema): { accepts: string[]; required: boolean } | undefined {
+export function bodyRule(schema: Schema): { accepts: string[]; required: boolean } | undefined {
   const body = schema.body;
   const content = isObject(body) && isObject(body.content) ? body.content : undefined;
   const consumes = Array.isArray(schema.consumes) ? (schema.consumes as string[]) : undefined;
@@ -70,14 +70,6 @@ function checkBody(request: FastifyRequest): void {
 }
 
 async function requestRulesPlugin(app: FastifyInstance) {
-  app.addHook('onRoute', (route: RouteOptions) => {
-    // routes of the service declare their auth; the docs UI's own routes do not
-    if (route.config?.auth === undefined) return;
-    const schema = (route.schema ?? {}) as Schema;
-    const rule = bodyRule(schema);
-    route.config = { ...route.config, ...(rule ? { bodyRule: rule } : {}) };
-    if (schema.querystring === undefined) route.schema = { ...schema, querystring: NoQuery };
-  });
   // after onRequest (so 401/403 come first), before the body is parsed
   app.addHook('preParsing', async (request) => checkBody(request));
 }

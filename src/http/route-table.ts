@@ -1,6 +1,7 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { RouteAuth } from '../auth/principal.js';
+import { isDeclared } from './define-route.js';
 import type { RouteResponseHeaders } from './reference-headers.js';
 
 /** One registered route, as the auth and OpenAPI checks see it. */
@@ -13,7 +14,7 @@ export interface RouteEntry {
   /** The operation's stable name in the document: a method name in every generated client. */
   operationId: string | undefined;
   responseHeaders: RouteResponseHeaders | undefined;
-  /** Its JSON answers are compressed on request (src/http/compression.ts): not media bytes. */
+  /** Its JSON answers are compressed on request (the `compression` plugin): not media bytes. */
   compresses: boolean;
   /** It only refuses (it documents no success, as `GET /mcp`, which answers 405): no method a 405 offers. */
   refusesEveryRequest: boolean;
@@ -30,19 +31,29 @@ declare module 'fastify' {
   }
 }
 
+/** A route of the service: one that declares an auth, or any under /api/v1. */
+const ofTheService = (route: RouteOptions) =>
+  route.config?.auth !== undefined || route.url.startsWith('/api/v1');
+
 /**
  * Keeps the list of registered routes, so the routes, their declared auth and the OpenAPI
- * document can be checked against each other (Fastify itself only prints its router tree).
+ * document can be checked against each other (Fastify itself only prints its router tree); and
+ * stops the app at start-up when a route of the service was registered without declareRoute,
+ * which gives it what every route answers.
  */
 async function routeTablePlugin(app: FastifyInstance) {
   const table: RouteEntry[] = [];
   app.decorate('routeTable', table);
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (ofTheService(route) && !isDeclared(route))
+      throw new Error(
+        `route ${methods.join(',')} ${route.url} was not declared with declareRoute (routesOf)`,
+      );
     const schema = (route.schema ?? {}) as { hide?: boolean; operationId?: string; response?: object };
     const statuses = Object.keys(schema.response ?? {});
     for (const method of methods) {
-      // Fastify adds a HEAD twin to every GET route; the service declares no HEAD route of its own
+      // Fastify adds a HEAD route to every GET route; the service declares no HEAD route of its own
       if (method === 'HEAD') continue;
       table.push({
         method,

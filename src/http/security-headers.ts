@@ -26,9 +26,9 @@ const CORS_EXPOSED_HEADERS = [
 
 /**
  * Headers every answer carries: `nosniff`, so nothing a user uploaded is ever run as something
- * else. Media responses add their own (src/http/media-response.ts), token-bearing answers
+ * else. Media responses add their own (mediaAnswerHeaders), token-bearing answers
  * `Cache-Control: no-store` (their routes), and /docs its content security policy
- * (src/http/openapi.ts). CORS is off unless origins are configured, and then only those
+ * (openApi). CORS is off unless origins are configured, and then only those
  * exact origins are answered: keys travel in a header, and the console's session cookie serves
  * the console's own origin only, so no credentials mode (another origin never reads as a session).
  */

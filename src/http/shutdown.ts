@@ -4,7 +4,7 @@ import { AppError } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Starts the drain before a graceful stop (src/server.ts): /healthz answers 503, everything else is still served. */
+    /** Starts the drain before a graceful stop (serve): /healthz answers 503, everything else is still served. */
     drain(): void;
     /** True from drain() on: a balancer's health check is told to send requests elsewhere. */
     readonly draining: boolean;
@@ -12,8 +12,8 @@ declare module 'fastify' {
 }
 
 /**
- * How a server stops without losing a request (src/server.ts). First it drains: it serves as
- * before, but /healthz answers 503 (src/modules/health/routes.ts) so a balancer stops sending it
+ * How a server stops without losing a request (serve). First it drains: it serves as
+ * before, but /healthz answers 503 (healthRoutes) so a balancer stops sending it
  * requests, and every answer closes its connection (`Connection: close`) so no client or
  * balancer keeps one open to a server about to go. Then it closes: a request that had not yet
  * been routed is refused in the catalogue's words, 503 `{detail, code: "unavailable"}` with

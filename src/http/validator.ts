@@ -2,7 +2,7 @@ import AjvCompiler from '@fastify/ajv-compiler';
 import type { Ajv, ErrorObject } from 'ajv';
 import { textProblem, type TextKind } from '../domain/text.js';
 import type { ValidationItem } from '../validation.js';
-import { CHECKED_WHERE_READ } from './schemas.js';
+import { CHECKED_WHERE_READ } from '../domain/schema-kit.js';
 
 /*
  * How every request part is validated: as sent, never coerced, never silently trimmed.
@@ -14,7 +14,7 @@ import { CHECKED_WHERE_READ } from './schemas.js';
  *   `Infinity`, `NaN` are not), a boolean is `true` or `false`. Bounds are then Ajv's, so an
  *   id beyond its column is refused before any query. An unknown query parameter is refused,
  *   naming it, as an unknown body field is; a single-valued one given twice is refused too.
- * - Every string a schema declares obeys the text rule of `domain/text.ts`.
+ * - Every string a schema declares obeys the text rule of `textProblem`.
  */
 
 const TEXT_KEYWORD = 'x-prodgraph-text';
@@ -161,6 +161,7 @@ const bodyOptional = (schema: Schema): boolean =>
  * Ajv compiler (schemas by `$id`, formats), with the options and conversions above.
  */
 export function strictValidatorBuilder(): AjvCompiler.ValidatorFactory {
+  // library boundary: @fastify/ajv-compiler types compile as (schema); at run time it takes the route input
   const pool = AjvCompiler() as unknown as (externalSchemas: unknown, options: unknown) => Compile;
   return ((externalSchemas, options) => {
     const compile = pool(externalSchemas, {
@@ -198,5 +199,6 @@ export function strictValidatorBuilder(): AjvCompiler.ValidatorFactory {
       }
       return run;
     };
+    // library boundary: Fastify reads `{ value }`/`{ error }` results, which its ValidatorFactory type omits
   }) as ValidatorBuilder as unknown as AjvCompiler.ValidatorFactory;
 }

@@ -6,7 +6,7 @@ import { compile, inputSchemaOf, outputSchemaOf, type JsonSchema } from './json-
 import { PROMPTS, type PromptSpec } from './prompts.js';
 import { RESOURCES, type ResourceSpec } from './resources.js';
 import { TOOLS, type ToolSpec } from './tools.js';
-import type { RestTwins } from './twins.js';
+import type { RestRoutes } from './rest-routes.js';
 import { PACKAGE_VERSION } from '../version.js';
 
 export interface CompiledTool {
@@ -36,19 +36,19 @@ export interface Catalogue {
   promptList: { prompts: Prompt[] };
 }
 
-export function buildCatalogue(twins: RestTwins): Catalogue {
+export function buildCatalogue(restRoutes: RestRoutes): Catalogue {
   const tools = new Map<string, CompiledTool>();
   const toolList: Tool[] = [];
   for (const spec of TOOLS) {
-    const twin = twins.get(spec.twin);
-    const inputSchema = inputSchemaOf(twin, spec.extraInput);
-    tools.set(spec.name, { spec, auth: twin.auth, validate: compile(inputSchema), inputSchema });
+    const rest = restRoutes.get(spec.rest);
+    const inputSchema = inputSchemaOf(rest, spec.extraInput);
+    tools.set(spec.name, { spec, auth: rest.auth, validate: compile(inputSchema), inputSchema });
     toolList.push({
       name: spec.name,
       title: spec.title,
       description: spec.description,
       inputSchema,
-      outputSchema: outputSchemaOf(twin, spec.listKey),
+      outputSchema: outputSchemaOf(rest, spec.listKey),
       annotations: spec.readOnly
         ? { title: spec.title, readOnlyHint: true, openWorldHint: false }
         : {
@@ -61,7 +61,9 @@ export function buildCatalogue(twins: RestTwins): Catalogue {
     });
   }
 
-  const resources = new Map(RESOURCES.map((spec) => [spec.uri, { spec, auth: twins.get(spec.twin).auth }]));
+  const resources = new Map(
+    RESOURCES.map((spec) => [spec.uri, { spec, auth: restRoutes.get(spec.rest).auth }]),
+  );
   const resourceList: Resource[] = RESOURCES.map(({ uri, name, title, description }) => ({
     uri,
     name,
@@ -76,8 +78,8 @@ export function buildCatalogue(twins: RestTwins): Catalogue {
       {
         spec,
         auth: {
-          production: spec.reads.production.map((k) => twins.get(k).auth),
-          engagement: spec.reads.engagement.map((k) => twins.get(k).auth),
+          production: spec.reads.production.map((k) => restRoutes.get(k).auth),
+          engagement: spec.reads.engagement.map((k) => restRoutes.get(k).auth),
         },
       },
     ]),

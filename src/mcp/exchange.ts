@@ -17,7 +17,7 @@ import type { AppContext } from '../context.js';
 import { isDatabaseRefusal } from '../db/refusals.js';
 import { isAppError } from '../errors.js';
 import type { Page } from '../domain/page.js';
-import { authorize } from '../auth/route-hook.js';
+import { authorizeOrRecord } from '../modules/audit/refused-access.js';
 import { describeValidation, type ValidationItem } from '../validation.js';
 import type { Catalogue } from './catalogue.js';
 import { errorBody, type JsonRpcRequest } from './envelope.js';
@@ -115,7 +115,7 @@ async function callTool(call: Call, name: string, args: Record<string, unknown> 
     call,
     async () => {
       // the REST order: the key's surface and scope first, then its arguments
-      authorize(call.principal, tool.auth);
+      await authorizeOrRecord(call.ctx.db, call.principal, tool.auth, `MCP tool ${name}`);
       const input = args ?? {};
       if (!tool.validate(input)) {
         return toolError(describeValidation((tool.validate.errors ?? []) as ValidationItem[], 'arguments'));
@@ -133,7 +133,7 @@ async function readResource(call: Call, uri: string) {
   return guarded(
     call,
     async () => {
-      authorize(call.principal, resource.auth);
+      await authorizeOrRecord(call.ctx.db, call.principal, resource.auth, `MCP resource ${uri}`);
       const value = await resource.spec.run(call.ctx, call.principal);
       return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value) }] };
     },
@@ -150,7 +150,8 @@ async function getPrompt(call: Call, name: string, args: Record<string, string> 
     call,
     async () => {
       const reads = call.principal.engagementId === null ? prompt.auth.production : prompt.auth.engagement;
-      for (const auth of reads) authorize(call.principal, auth);
+      for (const auth of reads)
+        await authorizeOrRecord(call.ctx.db, call.principal, auth, `MCP prompt ${name}`);
       const given = args ?? {};
       const declared = prompt.spec.arguments;
       const unknown = Object.keys(given).find((k) => !declared.some((a) => a.name === k));

@@ -1,14 +1,12 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { TProperties, TSchema } from 'typebox';
-import type { RestTwin } from './twins.js';
+import type { RestRoute } from './rest-routes.js';
 
 /** One validator instance for everything MCP checks: no coercion, JSON arguments are typed. */
 export const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false });
-// ajv-formats is CommonJS: its default export arrives wrapped under ESM
-const formats = ((addFormats as unknown as { default?: typeof addFormats }).default ??
-  addFormats) as unknown as (a: Ajv) => void;
-formats(ajv);
+// ajv-formats is CommonJS: under ESM its default import is the module, the plugin is `.default`
+addFormats.default(ajv);
 
 export type JsonSchema = { type: 'object'; [key: string]: unknown };
 
@@ -60,13 +58,13 @@ function toolProperty(schema: Record<string, unknown>): Record<string, unknown> 
 }
 
 /**
- * A tool's arguments: the twin's path parameters and query string merged into one object,
+ * A tool's arguments: its REST route's path parameters and query string merged into one object,
  * each property the REST route's own schema, taken in JSON types (`released: true`,
  * `limit: 100`; the strings REST takes are accepted too). Closed, unlike a query string: an
  * agent that misspells a filter is told so instead of silently getting everything.
  */
-export function inputSchemaOf(twin: RestTwin, extra: TSchema | undefined): JsonSchema {
-  const parts = [twin.params, twin.querystring, extra];
+export function inputSchemaOf(rest: RestRoute, extra: TSchema | undefined): JsonSchema {
+  const parts = [rest.params, rest.querystring, extra];
   const required = parts.flatMap(requiredOf);
   const schema = plainSchema({
     type: 'object',
@@ -78,7 +76,7 @@ export function inputSchemaOf(twin: RestTwin, extra: TSchema | undefined): JsonS
   return schema;
 }
 
-/** The arguments a tool's REST twin reads: a JSON boolean given for a text flag becomes its text. */
+/** The arguments a tool's REST route reads: a JSON boolean given for a text flag becomes its text. */
 export function restArguments(schema: JsonSchema, args: Record<string, unknown>): Record<string, unknown> {
   const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
   const out: Record<string, unknown> = { ...args };
@@ -89,17 +87,17 @@ export function restArguments(schema: JsonSchema, args: Record<string, unknown>)
 }
 
 /**
- * A tool's structured output: the twin's 200 schema. MCP carries structured content as an
+ * A tool's structured output: its REST route's 200 schema. MCP carries structured content as an
  * object, so an array answer travels under one named key (`{"scenes": [...]}`).
  */
-export function outputSchemaOf(twin: RestTwin, listKey: string | undefined): JsonSchema {
-  const body = plainSchema(twin.response);
+export function outputSchemaOf(rest: RestRoute, listKey: string | undefined): JsonSchema {
+  const body = plainSchema(rest.response);
   if (!listKey) {
     if (body.type !== 'object')
-      throw new Error(`MCP: ${twin.key} answers ${String(body.type)}; name a listKey`);
+      throw new Error(`MCP: ${rest.key} answers ${String(body.type)}; name a listKey`);
     return body as JsonSchema;
   }
-  const pages = Object.hasOwn(propertiesOf(twin.querystring), 'cursor');
+  const pages = Object.hasOwn(propertiesOf(rest.querystring), 'cursor');
   return {
     type: 'object',
     properties: {

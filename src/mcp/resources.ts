@@ -13,18 +13,18 @@ export interface ResourceSpec {
   title: string;
   description: string;
   /** The REST route whose answer this is (its auth applies, word for word). */
-  twin: string;
+  rest: string;
   run(ctx: AppContext, principal: Principal): Promise<unknown>;
 }
 
-/** Six JSON documents an agent may attach as context; each is its REST twin's body. */
+/** Six JSON documents an agent may attach as context; each is its REST route's body. */
 export const RESOURCES: readonly ResourceSpec[] = [
   {
     uri: 'prodgraph://production',
     name: 'production',
     title: 'Production overview',
     description: 'The production with its live counts (GET /api/v1/production).',
-    twin: 'GET /production',
+    rest: 'GET /production',
     run: (ctx, p) => getProduction(ctx, p),
   },
   {
@@ -32,7 +32,7 @@ export const RESOURCES: readonly ResourceSpec[] = [
     name: 'departments',
     title: 'Departments',
     description: 'Every department with its mission and key roles (GET /api/v1/departments).',
-    twin: 'GET /departments',
+    rest: 'GET /departments',
     run: (ctx, p) => listDepartments(ctx, p),
   },
   {
@@ -40,7 +40,7 @@ export const RESOURCES: readonly ResourceSpec[] = [
     name: 'scenes',
     title: 'Scenes',
     description: 'Every scene in script order with its breakdown elements (GET /api/v1/scenes).',
-    twin: 'GET /scenes',
+    rest: 'GET /scenes',
     run: (ctx, p) => allScenes(ctx, p),
   },
   {
@@ -48,7 +48,7 @@ export const RESOURCES: readonly ResourceSpec[] = [
     name: 'schedule',
     title: 'Shooting schedule',
     description: 'Every shoot day with its scene strips (GET /api/v1/schedule).',
-    twin: 'GET /schedule',
+    rest: 'GET /schedule',
     run: (ctx, p) => listSchedule(ctx, p),
   },
   {
@@ -56,7 +56,7 @@ export const RESOURCES: readonly ResourceSpec[] = [
     name: 'approvals',
     title: 'Approvals',
     description: 'Every approval chain with its steps (GET /api/v1/approvals).',
-    twin: 'GET /approvals',
+    rest: 'GET /approvals',
     run: (ctx, p) => allApprovals(ctx, p),
   },
   {
@@ -65,7 +65,7 @@ export const RESOURCES: readonly ResourceSpec[] = [
     title: 'Turnovers (vendor)',
     description:
       'The deliveries this vendor engagement may read or submit to (GET /api/v1/turnovers); empty for a production-wide key.',
-    twin: 'GET /turnovers',
+    rest: 'GET /turnovers',
     run: (ctx, p) => allTurnovers(ctx, p),
   },
 ];

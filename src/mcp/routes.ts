@@ -11,7 +11,8 @@ import { classify, JsonRpcRequest, JsonRpcResponse, UNPARSEABLE } from './envelo
 import { PROMPTS } from './prompts.js';
 import { RESOURCES } from './resources.js';
 import { TOOLS } from './tools.js';
-import { RestTwins } from './twins.js';
+import { RestRoutes } from './rest-routes.js';
+import { routesOf } from '../http/define-route.js';
 
 const DESCRIPTION = `
 The production graph for AI agents over the Model Context Protocol (Streamable HTTP, stateless):
@@ -20,16 +21,16 @@ no \`initialize\` needed first). \`Accept: application/json\` alone is enough.
 
 **Keys.** Checked before the body is read: a missing, unknown or revoked key is HTTP 401. Inside
 \`tools/call\`, \`resources/read\` and \`prompts/get\` a surface, scope or grant refusal is the
-REST twin's HTTP 403 \`{detail}\`, not a JSON-RPC error. Engagement-bound keys reach this
-endpoint; tools whose REST twin is production-surface answer them 403, as REST does.
+REST route's HTTP 403 \`{detail}\`, not a JSON-RPC error. Engagement-bound keys reach this
+endpoint; tools whose REST route is production-surface answer them 403, as REST does.
 
 **JSON-RPC errors** (in a 200 response): -32700 bad JSON, -32600 a batch or not a JSON-RPC 2.0
 request, -32601 unknown method, -32602 unknown tool or prompt or bad params (naming the field),
 -32002 unknown resource (with \`data.uri\`). A notification (no \`id\`) is 202 with no body.
 
-**Tools** call the same service as their REST twin, so clamps, refusals and data are identical.
-Arguments are the twin's path and query parameters with the twin's own schemas, as one closed
-object. \`structuredContent\` is the twin's body (an array travels under one named key, e.g.
+**Tools** call the same service as their REST rest, so clamps, refusals and data are identical.
+Arguments are the REST route's path and query parameters with the REST route's own schemas, as one closed
+object. \`structuredContent\` is the REST route's body (an array travels under one named key, e.g.
 \`{"scenes": [...]}\`), repeated as JSON in one text block. A refused argument (REST 422), a
 missing or out-of-reach object (REST 404) or a submission over its limits (REST 413) is a tool
 result with \`isError: true\` and the REST detail. \`submit_turnover\` takes its files in
@@ -38,8 +39,8 @@ PRODGRAPH_MAX_MCP_BODY_BYTES (HTTP 413 beyond).`;
 
 /** The catalogue as the OpenAPI document states it, from the same tables the server serves. */
 const CATALOGUE = [
-  '**Tools** (each with its REST twin under /api/v1):',
-  ...TOOLS.map((t) => `- \`${t.name}\` (${t.twin}): ${t.title}`),
+  '**Tools** (each with its REST route under /api/v1):',
+  ...TOOLS.map((t) => `- \`${t.name}\` (${t.rest}): ${t.title}`),
   '',
   `**Resources** (application/json): ${RESOURCES.map((r) => `\`${r.uri}\``).join(', ')}.`,
   '',
@@ -78,7 +79,7 @@ async function mcpRoutes(app: FastifyInstance, opts: { catalogue: () => Catalogu
     ),
   );
 
-  app.post(
+  routesOf(app).post(
     '/mcp',
     {
       // submit_turnover carries its files in base64: the message is bounded like an upload
@@ -131,7 +132,7 @@ async function mcpRoutes(app: FastifyInstance, opts: { catalogue: () => Catalogu
   );
 
   for (const method of ['GET', 'DELETE'] as const) {
-    app.route({
+    routesOf(app).route({
       method,
       url: '/mcp',
       config: { auth: 'public' },
@@ -150,16 +151,16 @@ async function mcpRoutes(app: FastifyInstance, opts: { catalogue: () => Catalogu
 
 /**
  * POST /mcp. Registered before the REST modules so that it sees each of them register: every
- * tool, resource and prompt takes its auth and schemas from its REST twin, and the catalogue
+ * tool, resource and prompt takes its auth and schemas from its REST route, and the catalogue
  * is built once, when the app is ready.
  */
 export const mcp = fp(
   async (app: FastifyInstance) => {
-    const twins = new RestTwins();
-    app.addHook('onRoute', (route) => twins.record(route));
+    const restRoutes = new RestRoutes();
+    app.addHook('onRoute', (route) => restRoutes.record(route));
     let catalogue: Catalogue | undefined;
     app.addHook('onReady', async () => {
-      catalogue = buildCatalogue(twins);
+      catalogue = buildCatalogue(restRoutes);
     });
     app.addHook('onListen', async () => {
       await loadSdk();

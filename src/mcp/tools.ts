@@ -1,7 +1,7 @@
 import type { TSchema } from 'typebox';
 import type { Principal } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
-import { activityFeed } from '../modules/activity/feed.js';
+import { activityFeed } from '../modules/activity/service.js';
 import { listApprovals } from '../modules/approvals/service.js';
 import { getAsset, listAssets } from '../modules/assets/service.js';
 import { characterBundle, sceneBundle } from '../modules/bundles/service.js';
@@ -24,10 +24,10 @@ export interface ToolSpec {
   /** When to use it: an agent picks tools by this text. */
   description: string;
   /** The REST route this tool is: `METHOD /path` under /api/v1. Auth and schemas come from it. */
-  twin: string;
-  /** For a twin answering an array: the key the array travels under in structuredContent. */
+  rest: string;
+  /** For a REST route answering an array: the key the array travels under in structuredContent. */
   listKey?: string;
-  /** Arguments beyond the twin's path and query (the submission's JSON form of its upload). */
+  /** Arguments beyond the REST route's path and query (the submission's JSON form of its upload). */
   extraInput?: TSchema;
   readOnly: boolean;
   /** The very service call the REST route makes. */
@@ -48,7 +48,7 @@ export const TOOLS: readonly ToolSpec[] = [
     title: 'Production overview',
     description:
       'The production itself: title, logline, status, phase, format (single or episodic) and live counts (departments, open approvals, deliveries in flight, scenes, nodes). Call it first to orient yourself.',
-    twin: 'GET /production',
+    rest: 'GET /production',
     readOnly: true,
     run: (ctx, p) => getProduction(ctx, p),
   },
@@ -57,7 +57,7 @@ export const TOOLS: readonly ToolSpec[] = [
     title: 'Departments',
     description:
       'Every department: slug, name, cluster, phases, mission, key roles. Use a slug with get_department or as the department filter of list_assets.',
-    twin: 'GET /departments',
+    rest: 'GET /departments',
     listKey: 'departments',
     readOnly: true,
     run: (ctx, p) => listDepartments(ctx, p),
@@ -67,7 +67,7 @@ export const TOOLS: readonly ToolSpec[] = [
     title: 'One department',
     description:
       'One department by slug, with its crew (name, role, head of department first; never contact details) and how many assets it owns. Use it for "who is in / who heads" questions.',
-    twin: 'GET /departments/:slug',
+    rest: 'GET /departments/:slug',
     readOnly: true,
     run: (ctx, p, a) => getDepartment(ctx, p, a.slug),
   },
@@ -76,7 +76,7 @@ export const TOOLS: readonly ToolSpec[] = [
     title: 'Scenes',
     description:
       'Every scene in script order: node_id, number, slugline, synopsis, status, revision colour and breakdown elements (cast, props, vfx, …). Use it to find the node_id of a scene for get_scene_bundle.',
-    twin: 'GET /scenes',
+    rest: 'GET /scenes',
     listKey: 'scenes',
     readOnly: true,
     run: (ctx, p, a) => listScenes(ctx, p, a),
@@ -86,7 +86,7 @@ export const TOOLS: readonly ToolSpec[] = [
     title: 'Assets',
     description:
       'Asset rows (characters, costumes, locations, props, sets, …): node_id, label, kind, status, department slug, version count, last update. Filters combine: department (slug), kind, status, released ("true" for assets with at least one released version). Use get_asset for one asset in full.',
-    twin: 'GET /assets',
+    rest: 'GET /assets',
     listKey: 'assets',
     readOnly: true,
     run: (ctx, p, a) => listAssets(ctx, p, a),
@@ -96,7 +96,7 @@ export const TOOLS: readonly ToolSpec[] = [
     title: 'One asset in full',
     description:
       "One asset by node_id: every version (released ones with media_path, notes and ingredients; unreleased ones as locked stubs), the scenes that use it, and a character's costumes or a costume's wearers.",
-    twin: 'GET /assets/:node_id',
+    rest: 'GET /assets/:node_id',
     readOnly: true,
     run: (ctx, p, a) => getAsset(ctx, p, a.node_id),
   },
@@ -105,7 +105,7 @@ export const TOOLS: readonly ToolSpec[] = [
     title: 'Shooting schedule',
     description:
       'Every shoot day by day number: date, general call, status and its scene strips in shooting order. On an episodic production, episode_id (a list) marks the strips and days of those episodes without dropping any.',
-    twin: 'GET /schedule',
+    rest: 'GET /schedule',
     listKey: 'shoot_days',
     readOnly: true,
     run: (ctx, p, a) => listSchedule(ctx, p, a.episode_id ?? []),
@@ -115,7 +115,7 @@ export const TOOLS: readonly ToolSpec[] = [
     title: 'Deliveries',
     description:
       'Every delivery, department-to-department and external: status, due date, sender and receiver, spec and its gating approval. For the turnovers a vendor engagement may see, use list_turnovers.',
-    twin: 'GET /deliveries',
+    rest: 'GET /deliveries',
     listKey: 'deliveries',
     readOnly: true,
     run: (ctx, p, a) => listDeliveries(ctx, p, a),
@@ -125,7 +125,7 @@ export const TOOLS: readonly ToolSpec[] = [
     title: 'Approvals',
     description:
       'Approval chains, oldest first: title, mode, status, due date, department, subject (node and version) and every step with who decided what; current_step says whose turn it is. Filter with status (pending, approved, changes_requested, rejected). Use it for "what is waiting on whom".',
-    twin: 'GET /approvals',
+    rest: 'GET /approvals',
     listKey: 'approvals',
     readOnly: true,
     run: (ctx, p, a) => listApprovals(ctx, p, a),
@@ -135,7 +135,7 @@ export const TOOLS: readonly ToolSpec[] = [
     title: 'Activity feed',
     description:
       'What happened lately, newest first: who did what (released, approved, noted, landed a version, submitted, …) on which node, and when. limit: default 50, at most 200.',
-    twin: 'GET /activity',
+    rest: 'GET /activity',
     listKey: 'activity',
     readOnly: true,
     run: (ctx, p, a) => activityFeed(ctx, p, a),
@@ -144,7 +144,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'get_scene_bundle',
     title: 'Scene bundle',
     description: `Everything about one scene in one call: the scene, every asset it uses with its released versions (media_path included), its shoot days, and the approvals and department notes on it and its assets. The best first call for any question about one scene. ${VENDOR_404}`,
-    twin: 'GET /bundles/scene/:node_id',
+    rest: 'GET /bundles/scene/:node_id',
     readOnly: true,
     run: (ctx, p, a) => sceneBundle(ctx, p, a.node_id),
   },
@@ -152,7 +152,7 @@ export const TOOLS: readonly ToolSpec[] = [
     name: 'get_character_bundle',
     title: 'Character bundle',
     description: `One character with the costumes it wears, each with its released versions and the de-duplicated ingredients of those versions (fabrics, references, finishes). Use it for look and wardrobe questions. ${VENDOR_404}`,
-    twin: 'GET /bundles/character/:node_id',
+    rest: 'GET /bundles/character/:node_id',
     readOnly: true,
     run: (ctx, p, a) => characterBundle(ctx, p, a.node_id),
   },
@@ -161,7 +161,7 @@ export const TOOLS: readonly ToolSpec[] = [
     title: 'Turnovers (vendor)',
     description:
       "The deliveries this key's vendor engagement holds a live read or submit grant on: spec, due date, status, can_submit, the package (the files the production sent, shown once the delivery is sent or accepted; fetch each by its media id) and this engagement's own submissions with their files and the production's review (accepted or changes_requested, with its note). Never another engagement's submissions. Empty for a production-wide key (use list_deliveries).",
-    twin: 'GET /turnovers',
+    rest: 'GET /turnovers',
     listKey: 'turnovers',
     readOnly: true,
     run: (ctx, p, a) => listTurnovers(ctx, p, a),
@@ -171,7 +171,7 @@ export const TOOLS: readonly ToolSpec[] = [
     title: 'Submit work on a turnover',
     description:
       'Submits files on a turnover (id: a delivery id from list_turnovers where can_submit is true) for a vendor key holding the submit:turnover scope and a live submit grant. Files go in base64; each becomes its own media object. Optional title (defaults to the delivery title) and note. Not idempotent: each call is a new submission.',
-    twin: 'POST /turnovers/:id/submissions',
+    rest: 'POST /turnovers/:id/submissions',
     extraInput: SubmissionUpload,
     readOnly: false,
     run: (ctx, p, a) => submitTurnover(ctx, p, a.id, uploadParts(a as SubmissionUpload)),
@@ -181,7 +181,7 @@ export const TOOLS: readonly ToolSpec[] = [
     title: 'Purchase orders (vendor)',
     description:
       "A vendor's own purchase orders and the weekly cost-report lines of its departments' accounts. Needs the read:money scope and a live money grant on the engagement; otherwise empty arrays and week_of null.",
-    twin: 'GET /purchase-orders',
+    rest: 'GET /purchase-orders',
     readOnly: true,
     run: (ctx, p) => purchaseOrders(ctx, p),
   },

@@ -7,9 +7,10 @@ import { AppError } from '../errors.js';
  * eighth of its size when that is all it needs) and a plain PNG or TIFF streams row by row, but
  * a progressive JPEG keeps every DCT coefficient of the whole image (2 bytes each, per
  * component, chroma subsampled) until its last scan, and WebP, GIF, AVIF/HEIF and interlaced
- * PNG are decoded whole. A 1.5 MB progressive 16,000² JPEG costs ~770 MB that way. So the cost
- * of a decode is estimated from the header (no pixel decoded), a decode over the budget is
- * refused, and only a few decodes run at once (the rest wait in a short queue).
+ * PNG are decoded whole. A small progressive JPEG of large dimensions costs hundreds of times its
+ * file size that way. So the cost of a decode is estimated from the header (no pixel decoded), a
+ * decode over the budget is refused, and only a few decodes run at once (the rest wait in a short
+ * queue).
  */
 
 /** Decodes at once per process; further requests wait their turn. */

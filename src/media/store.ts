@@ -23,6 +23,15 @@ export interface MediaStore {
   resolveKey(key: string): string | null;
 }
 
+/** A stored file as a download answers it (sendMedia). */
+export interface ServedMedia {
+  storageKey: string;
+  contentType: string;
+  sha256: string;
+  /** The media's label, offered as the download's file name. */
+  label: string;
+}
+
 export interface StageOptions {
   /** Refuse (413) once more than this many bytes have arrived; nothing larger is ever buffered. */
   maxBytes?: number;

@@ -4,13 +4,12 @@ import { Gauge } from 'prom-client';
 import { Type } from 'typebox';
 import { commitNewsOf } from '../db/change-signal.js';
 import { storageFailure } from '../db/failures.js';
-import type { DbHandle } from '../db/index.js';
-import { deliveryBacklogs, type Backlog } from '../modules/webhooks/repository.js';
+import type { Db, DbHandle } from '../db/index.js';
 import { METRIC_PREFIX, Metrics, sampled, tallied } from './registry.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The service's Prometheus metrics (src/metrics/registry.ts). */
+    /** The service's Prometheus metrics (Metrics). */
     metrics: Metrics;
   }
 }
@@ -27,6 +26,21 @@ export function queryKind(sql: string): string {
 
 /** The route template a request matched (`/api/v1/assets/:node_id`), never the path it asked for. */
 const routeOf = (request: FastifyRequest): string => request.routeOptions?.url ?? '(unmatched)';
+
+/** A subscription's undelivered changes, for the metrics. */
+export interface Backlog {
+  webhookId: number;
+  /** Changes after its cursor it will deliver, counted up to the cap. */
+  pending: number;
+  /** When the oldest of them was made; null when there is none. */
+  oldestAt: string | null;
+}
+
+/**
+ * Reads the backlogs of the first `maxSubscriptions` active subscriptions, each counted up to
+ * `cap`: the app passes the webhooks' own (deliveryBacklogs).
+ */
+export type BacklogReader = (db: Db, cap: number, maxSubscriptions: number) => Promise<Backlog[]>;
 
 /** Subscriptions reported per scrape, and the backlog count each stops at. */
 const BACKLOG_SUBSCRIPTIONS = 200;
@@ -64,7 +78,7 @@ function watchDatabase(metrics: Metrics, database: DbHandle): () => void {
   });
 }
 
-function watchApp(app: FastifyInstance, metrics: Metrics): void {
+function watchApp(app: FastifyInstance, metrics: Metrics, deliveryBacklogs: BacklogReader): void {
   const { registry } = metrics;
   const answers = app.answers;
   sampled(registry, 'answer_cache_bytes', 'Bytes of assembled answers kept in memory', () => answers.bytes);
@@ -74,7 +88,7 @@ function watchApp(app: FastifyInstance, metrics: Metrics): void {
   tallied(
     registry,
     'answer_cache_evictions_total',
-    'Kept answers pushed out to make room (the memory budget is too small if this climbs)',
+    'Cached answers pushed out to make room (the memory budget is too small if this climbs)',
     () => answers.stats.evictions,
   );
   sampled(
@@ -135,15 +149,18 @@ function lastFor<T>(ms: number, load: () => Promise<T>): () => Promise<T> {
 
 /**
  * Counts every request, query and write, and serves GET /metrics to a `metrics` key (the
- * loopback scrape listener is src/metrics/listener.ts). Registered before the routes, after
+ * loopback scrape listener is metricsListener). Registered before the routes, after
  * `ctx` and `answers` are decorated.
  */
-async function metricsPlugin(app: FastifyInstance, opts: { database: DbHandle; metrics: Metrics }) {
+async function metricsPlugin(
+  app: FastifyInstance,
+  opts: { database: DbHandle; metrics: Metrics; backlogs: BacklogReader },
+) {
   const { metrics } = opts;
   app.decorate('metrics', metrics);
   const unobserve = watchDatabase(metrics, opts.database);
   app.addHook('onClose', async () => unobserve());
-  watchApp(app, metrics);
+  watchApp(app, metrics, opts.backlogs);
 
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const route = routeOf(request);

@@ -136,7 +136,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** Where the text comes from instead, when the process is one worker of several (src/cluster/). */
+  /** Where the text comes from instead, when the process is one worker of several (servePrimary). */
   private source: (() => Promise<string>) | null = null;
 
   /** The Prometheus text of the app's metrics and the process's, or of the whole server's. */

@@ -138,6 +138,18 @@ for (const dialect of DIALECTS) {
     }
 
     /**
+     * Signs out and waits for the sign-in page's one question (whether an identity provider is
+     * offered): leaving the page before its answer would cancel it.
+     */
+    async function signOut(page: Page) {
+      await Promise.all([
+        page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/sign-in-options')),
+        page.getByRole('button', { name: 'Sign out' }).click(),
+      ]);
+      await page.getByLabel('API key').waitFor();
+    }
+
+    /**
      * Until the page holds every answer it asked for (nothing shows as loading, no refresh
      * runs): leaving it then cancels nothing but the requests it cancels on purpose.
      */
@@ -322,7 +334,7 @@ for (const dialect of DIALECTS) {
         await heading(page, 'No such page');
         assert.equal(await page.getByRole('button', { name: MANAGEMENT }).count(), 0, path);
       }
-      await page.getByRole('button', { name: 'Sign out' }).click();
+      await signOut(page);
 
       const manager = await env.mint({ production: 'nightfall', scopes: ['admin'], label: 'access desk' });
       await signIn(page, manager);
@@ -740,8 +752,7 @@ for (const dialect of DIALECTS) {
       assert.equal(stored.session.length, 1, 'the key is in this tab’s sessionStorage while signed in');
       assert.deepEqual([stored.local, stored.cookies, stored.idb, stored.caches], [[], [], [], []]);
 
-      await page.getByRole('button', { name: 'Sign out' }).click();
-      await page.getByLabel('API key').waitFor();
+      await signOut(page);
       const after = await storedEverywhere(browser, page);
       assert.deepEqual(
         [after.session, after.local, after.cookies, after.idb, after.caches],

@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { gunzipSync } from 'node:zlib';
 import sharp from 'sharp';
-import { queueMoveTask } from '../../src/modules/storage/tasks.js';
+import { queueMoveTask } from '../../src/modules/storage-tasks/service.js';
 import type { TestEnv } from './env.js';
 import { multipart } from './multipart.js';
 import { ALL_SCOPES, png, type Refs } from './round-trip.js';

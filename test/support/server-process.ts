@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { EventEmitter, once } from 'node:events';
 import { createServer } from 'node:net';
 import { cliArgv } from './built.js';
 import type { TestEnv } from './env.js';
@@ -10,6 +11,8 @@ export interface ServerProcess {
   port: number;
   /** Every line the process wrote to stdout and stderr. */
   output: string[];
+  /** The first line written that matches, waiting for it (a log line comes in the server's next batch). */
+  lineMatching(match: (line: string) => boolean, what: string, withinMs?: number): Promise<string>;
   exited: Promise<number | null>;
 }
 
@@ -66,11 +69,23 @@ export async function startServer(
     },
   );
   const output: string[] = [];
+  const written = new EventEmitter();
+  const lineMatching = async (match: (line: string) => boolean, what: string, withinMs = 30_000) => {
+    const waiting = AbortSignal.timeout(withinMs);
+    for (;;) {
+      const line = output.find(match);
+      if (line !== undefined) return line;
+      await once(written, 'line', { signal: waiting }).catch(() => {
+        throw new Error(`no line for ${what} within ${withinMs} ms among:\n${output.slice(-20).join('\n')}`);
+      });
+    }
+  };
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const ready = new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       for (const line of chunk.toString().split('\n')) {
         if (line) output.push(line);
+        if (line) written.emit('line');
         // one process says it listens; the primary of several says so once every worker does
         if (line.includes(workers > 1 ? 'serving with' : 'Server listening at')) resolve();
       }
@@ -82,5 +97,5 @@ export async function startServer(
     );
   });
   await ready;
-  return { child, url: `http://127.0.0.1:${port}`, port, output, exited };
+  return { child, url: `http://127.0.0.1:${port}`, port, output, lineMatching, exited };
 }

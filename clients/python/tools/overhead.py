@@ -63,7 +63,7 @@ def main() -> None:
         "http.client, kept alive (floor)": by_http_client,
         "prodgraph client": by_prodgraph,
     }
-    for way in ways.values():  # warm up: connections, the server's kept answers
+    for way in ways.values():  # warm up: connections, the server's cached answers
         for path in paths:
             for _ in range(20):
                 way(path)

@@ -62,23 +62,23 @@ export interface paths {
      *
      *     **Keys.** Checked before the body is read: a missing, unknown or revoked key is HTTP 401. Inside
      *     `tools/call`, `resources/read` and `prompts/get` a surface, scope or grant refusal is the
-     *     REST twin's HTTP 403 `{detail}`, not a JSON-RPC error. Engagement-bound keys reach this
-     *     endpoint; tools whose REST twin is production-surface answer them 403, as REST does.
+     *     REST route's HTTP 403 `{detail}`, not a JSON-RPC error. Engagement-bound keys reach this
+     *     endpoint; tools whose REST route is production-surface answer them 403, as REST does.
      *
      *     **JSON-RPC errors** (in a 200 response): -32700 bad JSON, -32600 a batch or not a JSON-RPC 2.0
      *     request, -32601 unknown method, -32602 unknown tool or prompt or bad params (naming the field),
      *     -32002 unknown resource (with `data.uri`). A notification (no `id`) is 202 with no body.
      *
-     *     **Tools** call the same service as their REST twin, so clamps, refusals and data are identical.
-     *     Arguments are the twin's path and query parameters with the twin's own schemas, as one closed
-     *     object. `structuredContent` is the twin's body (an array travels under one named key, e.g.
+     *     **Tools** call the same service as their REST rest, so clamps, refusals and data are identical.
+     *     Arguments are the REST route's path and query parameters with the REST route's own schemas, as one closed
+     *     object. `structuredContent` is the REST route's body (an array travels under one named key, e.g.
      *     `{"scenes": [...]}`), repeated as JSON in one text block. A refused argument (REST 422), a
      *     missing or out-of-reach object (REST 404) or a submission over its limits (REST 413) is a tool
      *     result with `isError: true` and the REST detail. `submit_turnover` takes its files in
      *     base64 with the REST limits per file and per submission; the whole request is bounded by
      *     PRODGRAPH_MAX_MCP_BODY_BYTES (HTTP 413 beyond).
      *
-     *     **Tools** (each with its REST twin under /api/v1):
+     *     **Tools** (each with its REST route under /api/v1):
      *     - `get_production` (GET /production): Production overview
      *     - `list_departments` (GET /departments): Departments
      *     - `get_department` (GET /departments/:slug): One department

@@ -188,8 +188,8 @@ export function Audit() {
   return (
     <Page title="Audit trail" ready={!!rows}>
       <p>
-        Every change to vendors' access, keys, webhooks, deliveries and reviews, and every file a vendor
-        fetched.
+        Every change to vendors' access, keys, webhooks, deliveries and reviews, every file a vendor fetched,
+        and every time a known key or session was turned away from a route.
       </p>
       <FilterForm
         engagements={engagements}

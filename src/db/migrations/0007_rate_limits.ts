@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 
 /*
  * Frozen once shipped. Request counters shared by every server process on one database
- * (src/http/rate-limit.ts): one row per limited caller (`key:<api key id>` or `ip:<address>`),
+ * (rateLimits): one row per limited caller (`key:<api key id>` or `ip:<address>`),
  * the start of its current window (Unix milliseconds) and the requests counted in it.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

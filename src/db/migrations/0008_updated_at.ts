@@ -4,7 +4,7 @@ import { sql, type Kysely } from 'kysely';
  * Frozen once shipped. `updated_at` on every table whose rows the API returns and a write can
  * change (nodes and approvals have had one since 0001), so lists can answer `updated_since`.
  * Nullable only because SQLite cannot add a NOT NULL column without a constant default; every
- * write path fills it (src/db/updated-at.ts) and this backfill leaves no row without one.
+ * write path fills it (stampUpdatedAt) and this backfill leaves no row without one.
  *
  * Backfill: the last time the change log (0006) saw the object, else the row's own best
  * timestamp, else the production's creation.

@@ -13,6 +13,7 @@ import * as m0013 from './0013_engagement_webhook_expiries.js';
 import * as m0014 from './0014_signing_secrets.js';
 import * as m0015 from './0015_key_expiry_audit.js';
 import * as m0016 from './0016_sign_in.js';
+import * as m0017 from './0017_storage_rows_unchecked.js';
 
 /** Numbered and frozen; names sort in the order they must run. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '0014_signing_secrets': m0014,
   '0015_key_expiry_audit': m0015,
   '0016_sign_in': m0016,
+  '0017_storage_rows_unchecked': m0017,
 };

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { StagedObject } from '../../media/store.js';
-import { insertMedia, type MediaOwner, type NewMedia } from '../../modules/media/repository.js';
+import { insertMedia, type MediaOwner, type NewMedia } from '../../media/rows.js';
 import { fail, type Path } from '../check-items.js';
 import { sha256Of } from '../sections/media.js';
 import type { Loader, LoadOptions } from './loader.js';

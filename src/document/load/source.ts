@@ -8,8 +8,8 @@ import { checkProductionBlock } from './validate.js';
 /*
  * Where a first import's objects come from: a parsed document (its sections in the format's
  * order), or a JSON file read as a stream, section by section, object by object, in the file's
- * order, so no document is ever held whole (a generated season at scale 10 is 932 MB of JSON;
- * a string holds about 512 MB).
+ * order, so no document is ever held whole (a generated season at scale 10 is larger than the
+ * longest string the runtime can hold; bench/FINDINGS.md).
  */
 
 export interface Receiver {

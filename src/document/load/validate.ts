@@ -29,11 +29,8 @@ function compile(schema: TSchema, prefix: (i: number) => string): Check {
 export function itemValidator(section: Section): Check {
   let check = compiled.get(section);
   if (!check) {
-    const list = (ProductionDocument.properties as unknown as Record<string, { items: TSchema } | undefined>)[
-      section
-    ];
-    if (!list) throw new Error(`internal: the document has no section "${section}"`);
-    check = compile(list.items, (i) => `/${section}/${i}`);
+    const items: TSchema = ProductionDocument.properties[section].items;
+    check = compile(items, (i) => `/${section}/${i}`);
     compiled.set(section, check);
   }
   return check;

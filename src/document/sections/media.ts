@@ -5,7 +5,7 @@ import { basename, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Db } from '../../db/index.js';
 import type { MediaStore, StagedObject } from '../../media/store.js';
-import { deleteMedia, insertMedia, type NewMedia } from '../../modules/media/repository.js';
+import { deleteMedia, insertMedia, type NewMedia } from '../../media/rows.js';
 import { pathOf } from '../../validation.js';
 import { DocumentError } from '../parse.js';
 import type { ProductionDocument } from '../schema.js';

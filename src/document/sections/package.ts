@@ -1,5 +1,5 @@
 import type { ChangeLog } from '../../db/change-log.js';
-import { insertMedia } from '../../modules/media/repository.js';
+import { insertMedia } from '../../media/rows.js';
 import { idOf } from '../sync/cells.js';
 import { matchByKey, withOccurrenceKeys, type SyncContext } from '../sync/context.js';
 import { updateRows } from '../sync/write.js';

@@ -1,5 +1,5 @@
 import type { ChangeLog } from '../../db/change-log.js';
-import { insertMedia, type NewMedia } from '../../modules/media/repository.js';
+import { insertMedia, type NewMedia } from '../../media/rows.js';
 import { zip } from '../../util/zip.js';
 import { idOf } from '../sync/cells.js';
 import { withOccurrenceKeys, type SyncContext } from '../sync/context.js';

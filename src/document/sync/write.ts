@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Db } from '../../db/index.js';
-import { insertMany, insertManyIds, rowsPerStatement } from '../../db/bulk-insert.js';
+import { insertMany, insertManyIds, rowsPerStatement } from '../../db/driver/bulk-insert.js';
 import type { Database } from '../../db/schema.js';
 
 /*
@@ -17,7 +17,7 @@ export type ColumnTypes<T extends Table> = Partial<Record<keyof Database[T] & st
 
 const MAX_ROWS = 1_000;
 
-/** Inserts rows and returns their ids in row order (src/db/bulk-insert.ts). */
+/** Inserts rows and returns their ids in row order (insertManyIds). */
 export async function insertReturningIds<T extends Table>(
   trx: Db,
   table: T,
@@ -58,6 +58,8 @@ export async function updateRows<T extends Table>(
     if (g) g.push(u);
     else groups.set(cols, [u]);
   }
+  // the rows are typed at the call; the statement is built for any table with an integer id
+  const target: Table = table;
   for (const [signature, rows] of groups) {
     const columns = signature.split(',');
     const per = rowsPerStatement(1 + 2 * columns.length);
@@ -74,7 +76,7 @@ export async function updateRows<T extends Table>(
         set[col] = sql`case id ${sql.join(whens, sql` `)} end`;
       }
       await trx
-        .updateTable(table as 'nodes')
+        .updateTable(target)
         .set(set)
         .where(
           'id',
@@ -90,7 +92,7 @@ export async function deleteIds(trx: Db, table: Table, ids: readonly number[]): 
   for (let i = 0; i < ids.length; i += MAX_ROWS) {
     // every table a sync deletes from has an integer id
     await trx
-      .deleteFrom(table as 'nodes')
+      .deleteFrom(table)
       .where('id', 'in', ids.slice(i, i + MAX_ROWS))
       .execute();
   }

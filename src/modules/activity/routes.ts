@@ -3,13 +3,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../auth/route-hook.js';
 import { errorResponses } from '../../http/schemas.js';
-import { activityFeed } from './feed.js';
+import { activityFeed } from './service.js';
 import { ActivityEntry, FeedQuery } from './schemas.js';
 import { sendPage } from '../../http/paging.js';
+import { routesOf } from '../../http/define-route.js';
 
 export async function activityRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get(
+  routesOf(app).get(
     '/activity',
     {
       config: { auth: { scopes: ['read'], surface: 'production' } },

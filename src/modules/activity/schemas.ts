@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import type { PagedList } from '../../domain/page.js';
-import { CursorParam } from '../../http/paging.js';
-import { Nullable, Timestamp } from '../../http/schemas.js';
+import { CursorParam } from '../../domain/schema-kit.js';
+import { Nullable, Timestamp } from '../../domain/schema-kit.js';
 
 export const MAX_LIMIT = 200;
 export const DEFAULT_LIMIT = 50;

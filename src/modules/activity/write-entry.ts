@@ -1,5 +1,5 @@
 import { keyActor, type Principal } from '../../auth/principal.js';
-import type { ActivityEntry } from './repository.js';
+import type { ActivityEntry } from '../../db/activity-log.js';
 
 /** How the feed names whoever made a write through the API (the change feed names them alike). */
 export const activityActor = keyActor;

@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/index.js';
+import type { Insertable } from 'kysely';
+import type { Database } from '../../db/schema.js';
 
 export function engagementRows(db: Db, productionId: number, ids?: readonly number[]) {
   let q = db
@@ -141,4 +143,128 @@ export function keyRows(
   if (filter.engagementId !== undefined) q = q.where('k.engagement_id', '=', filter.engagementId);
   if (filter.ids) q = q.where('k.id', 'in', filter.ids.length ? [...filter.ids] : [-1]);
   return q.orderBy('k.id').execute();
+}
+
+// ---- what a new engagement, grant or key names
+
+export function organisationById(db: Db, productionId: number, id: number) {
+  return db
+    .selectFrom('organisations')
+    .where('production_id', '=', productionId)
+    .where('id', '=', id)
+    .select(['id', 'name'])
+    .executeTakeFirst();
+}
+
+export function departmentsBySlug(db: Db, productionId: number, slugs: readonly string[]) {
+  return db
+    .selectFrom('departments')
+    .where('production_id', '=', productionId)
+    .where('slug', 'in', [...slugs])
+    .select(['id', 'slug'])
+    .execute();
+}
+
+/** An engagement, archived or not. */
+export function engagementById(db: Db, productionId: number, id: number) {
+  return db
+    .selectFrom('engagements')
+    .where('production_id', '=', productionId)
+    .where('id', '=', id)
+    .select(['id', 'ref', 'retired_at'])
+    .executeTakeFirst();
+}
+
+export function liveNode(db: Db, productionId: number, id: number) {
+  return db
+    .selectFrom('nodes')
+    .where('production_id', '=', productionId)
+    .where('id', '=', id)
+    .where('retired_at', 'is', null)
+    .select(['kind'])
+    .executeTakeFirst();
+}
+
+export function liveDelivery(db: Db, productionId: number, id: number) {
+  return db
+    .selectFrom('deliveries')
+    .where('production_id', '=', productionId)
+    .where('id', '=', id)
+    .where('retired_at', 'is', null)
+    .select(['id', 'title', 'kind'])
+    .executeTakeFirst();
+}
+
+export function personById(db: Db, productionId: number, id: number) {
+  return db
+    .selectFrom('people')
+    .where('production_id', '=', productionId)
+    .where('id', '=', id)
+    .select('id')
+    .executeTakeFirst();
+}
+
+// ---- writes
+
+export async function insertEngagement(db: Db, row: Insertable<Database['engagements']>): Promise<number> {
+  const { id } = await db.insertInto('engagements').values(row).returning('id').executeTakeFirstOrThrow();
+  return id;
+}
+
+export async function insertEngagementDepartments(
+  db: Db,
+  engagementId: number,
+  departmentIds: readonly number[],
+): Promise<void> {
+  if (!departmentIds.length) return;
+  await db
+    .insertInto('engagement_departments')
+    .values(departmentIds.map((id) => ({ engagement_id: engagementId, department_id: id })))
+    .execute();
+}
+
+/** Archives a live engagement; undefined when there is none by that id or it is archived already. */
+export function retireEngagement(db: Db, productionId: number, id: number, by: { at: string; by: string }) {
+  return db
+    .updateTable('engagements')
+    .set({ retired_at: by.at, retired_by: by.by })
+    .where('production_id', '=', productionId)
+    .where('id', '=', id)
+    .where('retired_at', 'is', null)
+    .returning(['ref'])
+    .executeTakeFirst();
+}
+
+export async function insertGrant(db: Db, row: Insertable<Database['grants']>): Promise<number> {
+  const { id } = await db.insertInto('grants').values(row).returning('id').executeTakeFirstOrThrow();
+  return id;
+}
+
+/** Revokes a grant not yet revoked; false when there was none to revoke. */
+export async function revokeGrantRow(
+  db: Db,
+  productionId: number,
+  id: number,
+  by: { at: string; by: string },
+): Promise<boolean> {
+  const moved = await db
+    .updateTable('grants')
+    .set({ revoked_at: by.at, revoked_by: by.by })
+    .where('production_id', '=', productionId)
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(moved.numUpdatedRows) > 0;
+}
+
+/** Revokes a key not yet revoked; false when there was none to revoke. */
+export async function revokeKeyRow(db: Db, productionId: number, id: number, at: string): Promise<boolean> {
+  const moved = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: at })
+    .where('production_id', '=', productionId)
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(moved.numUpdatedRows) > 0;
 }

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../auth/route-hook.js';
 import { respondToWrite } from '../../http/idempotency.js';
-import { NOT_KEPT } from '../../http/reference-headers.js';
+import { NOT_CACHED } from '../../http/reference-headers.js';
 import { errorResponses } from '../../http/schemas.js';
 import {
   ApiKey,
@@ -19,6 +19,7 @@ import {
   NewKey,
 } from './schemas.js';
 import * as admin from './service.js';
+import { routesOf } from '../../http/define-route.js';
 
 const read = { auth: { scopes: ['admin'], surface: 'production' } } as const;
 const write = { ...read, idempotent: true } as const;
@@ -34,7 +35,7 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const db = () => app.ctx.db;
 
-  app.get(
+  routesOf(app).get(
     '/admin/engagements',
     {
       config: read,
@@ -54,7 +55,7 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
       }),
   );
 
-  app.get(
+  routesOf(app).get(
     '/admin/engagements/:id',
     {
       config: read,
@@ -71,7 +72,7 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
     async (request) => admin.oneEngagement(db(), principalOf(request).productionId, request.params.id),
   );
 
-  app.post(
+  routesOf(app).post(
     '/admin/engagements',
     {
       config: write,
@@ -94,7 +95,7 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
     },
   );
 
-  app.post(
+  routesOf(app).post(
     '/admin/engagements/:id/archive',
     {
       config: write,
@@ -117,7 +118,7 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get(
+  routesOf(app).get(
     '/admin/grants',
     {
       config: read,
@@ -137,7 +138,7 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
       }),
   );
 
-  app.post(
+  routesOf(app).post(
     '/admin/grants',
     {
       config: write,
@@ -161,7 +162,7 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
     },
   );
 
-  app.post(
+  routesOf(app).post(
     '/admin/grants/:id/revoke',
     {
       config: write,
@@ -184,7 +185,7 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get(
+  routesOf(app).get(
     '/admin/keys',
     {
       config: keyRead,
@@ -202,10 +203,10 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
       admin.listKeys(db(), principalOf(request).productionId, { engagementId: request.query.engagement_id }),
   );
 
-  app.post(
+  routesOf(app).post(
     '/admin/keys',
     {
-      config: { ...keyWrite, responseHeaders: NOT_KEPT(201) },
+      config: { ...keyWrite, responseHeaders: NOT_CACHED(201) },
       schema: {
         operationId: 'createKey',
         summary: 'Mint an API key',
@@ -236,7 +237,7 @@ export async function adminRoutes(fastify: FastifyInstance): Promise<void> {
     },
   );
 
-  app.post(
+  routesOf(app).post(
     '/admin/keys/:id/revoke',
     {
       config: keyWrite,

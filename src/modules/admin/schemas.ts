@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { GRANT_ACCESS, GRANT_KINDS, SCOPES } from '../../domain/vocabulary.js';
-import { Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { Nullable, StringEnum, Timestamp } from '../../domain/schema-kit.js';
 
 /*
  * The admin surface: a production's vendor engagements, their grants and its API keys, for

@@ -7,10 +7,10 @@ import type { Scope } from '../../domain/vocabulary.js';
 import { errors } from '../../errors.js';
 import { KeyError, mintKeyById } from '../../auth/key-service.js';
 import { groupBy } from '../../util/group-by.js';
-import { appendActivity } from '../activity/repository.js';
-import { actorOf, operatorActor, type AuditActor } from '../audit/actor.js';
-import type { AuditAction } from '../audit/actions.js';
-import { recordAudit } from '../audit/record.js';
+import { appendActivity } from '../../db/activity-log.js';
+import { actorOf, operatorActor, type AuditActor } from '../../auth/audit-actor.js';
+import type { AuditAction } from '../../auth/audit-actions.js';
+import { recordAudit } from '../../auth/audit-record.js';
 import { activityActor } from '../activity/write-entry.js';
 import * as repo from './repository.js';
 import type { ApiKey, Engagement, Grant, MintedKey, NewEngagement, NewGrant, NewKey } from './schemas.js';
@@ -120,44 +120,27 @@ export async function addEngagement(
   return inWriteTransaction(db, { productionId, actor: actor.name }, hooks, async (trx, changes) => {
     const taken = await repo.refOwner(trx, productionId, input.ref);
     if (taken) throw errors.conflict(`ref: "${input.ref}" already names ${taken} in this production`);
-    const org = await trx
-      .selectFrom('organisations')
-      .where('production_id', '=', productionId)
-      .where('id', '=', input.organisation_id)
-      .select(['id', 'name'])
-      .executeTakeFirst();
+    const org = await repo.organisationById(trx, productionId, input.organisation_id);
     if (!org)
       throw errors.invalid('organisation_id', `no organisation ${input.organisation_id} in this production`);
     const slugs = [...new Set(input.departments ?? [])];
-    const depts = slugs.length
-      ? await trx
-          .selectFrom('departments')
-          .where('production_id', '=', productionId)
-          .where('slug', 'in', slugs)
-          .select(['id', 'slug'])
-          .execute()
-      : [];
+    const depts = slugs.length ? await repo.departmentsBySlug(trx, productionId, slugs) : [];
     const missing = slugs.find((s) => !depts.some((d) => d.slug === s));
     if (missing !== undefined)
       throw errors.invalid('departments', `no department "${missing}" in this production`);
     const at = nowIso();
-    const { id } = await trx
-      .insertInto('engagements')
-      .values({
-        production_id: productionId,
-        ref: input.ref,
-        organisation_id: org.id,
-        created_at: at,
-        source: 'admin',
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    if (depts.length) {
-      await trx
-        .insertInto('engagement_departments')
-        .values(depts.map((d) => ({ engagement_id: id, department_id: d.id })))
-        .execute();
-    }
+    const id = await repo.insertEngagement(trx, {
+      production_id: productionId,
+      ref: input.ref,
+      organisation_id: org.id,
+      created_at: at,
+      source: 'admin',
+    });
+    await repo.insertEngagementDepartments(
+      trx,
+      id,
+      depts.map((d) => d.id),
+    );
     changes.created('engagement', id);
     const summary = `engagement "${input.ref}" for ${org.name}`;
     await record(trx, productionId, actor, 'engaged', summary, at);
@@ -182,14 +165,7 @@ export async function archiveEngagement(
 ): Promise<Engagement> {
   return inWriteTransaction(db, { productionId, actor: actor.name }, hooks, async (trx, changes) => {
     const at = nowIso();
-    const moved = await trx
-      .updateTable('engagements')
-      .set({ retired_at: at, retired_by: actor.name })
-      .where('production_id', '=', productionId)
-      .where('id', '=', id)
-      .where('retired_at', 'is', null)
-      .returning(['ref'])
-      .executeTakeFirst();
+    const moved = await repo.retireEngagement(trx, productionId, id, { at, by: actor.name });
     const e = await oneEngagement(trx, productionId, id);
     // archiving an archived engagement changes nothing and records nothing
     if (moved) changes.retired('engagement', id);
@@ -297,34 +273,17 @@ function checkNewGrant(input: NewGrant): CheckedGrant {
 async function grantTargets(trx: Db, productionId: number, input: NewGrant, checked: CheckedGrant) {
   const { kind } = input;
   const { nodeId, deliveryId } = checked;
-  const e = await trx
-    .selectFrom('engagements')
-    .where('production_id', '=', productionId)
-    .where('id', '=', input.engagement_id)
-    .select(['id', 'ref', 'retired_at'])
-    .executeTakeFirst();
+  const e = await repo.engagementById(trx, productionId, input.engagement_id);
   if (!e) throw errors.invalid('engagement_id', `no engagement ${input.engagement_id} in this production`);
   if (e.retired_at !== null)
     throw errors.invalid('engagement_id', `engagement "${e.ref ?? e.id}" is archived`);
   if (nodeId !== null) {
-    const n = await trx
-      .selectFrom('nodes')
-      .where('production_id', '=', productionId)
-      .where('id', '=', nodeId)
-      .where('retired_at', 'is', null)
-      .select(['kind'])
-      .executeTakeFirst();
+    const n = await repo.liveNode(trx, productionId, nodeId);
     const fits = n && (kind === 'scene' ? n.kind === 'scene' : n.kind === 'character');
     if (!fits) throw errors.invalid('node_id', `no ${kind} ${nodeId} in this production`);
   }
   if (deliveryId !== null) {
-    const d = await trx
-      .selectFrom('deliveries')
-      .where('production_id', '=', productionId)
-      .where('id', '=', deliveryId)
-      .where('retired_at', 'is', null)
-      .select(['id', 'title', 'kind'])
-      .executeTakeFirst();
+    const d = await repo.liveDelivery(trx, productionId, deliveryId);
     if (!d) throw errors.invalid('delivery_id', `no delivery ${deliveryId} in this production`);
     // an internal delivery goes from one department to another: no vendor is ever its recipient
     if (d.kind === 'internal')
@@ -359,22 +318,18 @@ export async function addGrant(
     if (same)
       throw errors.conflict(`engagement "${e.ref ?? e.id}" already holds this grant live (grant ${same.id})`);
     const at = now.toISOString();
-    const { id } = await trx
-      .insertInto('grants')
-      .values({
-        production_id: productionId,
-        engagement_id: e.id,
-        kind: input.kind,
-        node_id: input.node_id ?? null,
-        delivery_id: input.delivery_id ?? null,
-        access: input.access ?? null,
-        expires_at: expires,
-        revoked_at: null,
-        created_at: at,
-        source: 'admin',
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const id = await repo.insertGrant(trx, {
+      production_id: productionId,
+      engagement_id: e.id,
+      kind: input.kind,
+      node_id: input.node_id ?? null,
+      delivery_id: input.delivery_id ?? null,
+      access: input.access ?? null,
+      expires_at: expires,
+      revoked_at: null,
+      created_at: at,
+      source: 'admin',
+    });
     const grant = await oneGrant(trx, productionId, id);
     changes.created('grant', id);
     await record(trx, productionId, actor, 'granted', describeGrant(grant), at);
@@ -392,15 +347,8 @@ export async function revokeGrant(
 ): Promise<Grant> {
   return inWriteTransaction(db, { productionId, actor: actor.name }, hooks, async (trx, changes) => {
     const at = nowIso();
-    const moved = await trx
-      .updateTable('grants')
-      .set({ revoked_at: at, revoked_by: actor.name })
-      .where('production_id', '=', productionId)
-      .where('id', '=', id)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
+    const fresh = await repo.revokeGrantRow(trx, productionId, id, { at, by: actor.name });
     const grant = await oneGrant(trx, productionId, id);
-    const fresh = Number(moved.numUpdatedRows) > 0;
     if (fresh) {
       changes.retired('grant', id);
       await record(trx, productionId, actor, 'revoked', describeGrant(grant), at);
@@ -461,12 +409,7 @@ export async function mintKey(
   return inWriteTransaction(db, { productionId, actor: actor.name }, hooks, async (trx) => {
     const engagementId = input.engagement_id ?? null;
     if (engagementId !== null) {
-      const e = await trx
-        .selectFrom('engagements')
-        .where('production_id', '=', productionId)
-        .where('id', '=', engagementId)
-        .select(['retired_at', 'ref'])
-        .executeTakeFirst();
+      const e = await repo.engagementById(trx, productionId, engagementId);
       if (!e) throw errors.invalid('engagement_id', `no engagement ${engagementId} in this production`);
       if (e.retired_at !== null)
         throw errors.invalid('engagement_id', `engagement "${e.ref ?? engagementId}" is archived`);
@@ -482,12 +425,7 @@ export async function mintKey(
           : `a key you mint can be bound to you only (person ${actor.signedIn.personId}), or to no one`,
       );
     if (personId !== null) {
-      const p = await trx
-        .selectFrom('people')
-        .where('production_id', '=', productionId)
-        .where('id', '=', personId)
-        .select('id')
-        .executeTakeFirst();
+      const p = await repo.personById(trx, productionId, personId);
       if (!p) throw errors.invalid('person_id', `no person ${personId} in this production`);
     }
     // the server's metrics span every production: a production's admin cannot hand them out
@@ -537,15 +475,8 @@ export async function revokeKey(
 ): Promise<ApiKey> {
   return inWriteTransaction(db, { productionId, actor: actor.name }, hooks, async (trx) => {
     const at = nowIso();
-    const moved = await trx
-      .updateTable('api_keys')
-      .set({ revoked_at: at })
-      .where('production_id', '=', productionId)
-      .where('id', '=', id)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
+    const fresh = await repo.revokeKeyRow(trx, productionId, id, at);
     const key = await oneKey(trx, productionId, id);
-    const fresh = Number(moved.numUpdatedRows) > 0;
     const summary = `key ${key.prefix} "${key.label}"`;
     if (fresh) await record(trx, productionId, actor, 'revoked', summary, at);
     await auditAdmin(

@@ -6,10 +6,11 @@ import { sendPage } from '../../http/paging.js';
 import { errorResponses } from '../../http/schemas.js';
 import { ApprovalChain, ApprovalListQuery } from './schemas.js';
 import { listApprovals } from './service.js';
+import { routesOf } from '../../http/define-route.js';
 
 export async function approvalRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get(
+  routesOf(app).get(
     '/approvals',
     {
       config: { auth: { scopes: ['read'], surface: 'production' } },

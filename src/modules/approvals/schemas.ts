@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { APPROVAL_MODES, APPROVAL_STATUSES } from '../../domain/vocabulary.js';
-import { pageQuery } from '../../http/paging.js';
-import { CalendarDate, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { pageQuery } from '../../domain/schema-kit.js';
+import { CalendarDate, Nullable, StringEnum, Timestamp } from '../../domain/schema-kit.js';
 
 export const ApprovalStep = Type.Object(
   {

@@ -1,4 +1,4 @@
-import { VERSION_COLUMNS } from '../versions/summary.js';
+import { VERSION_COLUMNS } from '../versions/repository.js';
 import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../../db/index.js';
 import { changedSince, keysetPage } from '../../db/keyset.js';

@@ -5,15 +5,16 @@ import { AnswerCache, sendAnswer } from '../../http/answer-cache.js';
 import { principalOf } from '../../auth/route-hook.js';
 import { isPaged, sendPage } from '../../http/paging.js';
 import { ConditionalHeaders, errorResponses, KEPT_NOTE, NotModified } from '../../http/schemas.js';
-import { KEPT_ANSWER } from '../../http/reference-headers.js';
+import { CACHED_ANSWER } from '../../http/reference-headers.js';
 import { AssetListQuery, AssetParams, AssetRecord, AssetRow } from './schemas.js';
 import { getAsset, listAssets } from './service.js';
+import { routesOf } from '../../http/define-route.js';
 
-const read = { auth: { scopes: ['read'], surface: 'production' }, responseHeaders: KEPT_ANSWER } as const;
+const read = { auth: { scopes: ['read'], surface: 'production' }, responseHeaders: CACHED_ANSWER } as const;
 
 export async function assetRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get(
+  routesOf(app).get(
     '/assets',
     {
       config: read,
@@ -27,7 +28,7 @@ export async function assetRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: Type.Array(AssetRow), 304: NotModified, ...errorResponses(422) },
       },
     },
-    // the plain list is kept by revision (answer-cache.ts), per combination of filters
+    // the plain list is cached by revision (AnswerCache), per combination of filters
     async (request, reply) => {
       const principal = principalOf(request);
       const query = request.query;
@@ -43,7 +44,7 @@ export async function assetRoutes(fastify: FastifyInstance): Promise<void> {
       );
     },
   );
-  app.get(
+  routesOf(app).get(
     '/assets/:node_id',
     {
       config: read,

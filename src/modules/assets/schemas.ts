@@ -1,9 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { NODE_STATUSES } from '../../domain/vocabulary.js';
-import { pageQuery } from '../../http/paging.js';
-import { Id, MediaId, Nullable, RetiredAt, StringEnum, Timestamp } from '../../http/schemas.js';
+import { pageQuery } from '../../domain/schema-kit.js';
+import { Id, MediaId, Nullable, RetiredAt, StringEnum, Timestamp } from '../../domain/schema-kit.js';
 import { SceneRef } from '../scenes/schemas.js';
-import { VersionSummary } from '../versions/summary.js';
+import { VersionSummary } from '../versions/schemas.js';
 
 const MediaPath = Nullable(
   Type.String({ description: 'Served by GET /media/{path}?t=<ticket> (see GET /media-ticket)' }),

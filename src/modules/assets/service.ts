@@ -6,8 +6,8 @@ import { errors } from '../../errors.js';
 import { MAX_PAGE, openPage, type Page, type PagedList, type PageQuery } from '../../domain/page.js';
 import { groupBy } from '../../util/group-by.js';
 import { sceneRefOf } from '../scenes/scene-row.js';
-import { ingredientsOfVersions, toIngredient } from '../versions/ingredients.js';
-import { toLockedVersion, toVersionSummary } from '../versions/summary.js';
+import { ingredientsOfVersions } from '../versions/repository.js';
+import { toIngredient, toLockedVersion, toVersionSummary } from '../versions/service.js';
 import * as repo from './repository.js';
 import type { AssetRecord, AssetRow, AssetVersion } from './schemas.js';
 

@@ -1,8 +1,10 @@
 import { performance } from 'node:perf_hooks';
-import type { Principal } from '../../auth/principal.js';
+import type { Principal, RouteAuth } from '../../auth/principal.js';
+import { authorize } from '../../auth/route-hook.js';
 import type { Db } from '../../db/index.js';
-import { actorOf } from './actor.js';
-import { recordAudit } from './record.js';
+import { isAppError } from '../../errors.js';
+import { actorOf } from '../../auth/audit-actor.js';
+import { recordAudit } from '../../auth/audit-record.js';
 
 /** A key's refusals on one route are recorded at most once in this long by each server. */
 const EVERY_MS = 60_000;
@@ -46,4 +48,23 @@ export async function recordRefusedAccess(
     summary: `${route}: ${detail}`,
     outcome: 'refused',
   }).catch(() => undefined);
+}
+
+/**
+ * authorize(), with a known key's or session's refusal (403) recorded in the audit trail under
+ * `where` (a route template, or an MCP tool, resource or prompt): REST and MCP refuse alike and
+ * are recorded alike.
+ */
+export async function authorizeOrRecord(
+  db: Db,
+  principal: Principal,
+  auth: RouteAuth,
+  where: string,
+): Promise<void> {
+  try {
+    authorize(principal, auth);
+  } catch (err) {
+    if (isAppError(err) && err.status === 403) await recordRefusedAccess(db, principal, where, err.message);
+    throw err;
+  }
 }

@@ -1,43 +1,8 @@
-import { PostgresAdapter, sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from '../../db/index.js';
 import { keysetPage } from '../../db/keyset.js';
 import type { PageWindow } from '../../domain/page.js';
-
-export interface AuditRow {
-  production_id: number;
-  actor: string;
-  person_id: number | null;
-  key_id: number | null;
-  key_prefix: string | null;
-  key_label: string | null;
-  engagement_id: number | null;
-  action: string;
-  object_type: string | null;
-  object_id: number | null;
-  summary: string;
-  ip: string | null;
-  outcome: string;
-}
-
-/** The database's clock as the stored form (`2026-11-29T10:00:00.000Z`): no server's clock decides `at`. */
-export function databaseNow(db: Db): RawBuilder<string> {
-  return db.getExecutor().adapter instanceof PostgresAdapter
-    ? sql<string>`to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
-    : sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
-}
-
-export async function insertAuditRow(db: Db, row: AuditRow): Promise<void> {
-  await db
-    .insertInto('audit_events')
-    .values({ ...row, at: databaseNow(db) })
-    .execute();
-}
-
-/** Every production here: an installation's action (a secret's rotation) is recorded in each one's trail. */
-export async function allProductionIds(db: Db): Promise<number[]> {
-  const rows = await db.selectFrom('productions').select('id').orderBy('id').execute();
-  return rows.map((r) => r.id);
-}
+import { auditNow } from '../../auth/audit-repository.js';
 
 export interface AuditFilter {
   actor?: string;
@@ -99,6 +64,6 @@ export async function pruneBatch(db: Db, cutoff: string, batch: number): Promise
 
 /** The database's clock, read once (the retention cutoff is counted from it). */
 export async function readDatabaseNow(db: Db): Promise<string> {
-  const { rows } = await sql<{ now: string }>`select ${databaseNow(db)} as now`.execute(db);
+  const { rows } = await sql<{ now: string }>`select ${auditNow(db)} as now`.execute(db);
   return rows[0]!.now;
 }

@@ -6,10 +6,11 @@ import { sendPage } from '../../http/paging.js';
 import { errorResponses } from '../../http/schemas.js';
 import { AuditEvent, AuditQuery } from './schemas.js';
 import { listAudit } from './service.js';
+import { routesOf } from '../../http/define-route.js';
 
 export async function auditRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get(
+  routesOf(app).get(
     '/admin/audit',
     {
       config: { auth: { scopes: ['admin'], surface: 'production' } },

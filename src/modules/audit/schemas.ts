@@ -1,7 +1,8 @@
 import { Type, type Static } from 'typebox';
-import { CursorParam, MAX_PAGE } from '../../http/paging.js';
-import { Nullable, StringEnum } from '../../http/schemas.js';
-import { AUDIT_OUTCOMES } from './actions.js';
+import { MAX_PAGE } from '../../domain/page.js';
+import { CursorParam } from '../../domain/schema-kit.js';
+import { Nullable, StringEnum } from '../../domain/schema-kit.js';
+import { AUDIT_OUTCOMES } from '../../auth/audit-actions.js';
 
 export const DEFAULT_AUDIT_PAGE = 100;
 

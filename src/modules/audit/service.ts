@@ -1,6 +1,5 @@
 import type { Db } from '../../db/index.js';
-import { normaliseInstant, openPage, type Page, type PagedList } from '../../domain/page.js';
-import { MAX_PAGE } from '../../http/paging.js';
+import { MAX_PAGE, normaliseInstant, openPage, type Page, type PagedList } from '../../domain/page.js';
 import { auditRows, type AuditFilter } from './repository.js';
 import { DEFAULT_AUDIT_PAGE, type AuditEvent, type AuditQuery } from './schemas.js';
 

@@ -7,10 +7,16 @@ import { principalOf } from '../../auth/route-hook.js';
 import { sendPage } from '../../http/paging.js';
 import { CONDITIONAL_ANSWER } from '../../http/reference-headers.js';
 import { errorResponses } from '../../http/schemas.js';
-import { BundleEntry, BundleListQuery } from './list-schemas.js';
-import { listBundles } from './list-service.js';
-import { BundleHeaders, BundleParams, CharacterBundle, SceneBundle } from './schemas.js';
-import { characterBundle, reachesBundle, sceneBundle } from './service.js';
+import {
+  BundleEntry,
+  BundleHeaders,
+  BundleListQuery,
+  BundleParams,
+  CharacterBundle,
+  SceneBundle,
+} from './schemas.js';
+import { characterBundle, listBundles, reachesBundle, sceneBundle } from './service.js';
+import { routesOf } from '../../http/define-route.js';
 
 const read = { auth: { scopes: ['read'], surface: 'round-trip' } } as const;
 
@@ -60,7 +66,7 @@ async function sendBundle(
 
 export async function bundleRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get(
+  routesOf(app).get(
     '/bundles',
     {
       config: read,
@@ -78,7 +84,7 @@ export async function bundleRoutes(fastify: FastifyInstance): Promise<void> {
       sendPage(request, reply, await listBundles(app.ctx, principalOf(request), request.query)),
   );
 
-  app.get(
+  routesOf(app).get(
     '/bundles/scene/:node_id',
     {
       config: { ...read, responseHeaders: CONDITIONAL_ANSWER },
@@ -98,7 +104,7 @@ export async function bundleRoutes(fastify: FastifyInstance): Promise<void> {
       ),
   );
 
-  app.get(
+  routesOf(app).get(
     '/bundles/character/:node_id',
     {
       config: { ...read, responseHeaders: CONDITIONAL_ANSWER },

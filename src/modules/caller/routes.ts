@@ -3,10 +3,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../auth/route-hook.js';
 import { CallerKey } from './schemas.js';
 import { callerKey } from './service.js';
+import { routesOf } from '../../http/define-route.js';
 
 export async function callerRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get(
+  routesOf(app).get(
     '/key',
     {
       // any valid key may ask who it is: a vendor key too, with no scope needed

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, StringEnum } from '../../http/schemas.js';
+import { Nullable, StringEnum } from '../../domain/schema-kit.js';
 import { SCOPES } from '../../domain/vocabulary.js';
 
 /** The key a request was made with, as its holder may know it (never the token). */

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { ChangeKind } from '../../db/change-log.js';
 import type { Db } from '../../db/index.js';
 
-/** The production's changes after `afterId`, oldest first (commit order, see src/db/change-log.ts). */
+/** The production's changes after `afterId`, oldest first (commit order, see commitChanges). */
 export function changesAfter(
   db: Db,
   productionId: number,

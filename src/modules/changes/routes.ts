@@ -4,10 +4,11 @@ import { principalOf } from '../../auth/route-hook.js';
 import { errorResponses } from '../../http/schemas.js';
 import { ChangePage, ChangesQuery } from './schemas.js';
 import { readChanges } from './service.js';
+import { routesOf } from '../../http/define-route.js';
 
 export async function changeRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get(
+  routesOf(app).get(
     '/changes',
     {
       config: { auth: { scopes: ['read'], surface: 'production' } },

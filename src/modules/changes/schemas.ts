@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { CHANGE_KINDS } from '../../db/change-log.js';
-import { StringEnum, Timestamp } from '../../http/schemas.js';
+import { StringEnum, Timestamp } from '../../domain/schema-kit.js';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;

@@ -34,11 +34,11 @@ export async function readChanges(
         ? await headChangeId(ctx.db, pid)
         : decodeCursor(query.after);
   const limit = Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
-  const deadline = Date.now() + Math.min(query.wait ?? 0, ctx.config.feedMaxWaitSeconds) * 1000;
+  const deadline = ctx.clock.now() + Math.min(query.wait ?? 0, ctx.config.feedMaxWaitSeconds) * 1000;
   let open = true;
   for (;;) {
     const rows = await changesAfter(ctx.db, pid, after, limit + 1);
-    const left = deadline - Date.now();
+    const left = deadline - ctx.clock.now();
     if (rows.length > 0 || left <= 0 || !open || signal?.aborted) {
       const page = rows.slice(0, limit).map(toChange);
       return {

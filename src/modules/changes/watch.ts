@@ -1,5 +1,7 @@
 import { commitNewsOf, onCommit, type CommitNews } from '../../db/change-signal.js';
+import type { ChangeWaiter } from '../../context.js';
 import type { Db } from '../../db/index.js';
+import { realClock, type WaitClock } from '../../util/wait-clock.js';
 import { headsOf } from './repository.js';
 
 interface Waiter {
@@ -11,14 +13,14 @@ interface Waiter {
 /**
  * Tells a waiting reader (a long-polling feed request, a webhook delivery loop) that its
  * production may have a change after the one it last saw. Commits made in this process wake it
- * at once (src/db/change-signal.ts), and so, on PostgreSQL, do those of every other process on
- * the schema, announced by the database (src/db/commit-listener.ts). Where nothing announces
+ * at once (announceCommit), and so, on PostgreSQL, do those of every other process on
+ * the schema, announced by the database (CommitListener). Where nothing announces
  * them (SQLite; PostgreSQL while the listening connection is down) other processes' commits are
  * seen by one small query every `pollMs`, run only while someone waits, whatever the number of
  * waiters; when the listening connection is back, one such query catches up with the commits
  * it missed. A wake-up may be spurious: the reader looks again and waits again.
  */
-export class ChangeWatch {
+export class ChangeWatch implements ChangeWaiter {
   private readonly waiters = new Set<Waiter>();
   private timer: NodeJS.Timeout | null = null;
   private polling = false;
@@ -32,6 +34,8 @@ export class ChangeWatch {
     private readonly db: Db,
     private readonly pollMs = 250,
     private readonly onError: (err: unknown) => void = () => undefined,
+    // what a waiter's timeout runs on (a test's own clock, to end a wait without sitting through it)
+    private readonly clock: WaitClock = realClock,
   ) {
     this.unsubscribe = onCommit((productionId) => {
       for (const w of this.waiters) if (w.productionId === productionId) w.wake();
@@ -52,14 +56,14 @@ export class ChangeWatch {
         productionId,
         afterId,
         wake: () => {
-          clearTimeout(timeout);
+          cancelTimeout();
           signal?.removeEventListener('abort', waiter.wake);
           this.waiters.delete(waiter);
           if (this.waiters.size === 0) this.stopPolling();
           resolve(!this.closed);
         },
       };
-      const timeout = setTimeout(waiter.wake, timeoutMs);
+      const cancelTimeout = this.clock.after(timeoutMs, waiter.wake);
       signal?.addEventListener('abort', waiter.wake, { once: true });
       this.waiters.add(waiter);
       this.startPolling();

@@ -1,6 +1,8 @@
+// No service or repository: this module serves the console's built files and reads no database.
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { loadConsole, type ConsoleBuild } from './files.js';
+import { routesOf } from '../../http/define-route.js';
 
 /**
  * The page runs only its own script and style, talks only to this server, and cannot be framed
@@ -51,8 +53,10 @@ export async function consoleRoutes(app: FastifyInstance, opts: { dir?: string }
   app.addHook('onSend', async (_request, reply) => {
     reply.headers(PAGE_HEADERS);
   });
-  app.get('/console', { schema: { hide: true }, config: { auth: 'public' } }, async (request, reply) =>
-    sendPage(request, reply, build),
+  routesOf(app).get(
+    '/console',
+    { schema: { hide: true }, config: { auth: 'public' } },
+    async (request, reply) => sendPage(request, reply, build),
   );
   if (!build) return;
   await app.register(fastifyStatic, {

@@ -2,6 +2,7 @@ import type { Db } from '../../db/index.js';
 import { sql } from 'kysely';
 import { changedSince, keysetPage } from '../../db/keyset.js';
 import type { PageWindow } from '../../domain/page.js';
+import { SUBMISSION_COLUMNS } from '../turnovers/repository.js';
 
 const NONE = [-1];
 
@@ -81,16 +82,7 @@ export function latestSubmissions(
     .where('w.production_id', '=', productionId)
     .where('w.delivery_id', 'in', deliveryIds.length ? [...deliveryIds] : NONE)
     .select((eb) => [
-      'w.id',
-      'w.delivery_id',
-      'w.engagement_id',
-      'w.status',
-      'w.title',
-      'w.note',
-      'w.created_at',
-      'w.review_note',
-      'w.reviewed_by',
-      'w.reviewed_at',
+      ...SUBMISSION_COLUMNS,
       eb.fn
         .agg<number>('row_number')
         .over((o) => o.partitionBy('w.delivery_id').orderBy('w.id', 'desc'))

@@ -6,10 +6,11 @@ import { sendPage } from '../../http/paging.js';
 import { errorResponses } from '../../http/schemas.js';
 import { Delivery, DeliveryListQuery } from './schemas.js';
 import { listDeliveries } from './service.js';
+import { routesOf } from '../../http/define-route.js';
 
 export async function deliveryRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get(
+  routesOf(app).get(
     '/deliveries',
     {
       config: { auth: { scopes: ['read'], surface: 'production' } },

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { APPROVAL_STATUSES, DELIVERY_KINDS, DELIVERY_STATUSES } from '../../domain/vocabulary.js';
-import { pageQuery } from '../../http/paging.js';
-import { CalendarDate, Nullable, RetiredAt, StringEnum, Timestamp } from '../../http/schemas.js';
+import { pageQuery } from '../../domain/schema-kit.js';
+import { CalendarDate, Nullable, RetiredAt, StringEnum, Timestamp } from '../../domain/schema-kit.js';
 import { DeliveryFile, SubmissionRow } from '../turnovers/schemas.js';
 
 /** How many of a delivery's submissions its row carries (the newest); GET /submissions has them all. */

@@ -5,12 +5,13 @@ import { principalOf } from '../../auth/route-hook.js';
 import { errorResponses } from '../../http/schemas.js';
 import { DepartmentDetail, DepartmentParams, DepartmentRow } from './schemas.js';
 import { getDepartment, listDepartments } from './service.js';
+import { routesOf } from '../../http/define-route.js';
 
 const read = { auth: { scopes: ['read'], surface: 'production' } } as const;
 
 export async function departmentRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get(
+  routesOf(app).get(
     '/departments',
     {
       config: read,
@@ -23,7 +24,7 @@ export async function departmentRoutes(fastify: FastifyInstance): Promise<void> 
     },
     async (request) => listDepartments(app.ctx, principalOf(request)),
   );
-  app.get(
+  routesOf(app).get(
     '/departments/:slug',
     {
       config: read,

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { PRIVACIES } from '../../domain/vocabulary.js';
-import { StringEnum, Timestamp } from '../../http/schemas.js';
+import { StringEnum, Timestamp } from '../../domain/schema-kit.js';
 
 export const DepartmentRow = Type.Object(
   {

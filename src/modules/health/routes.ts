@@ -1,12 +1,14 @@
+// No service: the probe has no rule beyond whether the database answers (databaseAnswers).
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 import { Type } from 'typebox';
 import { errors } from '../../errors.js';
 import { OUTAGE_RETRY_AFTER_SECONDS } from '../../http/error-handler.js';
 import { errorResponses } from '../../http/schemas.js';
+import { databaseAnswers } from './repository.js';
+import { routesOf } from '../../http/define-route.js';
 
 export async function healthRoutes(app: FastifyInstance): Promise<void> {
-  app.get(
+  routesOf(app).get(
     '/healthz',
     {
       // a load balancer's probes must never be refused for their rate
@@ -29,7 +31,7 @@ export async function healthRoutes(app: FastifyInstance): Promise<void> {
     async () => {
       if (app.draining) throw errors.unavailable('this server is stopping; send requests to another', 5);
       try {
-        await sql`select 1`.execute(app.ctx.db);
+        await databaseAnswers(app.ctx.db);
       } catch {
         throw errors.unavailable('database is not answering', OUTAGE_RETRY_AFTER_SECONDS);
       }

@@ -7,10 +7,11 @@ import { FeedQuery } from '../activity/schemas.js';
 import { sendPage } from '../../http/paging.js';
 import { GenerationJob } from './schemas.js';
 import { recentJobs } from './service.js';
+import { routesOf } from '../../http/define-route.js';
 
 export async function jobRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get(
+  routesOf(app).get(
     '/jobs',
     {
       config: { auth: { scopes: ['read'], surface: 'production' } },

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { JOB_KINDS } from '../../domain/vocabulary.js';
-import { MediaId, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { MediaId, Nullable, StringEnum, Timestamp } from '../../domain/schema-kit.js';
 
 export const GenerationJob = Type.Object(
   {

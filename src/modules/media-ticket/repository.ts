@@ -1,3 +1,4 @@
+import { dbClock } from '../../db/clock.js';
 import type { Db } from '../../db/index.js';
 
 /** The key behind a ticket still stands: not revoked, not expired, production-wide, of that production. */
@@ -7,7 +8,7 @@ export async function keyStillValid(db: Db, keyId: number, productionId: number)
     .where('id', '=', keyId)
     .where('production_id', '=', productionId)
     .where('revoked_at', 'is', null)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', new Date().toISOString())]))
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', dbClock(db))]))
     .where('engagement_id', 'is', null)
     .select('id')
     .executeTakeFirst();

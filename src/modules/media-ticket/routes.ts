@@ -2,18 +2,19 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf } from '../../auth/route-hook.js';
 import { mediaAnswerHeaders, MediaRequestHeaders, sendMedia } from '../../http/media-response.js';
-import { MEDIA_BYTES, NOT_KEPT } from '../../http/reference-headers.js';
+import { MEDIA_BYTES, NOT_CACHED } from '../../http/reference-headers.js';
 import { errorResponses, FILE_MEDIA_TYPES } from '../../http/schemas.js';
 import { MediaTicket } from './schemas.js';
 import { mediaFileNotFound, mediaTicket, resolveTicketedMedia, ticketKeyOf } from './service.js';
 import { perCredentialKey } from '../../http/rate-limit.js';
+import { routesOf } from '../../http/define-route.js';
 
 /** GET /api/v1/media-ticket (mounted under the API prefix). */
 export async function mediaTicketRoutes(app: FastifyInstance): Promise<void> {
-  app.get(
+  routesOf(app).get(
     '/media-ticket',
     {
-      config: { auth: { scopes: ['read'], surface: 'production' }, responseHeaders: NOT_KEPT(200) },
+      config: { auth: { scopes: ['read'], surface: 'production' }, responseHeaders: NOT_CACHED(200) },
       schema: {
         operationId: 'getMediaTicket',
         summary: 'A 15-minute ticket for the off-plane file route GET /media/{path}?t=<ticket>',
@@ -33,11 +34,11 @@ export async function mediaTicketRoutes(app: FastifyInstance): Promise<void> {
 
 /** The off-plane file route at the base URL: trusts the ticket, never a bearer header. */
 export async function mediaFileRoutes(app: FastifyInstance): Promise<void> {
-  app.get(
+  routesOf(app).get(
     '/media/*',
     {
       onSend: mediaAnswerHeaders,
-      // stored bytes go out as stored: exact Content-Length and byte ranges (compression.ts)
+      // stored bytes go out as stored: exact Content-Length and byte ranges (see `compression`)
       compress: false,
       config: {
         auth: 'public',
@@ -61,7 +62,7 @@ export async function mediaFileRoutes(app: FastifyInstance): Promise<void> {
         querystring: Type.Object({
           // opaque on purpose: a missing, forged or expired ticket is 401 whatever it holds, never a
           // 422 about its shape
-          // (the reference documents it as the string a client sends: src/http/reference.ts)
+          // (the reference documents it as the string a client sends: referenceSchema)
           t: Type.Optional(
             Type.Unknown({
               description:

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Timestamp } from '../../http/schemas.js';
+import { Timestamp } from '../../domain/schema-kit.js';
 
 export const MediaTicket = Type.Object(
   {

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../auth/principal.js';
 import type { AppContext } from '../../context.js';
 import { errors } from '../../errors.js';
-import type { ServedMedia } from '../../http/media-response.js';
+import type { ServedMedia } from '../../media/store.js';
 import { storageKeyOf } from '../../media/paths.js';
 import { mediaRestOf } from './media-path.js';
 import * as repo from './repository.js';

@@ -1,15 +1,13 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
-import type { SigningSecrets } from '../../auth/signing-secrets.js';
+import { TICKET_TTL_SECONDS, type SigningSecrets } from '../../auth/signing-secrets.js';
 import type { AppContext } from '../../context.js';
 import type { MediaTicket } from './schemas.js';
-
-export const TICKET_TTL_SECONDS = 15 * 60;
 
 /*
  * Ticket: `<production id>.<key id>.<expiry, unix seconds>.<HMAC-SHA256 of the rest, base64url>`.
  * Tied to the key, so revoking the key kills its tickets. Signed with the deployment's secret
- * (src/auth/signing-secrets.ts: the database's, or PRODGRAPH_TICKET_SECRET), so a ticket minted
+ * (SigningSecrets: the database's, or PRODGRAPH_TICKET_SECRET), so a ticket minted
  * by one server is good on every other; after a rotation the secrets it retired still verify
  * until their tickets have expired.
  */
@@ -42,7 +40,8 @@ export function readTicket(secrets: SigningSecrets, ticket: unknown, now = Date.
   if (typeof ticket !== 'string') return null;
   const m = TICKET_RE.exec(ticket);
   if (!m) return null;
-  const [, pid, keyId, expires, signature] = m as unknown as [string, string, string, string, string];
+  // the four groups are not optional: a match has them all
+  const [, pid = '', keyId = '', expires = '', signature = ''] = m;
   if (!secrets.all().some((secret) => signedBy(secret, `${pid}.${keyId}.${expires}`, signature))) return null;
   if (Number(expires) * 1000 <= now) return null;
   return { productionId: Number(pid), keyId: Number(keyId) };

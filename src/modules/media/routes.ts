@@ -7,6 +7,7 @@ import { MEDIA_BYTES } from '../../http/reference-headers.js';
 import { errorResponses, FILE_MEDIA_TYPES } from '../../http/schemas.js';
 import { MediaDetail, MediaParams } from './schemas.js';
 import { downloadMedia, getMedia, mediaNotFound } from './service.js';
+import { routesOf } from '../../http/define-route.js';
 
 const read = { auth: { scopes: ['read'], surface: 'round-trip' } } as const;
 
@@ -16,7 +17,7 @@ const VISIBILITY =
 export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.get(
+  routesOf(app).get(
     '/media/:id',
     {
       config: read,
@@ -32,11 +33,11 @@ export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
     async (request) => getMedia(app.ctx, principalOf(request), request.params.id),
   );
 
-  app.get(
+  routesOf(app).get(
     '/media/:id/content',
     {
       onSend: mediaAnswerHeaders,
-      // stored bytes go out as stored: exact Content-Length and byte ranges (compression.ts)
+      // stored bytes go out as stored: exact Content-Length and byte ranges (see `compression`)
       compress: false,
       config: { ...read, responseHeaders: MEDIA_BYTES },
       schema: {

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Id, Nullable, Timestamp } from '../../http/schemas.js';
+import { Id, Nullable, Timestamp } from '../../domain/schema-kit.js';
 
 export const MediaDetail = Type.Object(
   {

@@ -4,8 +4,8 @@ import type { AppContext } from '../../context.js';
 import { stampOf } from '../../db/updated-at.js';
 import { toInt } from '../../db/values.js';
 import { errors, isAppError } from '../../errors.js';
-import { actorOf } from '../audit/actor.js';
-import { recordAudit } from '../audit/record.js';
+import { actorOf } from '../../auth/audit-actor.js';
+import { recordAudit } from '../../auth/audit-record.js';
 import * as repo from './repository.js';
 import type { MediaDetail } from './schemas.js';
 

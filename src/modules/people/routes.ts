@@ -3,9 +3,10 @@ import { Type } from 'typebox';
 import { principalOf } from '../../auth/route-hook.js';
 import { Person } from './schemas.js';
 import { crewDirectory } from './service.js';
+import { routesOf } from '../../http/define-route.js';
 
 export async function peopleRoutes(app: FastifyInstance): Promise<void> {
-  app.get(
+  routesOf(app).get(
     '/people',
     {
       config: { auth: { scopes: ['read'], surface: 'production' } },

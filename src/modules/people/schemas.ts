@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Timestamp } from '../../http/schemas.js';
+import { Nullable, Timestamp } from '../../domain/schema-kit.js';
 
 export const Person = Type.Object(
   {

@@ -1,16 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { AnswerCache, sendAnswer } from '../../http/answer-cache.js';
 import { principalOf } from '../../auth/route-hook.js';
-import { KEPT_ANSWER } from '../../http/reference-headers.js';
+import { CACHED_ANSWER } from '../../http/reference-headers.js';
 import { ConditionalHeaders, KEPT_NOTE, NotModified } from '../../http/schemas.js';
 import { Production } from './schemas.js';
 import { getProduction } from './service.js';
+import { routesOf } from '../../http/define-route.js';
 
 export async function productionRoutes(app: FastifyInstance): Promise<void> {
-  app.get(
+  routesOf(app).get(
     '/production',
     {
-      config: { auth: { scopes: ['read'], surface: 'production' }, responseHeaders: KEPT_ANSWER },
+      config: { auth: { scopes: ['read'], surface: 'production' }, responseHeaders: CACHED_ANSWER },
       schema: {
         operationId: 'getProduction',
         summary: "The key's production, with counts computed from the graph",
@@ -20,7 +21,7 @@ export async function productionRoutes(app: FastifyInstance): Promise<void> {
         response: { 200: Production, 304: NotModified },
       },
     },
-    // the counts walk the whole graph: kept until the production changes (answer-cache.ts)
+    // the counts walk the whole graph: cached until the production changes (AnswerCache)
     async (request, reply) => {
       const principal = principalOf(request);
       return sendAnswer(app.answers, request, reply, AnswerCache.key('production', principal), async () => ({

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ACCENTS, PRODUCTION_FORMATS } from '../../domain/vocabulary.js';
-import { StringEnum } from '../../http/schemas.js';
+import { StringEnum } from '../../domain/schema-kit.js';
 
 const count = (description: string) => Type.Integer({ minimum: 0, description });
 

@@ -2,17 +2,18 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AnswerCache, sendAnswer } from '../../http/answer-cache.js';
 import { principalOf } from '../../auth/route-hook.js';
-import { KEPT_ANSWER } from '../../http/reference-headers.js';
+import { CACHED_ANSWER } from '../../http/reference-headers.js';
 import { ConditionalHeaders, KEPT_NOTE, NotModified } from '../../http/schemas.js';
 import { PurchaseOrders } from './schemas.js';
 import { holdsOwnPo, purchaseOrders } from './service.js';
+import { routesOf } from '../../http/define-route.js';
 
 export async function purchaseOrderRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get(
+  routesOf(app).get(
     '/purchase-orders',
     {
-      config: { auth: { scopes: ['read:money'], surface: 'round-trip' }, responseHeaders: KEPT_ANSWER },
+      config: { auth: { scopes: ['read:money'], surface: 'round-trip' }, responseHeaders: CACHED_ANSWER },
       schema: {
         operationId: 'getPurchaseOrders',
         summary: "A vendor's own purchase orders and its departments' cost-report lines",
@@ -24,7 +25,7 @@ export async function purchaseOrderRoutes(fastify: FastifyInstance): Promise<voi
         response: { 200: PurchaseOrders, 304: NotModified },
       },
     },
-    // the vendor's rows are kept by revision (answer-cache.ts), behind the own_po grant judged
+    // the vendor's rows are cached by revision (AnswerCache), behind the own_po grant judged
     // on every request: one that lapsed since gets the empty answer, as purchaseOrders gives it
     async (request, reply) => {
       const principal = principalOf(request);

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { PO_STATUSES } from '../../domain/vocabulary.js';
-import { CalendarDate, Timestamp, Nullable, StringEnum } from '../../http/schemas.js';
+import { CalendarDate, Timestamp, Nullable, StringEnum } from '../../domain/schema-kit.js';
 
 export const PurchaseOrder = Type.Object({
   id: Type.Integer(),

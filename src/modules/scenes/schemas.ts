@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { SCENE_STATUSES } from '../../domain/vocabulary.js';
-import { pageQuery } from '../../http/paging.js';
-import { RetiredAt, StringEnum, Timestamp } from '../../http/schemas.js';
+import { pageQuery } from '../../domain/schema-kit.js';
+import { RetiredAt, StringEnum, Timestamp } from '../../domain/schema-kit.js';
 
 const episodeId = Type.Integer({
   description: 'Present only on an episodic production; the key is omitted otherwise (never null)',

@@ -5,10 +5,11 @@ import { principalOf } from '../../auth/route-hook.js';
 import { errorResponses } from '../../http/schemas.js';
 import { ScheduleQuery, ShootDay } from './schemas.js';
 import { listSchedule } from './service.js';
+import { routesOf } from '../../http/define-route.js';
 
 export async function scheduleRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get(
+  routesOf(app).get(
     '/schedule',
     {
       config: { auth: { scopes: ['read'], surface: 'production' } },

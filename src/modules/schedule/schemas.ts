@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { CalendarDate, Id, Nullable } from '../../http/schemas.js';
+import { CalendarDate, Id, Nullable } from '../../domain/schema-kit.js';
 
 const marked = (what: string) =>
   Type.Optional(

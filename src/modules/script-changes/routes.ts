@@ -5,10 +5,11 @@ import { principalOf } from '../../auth/route-hook.js';
 import { errorResponses } from '../../http/schemas.js';
 import { ScriptChange, ScriptChangeQuery } from './schemas.js';
 import { listScriptChanges } from './service.js';
+import { routesOf } from '../../http/define-route.js';
 
 export async function scriptChangeRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  app.get(
+  routesOf(app).get(
     '/script-changes',
     {
       config: { auth: { scopes: ['read'], surface: 'production' } },

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { SCRIPT_CHANGE_STATUSES } from '../../domain/vocabulary.js';
-import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { Id, Nullable, StringEnum, Timestamp } from '../../domain/schema-kit.js';
 import { SceneRef } from '../scenes/schemas.js';
 
 export const ScriptChange = Type.Object(

@@ -4,12 +4,13 @@ import { parse, serialize, type SerializeOptions } from 'cookie';
 import { Type } from 'typebox';
 import { sessionTokenOf } from '../../auth/csrf.js';
 import { principalOf } from '../../auth/route-hook.js';
-import { actorOf } from '../audit/actor.js';
+import { actorOf } from '../../auth/audit-actor.js';
 import { authenticateSession, endSessionByToken, SESSION_COOKIE } from '../../auth/session-service.js';
 import { errors } from '../../errors.js';
 import { errorResponses } from '../../http/schemas.js';
 import { CallbackQuery, ConsoleSession, LoginQuery, Redirect, SignInOptions } from './schemas.js';
 import { beginSignIn, CONSOLE_PATH, currentSession, finishSignIn } from './service.js';
+import { routesOf } from '../../http/define-route.js';
 
 const STATE_COOKIE = 'prodgraph_sign_in';
 const STATE_PATH = '/api/v1/auth/oidc';
@@ -30,7 +31,7 @@ export async function signInRoutes(fastify: FastifyInstance): Promise<void> {
   };
   const clearSession = () => cookie(SESSION_COOKIE, '', { sameSite: 'strict', path: '/', maxAge: 0 });
 
-  app.get(
+  routesOf(app).get(
     '/auth/sign-in-options',
     {
       config: { auth: 'public' },
@@ -54,7 +55,7 @@ export async function signInRoutes(fastify: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get(
+  routesOf(app).get(
     '/auth/oidc/login',
     {
       config: { auth: 'public', responseHeaders: REDIRECT },
@@ -80,7 +81,7 @@ export async function signInRoutes(fastify: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get(
+  routesOf(app).get(
     '/auth/oidc/callback',
     {
       config: { auth: 'public', responseHeaders: REDIRECT },
@@ -118,7 +119,7 @@ export async function signInRoutes(fastify: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get(
+  routesOf(app).get(
     '/auth/session',
     {
       config: { auth: { scopes: [], surface: 'production' }, responseHeaders: { 200: ['Cache-Control'] } },
@@ -139,7 +140,7 @@ export async function signInRoutes(fastify: FastifyInstance): Promise<void> {
     },
   );
 
-  app.post(
+  routesOf(app).post(
     '/auth/sign-out',
     {
       config: { auth: { scopes: [], surface: 'production' }, responseHeaders: { 204: ['Set-Cookie'] } },

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { CONSOLE_ROLES } from '../../domain/vocabulary.js';
-import { Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { Nullable, StringEnum, Timestamp } from '../../domain/schema-kit.js';
 
 const Id = (description: string) => Type.Integer({ minimum: 1, maximum: 2_147_483_647, description });
 

@@ -5,6 +5,20 @@ import { changedSince, keysetPage } from '../../db/keyset.js';
 import type { PageWindow } from '../../domain/page.js';
 import type { WorkItemsTable } from '../../db/schema.js';
 
+/** A submission's columns as every list of submissions reads them, from `work_items as w`. */
+export const SUBMISSION_COLUMNS = [
+  'w.id',
+  'w.delivery_id',
+  'w.engagement_id',
+  'w.status',
+  'w.title',
+  'w.note',
+  'w.created_at',
+  'w.review_note',
+  'w.reviewed_by',
+  'w.reviewed_at',
+] as const;
+
 const NONE = [-1];
 
 /**
@@ -149,19 +163,7 @@ export function submissionsIn(
     .selectFrom('work_items as w')
     .innerJoin('deliveries as d', 'd.id', 'w.delivery_id')
     .where('w.production_id', '=', productionId)
-    .select([
-      'w.id',
-      'w.delivery_id',
-      'w.engagement_id',
-      'w.status',
-      'w.title',
-      'w.note',
-      'w.created_at',
-      'w.review_note',
-      'w.reviewed_by',
-      'w.reviewed_at',
-      'd.retired_at',
-    ]);
+    .select([...SUBMISSION_COLUMNS, 'd.retired_at']);
   if (reach.deliveryIds !== null)
     q = q.where('w.delivery_id', 'in', reach.deliveryIds.length ? [...reach.deliveryIds] : NONE);
   if (reach.engagementId !== null) q = q.where('w.engagement_id', '=', reach.engagementId);

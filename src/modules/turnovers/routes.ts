@@ -7,7 +7,7 @@ import { requestHashOf, respondToWrite } from '../../http/idempotency.js';
 import { formParts, formUpload, uploadLimits } from '../../http/multipart-parts.js';
 import { isPaged, sendConditionalPage, sendPage } from '../../http/paging.js';
 import { ConditionalHeaders, errorResponses, KEPT_NOTE, NotModified } from '../../http/schemas.js';
-import { KEPT_ANSWER } from '../../http/reference-headers.js';
+import { CACHED_ANSWER } from '../../http/reference-headers.js';
 import {
   SubmissionForm,
   SubmissionListQuery,
@@ -26,14 +26,15 @@ import {
   type SubmissionRead,
 } from './service.js';
 import { listSubmissions } from './submission-list.js';
+import { routesOf } from '../../http/define-route.js';
 
 export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.get(
+  routesOf(app).get(
     '/turnovers',
     {
-      config: { auth: { scopes: ['read'], surface: 'round-trip' }, responseHeaders: KEPT_ANSWER },
+      config: { auth: { scopes: ['read'], surface: 'round-trip' }, responseHeaders: CACHED_ANSWER },
       schema: {
         operationId: 'listTurnovers',
         summary: "Deliveries this key's engagement holds a live read or submit grant on",
@@ -49,7 +50,7 @@ export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
         response: { 200: Type.Array(TurnoverRow), 304: NotModified, ...errorResponses(422) },
       },
     },
-    // The door (the live delivery grants, judged now) names the answer: the plain list is kept
+    // The door (the live delivery grants, judged now) names the answer: the plain list is cached
     // by revision for exactly that set of grants, so an expiry or a revocation is a different
     // answer at once.
     async (request, reply) => {
@@ -73,7 +74,7 @@ export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get(
+  routesOf(app).get(
     '/submissions',
     {
       config: { auth: { scopes: ['read'], surface: 'round-trip' } },
@@ -103,7 +104,7 @@ export async function turnoverRoutes(fastify: FastifyInstance): Promise<void> {
 
   const limits = app.ctx.config.limits;
   const submissionForm = uploadLimits(limits);
-  app.post(
+  routesOf(app).post(
     '/turnovers/:id/submissions',
     {
       config: {

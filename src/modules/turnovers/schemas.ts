@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { DELIVERY_STATUSES, REVIEW_DECISIONS, WORK_ITEM_STATUSES } from '../../domain/vocabulary.js';
-import { pageQuery } from '../../http/paging.js';
+import { pageQuery } from '../../domain/schema-kit.js';
 import {
   CalendarDate,
   checkedWhereRead,
@@ -9,7 +9,7 @@ import {
   RetiredAt,
   StringEnum,
   Timestamp,
-} from '../../http/schemas.js';
+} from '../../domain/schema-kit.js';
 
 export const TurnoverListQuery = Type.Object(pageQuery('turnovers'));
 

@@ -9,6 +9,7 @@ import { CharacterBundle, SceneBundle } from '../bundles/schemas.js';
 import { mediaNotFound } from '../media/service.js';
 import { VendorView, ViewBundleParams, ViewMediaParams, ViewParams } from './schemas.js';
 import * as view from './service.js';
+import { routesOf } from '../../http/define-route.js';
 
 const read = { auth: { scopes: ['admin'], surface: 'production' } } as const;
 
@@ -21,7 +22,7 @@ const AS_VENDOR =
 export async function vendorViewRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
-  app.get(
+  routesOf(app).get(
     '/admin/engagements/:id/view',
     {
       config: read,
@@ -37,7 +38,7 @@ export async function vendorViewRoutes(fastify: FastifyInstance): Promise<void> 
     async (request) => view.engagementView(app.ctx, principalOf(request), request.params.id),
   );
 
-  app.get(
+  routesOf(app).get(
     '/admin/engagements/:id/view/bundles/scene/:node_id',
     {
       config: read,
@@ -54,7 +55,7 @@ export async function vendorViewRoutes(fastify: FastifyInstance): Promise<void> 
       view.viewSceneBundle(app.ctx, principalOf(request), request.params.id, request.params.node_id),
   );
 
-  app.get(
+  routesOf(app).get(
     '/admin/engagements/:id/view/bundles/character/:node_id',
     {
       config: read,
@@ -71,12 +72,12 @@ export async function vendorViewRoutes(fastify: FastifyInstance): Promise<void> 
       view.viewCharacterBundle(app.ctx, principalOf(request), request.params.id, request.params.node_id),
   );
 
-  app.get(
+  routesOf(app).get(
     '/admin/engagements/:id/view/media/:media_id/content',
     {
       // the same answer as GET /media/{id}/content: its headers, refusals included
       onSend: mediaAnswerHeaders,
-      // stored bytes go out as stored: exact Content-Length and byte ranges (compression.ts)
+      // stored bytes go out as stored: exact Content-Length and byte ranges (see `compression`)
       compress: false,
       config: { ...read, responseHeaders: MEDIA_BYTES },
       schema: {

@@ -1,8 +1,8 @@
 import { Type, type Static } from 'typebox';
 import { WORK_ITEM_STATUSES } from '../../domain/vocabulary.js';
-import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { Id, Nullable, StringEnum, Timestamp } from '../../domain/schema-kit.js';
 import { Engagement } from '../admin/schemas.js';
-import { BundleEntry } from '../bundles/list-schemas.js';
+import { BundleEntry } from '../bundles/schemas.js';
 import { PurchaseOrders } from '../purchase-orders/schemas.js';
 import { Review, TurnoverRow } from '../turnovers/schemas.js';
 

@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { errors } from '../../errors.js';
 import { groupBy } from '../../util/group-by.js';
 import { listEngagements } from '../admin/service.js';
-import { listBundles } from '../bundles/list-service.js';
+import { listBundles } from '../bundles/service.js';
 import { characterBundle, sceneBundle } from '../bundles/service.js';
 import { mediaContent } from '../media/service.js';
 import { purchaseOrders } from '../purchase-orders/service.js';

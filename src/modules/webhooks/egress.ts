@@ -1,9 +1,18 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { BlockList, isIP, type Socket } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import type { Cidr } from '../../config-network.js';
-import { embeddedIpv4 } from './embedded-ipv4.js';
+import {
+  carriedIpv4,
+  inRange,
+  isInternal,
+  isNever,
+  parseAddress,
+  rangeOf,
+  type Address,
+  type Range,
+} from './addresses.js';
 
 /*
  * Where a webhook may be delivered. A subscription names a URL, and an admin key of any
@@ -20,50 +29,15 @@ import { embeddedIpv4 } from './embedded-ipv4.js';
  * - anything else (the public internet): reached.
  */
 
-const NEVER = new BlockList();
-NEVER.addSubnet('0.0.0.0', 8, 'ipv4');
-NEVER.addSubnet('169.254.0.0', 16, 'ipv4');
-NEVER.addSubnet('224.0.0.0', 4, 'ipv4');
-NEVER.addSubnet('240.0.0.0', 4, 'ipv4');
-NEVER.addAddress('100.100.100.200', 'ipv4'); // a cloud's metadata service outside link-local
-NEVER.addAddress('::', 'ipv6');
-NEVER.addSubnet('fe80::', 10, 'ipv6');
-NEVER.addSubnet('ff00::', 8, 'ipv6');
-NEVER.addAddress('fd00:ec2::254', 'ipv6');
-
-const INTERNAL = new BlockList();
-INTERNAL.addSubnet('127.0.0.0', 8, 'ipv4');
-INTERNAL.addSubnet('10.0.0.0', 8, 'ipv4');
-INTERNAL.addSubnet('172.16.0.0', 12, 'ipv4');
-INTERNAL.addSubnet('192.168.0.0', 16, 'ipv4');
-INTERNAL.addSubnet('100.64.0.0', 10, 'ipv4');
-INTERNAL.addSubnet('192.0.0.0', 24, 'ipv4');
-INTERNAL.addSubnet('198.18.0.0', 15, 'ipv4');
-INTERNAL.addAddress('::1', 'ipv6');
-INTERNAL.addSubnet('fc00::', 7, 'ipv6');
-// IPv6 forms that carry an IPv4 address (NAT64, 6to4, Teredo): judged as internal unless allowed
-INTERNAL.addSubnet('64:ff9b::', 96, 'ipv6');
-INTERNAL.addSubnet('2002::', 16, 'ipv6');
-INTERNAL.addSubnet('2001::', 32, 'ipv6');
-
 export type Verdict = 'reach' | 'never' | 'internal';
 
-/** `::ffff:10.0.0.1` is 10.0.0.1. */
-function plain(address: string): { address: string; family: 'ipv4' | 'ipv6' } | null {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped !== undefined) return { address: mapped, family: 'ipv4' };
-  const v = isIP(address);
-  if (v === 0) return null;
-  return { address, family: v === 4 ? 'ipv4' : 'ipv6' };
-}
-
 export class Egress {
-  private readonly allow = new BlockList();
+  private readonly allow: Range[];
   /** Connections are kept alive between deliveries (a busy receiver is not reconnected per change); each was judged when it connected. */
   private readonly agents: { http: HttpAgent; https: HttpsAgent };
 
   constructor(allow: readonly Cidr[]) {
-    for (const c of allow) this.allow.addSubnet(c.address, c.prefix, c.family);
+    this.allow = allow.map(rangeOf);
     const options = { keepAlive: true, maxFreeSockets: 4, lookup: this.lookup as never };
     this.agents = { http: new HttpAgent(options), https: new HttpsAgent(options) };
   }
@@ -76,18 +50,18 @@ export class Egress {
 
   /** An IPv6 address carrying an IPv4 one (NAT64, 6to4, …) is judged as both, the stricter verdict winning. */
   judge(address: string): Verdict {
-    const ip = plain(address);
+    const ip = parseAddress(address);
     if (!ip) return 'never';
-    const own = this.verdict(ip.address, ip.family);
-    const carried = ip.family === 'ipv6' ? embeddedIpv4(ip.address) : null;
+    const own = this.verdict(ip);
+    const carried = carriedIpv4(ip);
     if (carried === null || own === 'never') return own;
-    const inner = this.verdict(carried, 'ipv4');
+    const inner = this.verdict(carried);
     return inner === 'reach' ? own : inner;
   }
 
-  private verdict(address: string, family: 'ipv4' | 'ipv6'): Verdict {
-    if (NEVER.check(address, family)) return 'never';
-    if (INTERNAL.check(address, family) && !this.allow.check(address, family)) return 'internal';
+  private verdict(ip: Address): Verdict {
+    if (isNever(ip)) return 'never';
+    if (isInternal(ip) && !this.allow.some((r) => inRange(ip, r))) return 'internal';
     return 'reach';
   }
 

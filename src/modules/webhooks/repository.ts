@@ -1,8 +1,10 @@
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { ChangeFacts } from '../../auth/clamp.js';
 import type { ChangeKind } from '../../db/change-log.js';
 import { dbClock } from '../../db/clock.js';
+import type { Backlog } from '../../metrics/plugin.js';
 import type { Db } from '../../db/index.js';
+import type { Database } from '../../db/schema.js';
 
 const COLUMNS = [
   'w.id',
@@ -237,15 +239,6 @@ export function deliveryRows(db: Db, webhookId: number, limit: number) {
     .execute();
 }
 
-/** A subscription's undelivered changes, for the metrics. */
-export interface Backlog {
-  webhookId: number;
-  /** Changes after its cursor it will deliver, counted up to the cap. */
-  pending: number;
-  /** When the oldest of them was made; null when there is none. */
-  oldestAt: string | null;
-}
-
 /**
  * Each active subscription's backlog (the first `maxSubscriptions` by id), two indexed queries
  * each, every count stopping at `cap`: a scrape's work stays bounded however far a receiver is
@@ -390,4 +383,24 @@ export async function changeFacts(
     grants: new Map(grants.map((g) => [g.id, g])),
     deliveries: new Map(deliveries.map((d) => [d.id, d])),
   };
+}
+
+export async function insertWebhook(db: Db, row: Insertable<Database['webhooks']>): Promise<number> {
+  const { id } = await db.insertInto('webhooks').values(row).returning('id').executeTakeFirstOrThrow();
+  return id;
+}
+
+/** Resuming starts afresh: the failure count and the back-off are cleared. */
+export async function setWebhookActive(db: Db, id: number, active: boolean): Promise<void> {
+  await db
+    .updateTable('webhooks')
+    .set(active ? { active: 1, failures: 0, next_attempt_at: null } : { active: 0 })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** The subscription and its delivery history. */
+export async function deleteWebhook(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('webhook_deliveries').where('webhook_id', '=', id).execute();
+  await db.deleteFrom('webhooks').where('id', '=', id).execute();
 }

@@ -7,6 +7,7 @@ import { errorResponses } from '../../http/schemas.js';
 import { actorOfPrincipal } from '../admin/service.js';
 import { CreatedWebhook, Delivery, DeliveryQuery, NewWebhook, Webhook, WebhookParams } from './schemas.js';
 import * as webhooks from './service.js';
+import { routesOf } from '../../http/define-route.js';
 
 // credentials: a signed-in coordinator may not manage webhooks (their secrets sign deliveries)
 const read = { auth: { scopes: ['admin'], surface: 'production', credentials: true } } as const;
@@ -28,7 +29,7 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const db = () => app.ctx.db;
 
-  app.get(
+  routesOf(app).get(
     '/admin/webhooks',
     {
       config: read,
@@ -45,7 +46,7 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
     async (request) => webhooks.listWebhooks(db(), principalOf(request).productionId),
   );
 
-  app.post(
+  routesOf(app).post(
     '/admin/webhooks',
     {
       config: write,
@@ -77,7 +78,7 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
     ['pause', false],
     ['resume', true],
   ] as const) {
-    app.post(
+    routesOf(app).post(
       `/admin/webhooks/:id/${verb}`,
       {
         config: write,
@@ -108,7 +109,7 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
     );
   }
 
-  app.post(
+  routesOf(app).post(
     '/admin/webhooks/:id/remove',
     {
       config: write,
@@ -130,7 +131,7 @@ export async function webhookRoutes(fastify: FastifyInstance): Promise<void> {
     },
   );
 
-  app.get(
+  routesOf(app).get(
     '/admin/webhooks/:id/deliveries',
     {
       config: read,

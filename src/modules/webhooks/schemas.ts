@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { CHANGE_KINDS } from '../../db/change-log.js';
-import { Id, Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { Id, Nullable, StringEnum, Timestamp } from '../../domain/schema-kit.js';
 
 /*
  * Webhook subscriptions: each change of the production (the change feed's entries) POSTed to

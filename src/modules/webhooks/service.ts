@@ -3,9 +3,9 @@ import { nowIso, parseJson } from '../../db/values.js';
 import { inWriteTransaction, type WriteHooks } from '../../db/write-hooks.js';
 import { ENGAGEMENT_EVENT_KINDS } from '../../auth/clamp.js';
 import { errors } from '../../errors.js';
-import { appendActivity } from '../activity/repository.js';
+import { appendActivity } from '../../db/activity-log.js';
 import { auditAdmin, type AdminActor } from '../admin/service.js';
-import type { AuditAction } from '../audit/actions.js';
+import type { AuditAction } from '../../auth/audit-actions.js';
 import { decodeCursor, encodeCursor } from '../changes/cursor.js';
 import { headChangeId } from '../changes/repository.js';
 import { neverReached } from './egress.js';
@@ -141,20 +141,16 @@ export async function addWebhook(
     const engagement = await webhookEngagement(trx, productionId, input);
     const at = nowIso();
     const secret = newSecret();
-    const { id } = await trx
-      .insertInto('webhooks')
-      .values({
-        production_id: productionId,
-        url,
-        kinds: input.kinds ? JSON.stringify(input.kinds) : null,
-        secret,
-        cursor: after ?? (await headChangeId(trx, productionId)),
-        created_at: at,
-        created_by: actor.name,
-        engagement_id: engagement?.id ?? null,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const id = await repo.insertWebhook(trx, {
+      production_id: productionId,
+      url,
+      kinds: input.kinds ? JSON.stringify(input.kinds) : null,
+      secret,
+      cursor: after ?? (await headChangeId(trx, productionId)),
+      created_at: at,
+      created_by: actor.name,
+      engagement_id: engagement?.id ?? null,
+    });
     await record(
       trx,
       productionId,
@@ -182,11 +178,7 @@ export async function setWebhookActive(
   return inWriteTransaction(db, { productionId, actor: actor.name }, hooks, async (trx) => {
     const before = await oneRow(trx, productionId, id);
     if ((before.active === 1) !== active) {
-      await trx
-        .updateTable('webhooks')
-        .set(active ? { active: 1, failures: 0, next_attempt_at: null } : { active: 0 })
-        .where('id', '=', id)
-        .execute();
+      await repo.setWebhookActive(trx, id, active);
       const hook = {
         id,
         url: before.url,
@@ -210,8 +202,7 @@ export async function removeWebhook(
   return inWriteTransaction(db, { productionId, actor: actor.name }, hooks, async (trx) => {
     const row = await oneRow(trx, productionId, id);
     const gone = toWebhook(row);
-    await trx.deleteFrom('webhook_deliveries').where('webhook_id', '=', id).execute();
-    await trx.deleteFrom('webhooks').where('id', '=', id).execute();
+    await repo.deleteWebhook(trx, id);
     await record(
       trx,
       productionId,

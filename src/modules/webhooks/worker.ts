@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Clamp, engagementHears } from '../../auth/clamp.js';
 import type { WebhookConfig } from '../../config.js';
 import { onCommit } from '../../db/change-signal.js';
@@ -12,6 +11,7 @@ import { ChangeWatch } from '../changes/watch.js';
 import { Egress, RefusedAddress } from './egress.js';
 import * as repo from './repository.js';
 import type { WebhookEvent } from './schemas.js';
+import { realClock, sleepOn, type WaitClock } from '../../util/wait-clock.js';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
 
 /**
@@ -67,6 +67,8 @@ export interface WorkerOptions {
   onError?: (err: unknown) => void;
   /** Told of every delivery attempt as it is made (the metrics count them). */
   onAttempt?: (attempt: repo.Attempt) => void;
+  /** What an attempt's timeout, the backoff and an idle loop's wait run on (realClock by default). */
+  clock?: WaitClock;
 }
 
 /**
@@ -96,13 +98,15 @@ export class WebhookWorker {
   private unsubscribe: (() => void) | null = null;
   private scanning = false;
   private attempts = 0;
+  private readonly clock: WaitClock;
 
   constructor(
     private readonly db: Db,
     private readonly options: WorkerOptions,
   ) {
     // its own watch: a slower poll than the feed's, as a webhook may lag other processes' commits by a second
-    this.watch = new ChangeWatch(db, SCAN_MS, options.onError);
+    this.clock = options.clock ?? realClock;
+    this.watch = new ChangeWatch(db, SCAN_MS, options.onError, this.clock);
     this.egress = new Egress(options.config.allow);
   }
 
@@ -184,7 +188,7 @@ export class WebhookWorker {
         const due = w.next_attempt_at ? Date.parse(w.next_attempt_at) - Date.parse(w.db_now) : 0;
         if (due > 0) {
           // backing off; look again now and then, so a pause, a removal or a resume is seen
-          await sleep(Math.min(due, IDLE_MS), undefined, { signal }).catch(() => undefined);
+          await sleepOn(this.clock, Math.min(due, IDLE_MS), signal);
           continue;
         }
         const cursor = Number(w.cursor);
@@ -388,11 +392,11 @@ export class WebhookWorker {
     const { timeoutMs } = this.options.config;
     const body = JSON.stringify(item.event);
     const timestamp = Math.floor(Date.now() / 1000);
-    const started = performance.now();
+    const started = this.clock.now();
     let statusCode: number | null = null;
     let failure: unknown = null;
     const attempt = new AbortController();
-    const timer = setTimeout(() => attempt.abort(), timeoutMs);
+    const cancelTimeout = this.clock.after(timeoutMs, () => attempt.abort());
     const stop = () => attempt.abort();
     signal.addEventListener('abort', stop, { once: true });
     try {
@@ -410,17 +414,17 @@ export class WebhookWorker {
     } catch (err) {
       failure = err;
     } finally {
-      clearTimeout(timer);
+      cancelTimeout();
       signal.removeEventListener('abort', stop);
     }
     // stopping: an attempt cut short is not one, the change is delivered again after the restart
     if (failure !== null && signal.aborted) return null;
-    let durationMs = Math.round(performance.now() - started);
+    let durationMs = Math.round(this.clock.now() - started);
     if (failure instanceof RefusedAddress) {
       // judged before any connection was made: nothing was timed
       durationMs = 0;
     } else if (failure !== null) {
-      await sleep(timeoutMs - (performance.now() - started), undefined, { signal }).catch(() => undefined);
+      await sleepOn(this.clock, timeoutMs - (this.clock.now() - started), signal);
       if (signal.aborted) return null;
       durationMs = timeoutMs;
     }

@@ -22,6 +22,8 @@ export const NEVER_HOSTS = [
   '[::ffff:0:169.254.169.254]', // IPv4-translated
   '[64:ff9b::169.254.169.254]', // NAT64
   '[2002:a9fe:a9fe::]', // 6to4
+  '[2001:0:4136:e378:8000:63bf:5601:5601]', // Teredo (the client's address inverted)
+  '[::FFFF:A9FE:A9FE]',
   '[fd00:ec2::254]',
   '[fe80::1]',
   '169.254.0.1',
