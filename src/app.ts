@@ -42,6 +42,8 @@ import { requestRules } from './http/request-rules.js';
 import { requestBody } from './http/request-body.js';
 import { routeTable } from './http/route-table.js';
 import { strictValidatorBuilder } from './http/validator.js';
+import { serializerBuilder } from './http/serializer.js';
+import type { CompileSchemas } from './http/compile-schemas.js';
 import { serverTimeouts } from './http/timeouts.js';
 import { storageEventRoutes } from './modules/storage-events/routes.js';
 import { mediaProxyRoutes } from './modules/media-proxies/routes.js';
@@ -106,6 +108,8 @@ export interface AppOptions {
    * (the process's own clock by default; tests move one of their own instead of waiting).
    */
   clock?: WaitClock;
+  /** When routes' validators and serializers are compiled (CompileSchemas; 'first-use' by default). */
+  compileSchemas?: CompileSchemas;
 }
 
 /** What a worker shares with its siblings, wired into the app it builds (the cluster's worker). */
@@ -195,8 +199,14 @@ function createServer(config: Config, options: AppOptions) {
     logController: new RequestLog(),
     // ids in paths are integers; trailing slashes are the same route
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
-    // request parts are validated as sent (strictValidatorBuilder)
-    schemaController: { compilersFactory: { buildValidator: strictValidatorBuilder() } },
+    // request parts are validated as sent (strictValidatorBuilder); validators and serializers
+    // are compiled when a route first needs them unless a test asks for all at start (CompileSchemas)
+    schemaController: {
+      compilersFactory: {
+        buildValidator: strictValidatorBuilder(options.compileSchemas ?? 'first-use'),
+        buildSerializer: serializerBuilder(options.compileSchemas ?? 'first-use'),
+      },
+    },
     frameworkErrors: (err, _request, reply) => {
       frameworkError(err, reply);
     },

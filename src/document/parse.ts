@@ -3,6 +3,7 @@ import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { UserError } from '../errors.js';
+import { onFirstUse } from '../util/first-use.js';
 import { describeValidation } from '../validation.js';
 import { ProductionDocument } from './schema.js';
 
@@ -18,7 +19,8 @@ const ajv = new Ajv({ allErrors: false, strict: false });
 export const documentAjv = ajv;
 // ajv-formats is CommonJS: under ESM its default import is the module, the plugin is `.default`
 addFormats.default(ajv, ['date', 'date-time']);
-const validate = ajv.compile(ProductionDocument);
+// compiled when a document is first read: most processes (a server, a command) never read one
+const validator = onFirstUse(() => ajv.compile(ProductionDocument));
 
 function parseYamlText(text: string, source: string): unknown {
   try {
@@ -57,6 +59,7 @@ export function validDocument(data: unknown, source = 'document'): ProductionDoc
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new DocumentError(`${source}: the document must be a mapping with a "production" key`);
   }
+  const validate = validator();
   if (!validate(data)) throw new DocumentError(describeValidation(validate.errors ?? [], 'document'));
   return data;
 }

@@ -3,6 +3,7 @@ import type { Ajv, ErrorObject } from 'ajv';
 import { textProblem, type TextKind } from '../domain/text.js';
 import type { ValidationItem } from '../validation.js';
 import { CHECKED_WHERE_READ } from '../domain/schema-kit.js';
+import { compiledWhen, type CompileSchemas } from './compile-schemas.js';
 
 /*
  * How every request part is validated: as sent, never coerced, never silently trimmed.
@@ -158,9 +159,10 @@ const bodyOptional = (schema: Schema): boolean =>
 
 /**
  * The validator builder for `schemaController.compilersFactory.buildValidator`: Fastify's own
- * Ajv compiler (schemas by `$id`, formats), with the options and conversions above.
+ * Ajv compiler (schemas by `$id`, formats), with the options and conversions above; each route
+ * part's validator compiled when `when` says.
  */
-export function strictValidatorBuilder(): AjvCompiler.ValidatorFactory {
+export function strictValidatorBuilder(when: CompileSchemas): AjvCompiler.ValidatorFactory {
   // library boundary: @fastify/ajv-compiler types compile as (schema); at run time it takes the route input
   const pool = AjvCompiler() as unknown as (externalSchemas: unknown, options: unknown) => Compile;
   return ((externalSchemas, options) => {
@@ -176,14 +178,18 @@ export function strictValidatorBuilder(): AjvCompiler.ValidatorFactory {
       const part = httpPart ?? 'body';
       const schema = enforced(stated) as Schema;
       const shaped = part === 'headers' ? lowerCaseHeaders(schema) : schema;
-      const validate = compile({
-        schema: withTextRule(shaped, part === 'body' ? 'free' : 'line') as Schema,
-        method,
-        url,
-        httpPart: part,
-      });
-      const run = (data: unknown): Result =>
-        validate(data) ? true : { error: (validate.errors ?? []) as ValidationItem[] };
+      const validator = compiledWhen(when, () =>
+        compile({
+          schema: withTextRule(shaped, part === 'body' ? 'free' : 'line') as Schema,
+          method,
+          url,
+          httpPart: part,
+        }),
+      );
+      const run = (data: unknown): Result => {
+        const validate = validator();
+        return validate(data) ? true : { error: (validate.errors ?? []) as ValidationItem[] };
+      };
 
       if (part === 'querystring' || part === 'params') {
         return (data) => {
