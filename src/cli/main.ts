@@ -1,49 +1,36 @@
 import { isAppError, UserError } from '../errors.js';
 import { CliError, COMMON_FLAGS, out, version, wantsHelp, type Command } from './args.js';
-import { auditCommand } from './audit.js';
-import { backupCommand } from './backup.js';
-import { demoCommand } from './demo-command.js';
-import { doctorCommand } from './doctor.js';
-import { engagementsCommand } from './engagements.js';
-import { exportCommand } from './export.js';
-import { generateCommand } from './generate.js';
-import { grantsCommand } from './grants.js';
-import { importCommand } from './import.js';
-import { keysCommand } from './keys.js';
-import { peopleCommand } from './people.js';
-import { organisationsCommand } from './organisations.js';
-import { restoreCommand } from './restore.js';
-import { secretsCommand } from './secrets.js';
-import { serveCommand } from './serve.js';
-import { storageCommand } from './storage.js';
-import { webhooksCommand } from './webhooks.js';
 
 export { CliError } from './args.js';
 
-/** Every command, in the order `prodgraph --help` lists them. */
-const COMMANDS: Command[] = [
-  serveCommand,
-  importCommand,
-  exportCommand,
-  keysCommand,
-  peopleCommand,
-  organisationsCommand,
-  engagementsCommand,
-  grantsCommand,
-  webhooksCommand,
-  auditCommand,
-  secretsCommand,
-  storageCommand,
-  demoCommand,
-  generateCommand,
-  backupCommand,
-  restoreCommand,
-  doctorCommand,
-];
+/**
+ * Every command, in the order `prodgraph --help` lists them, each loaded when it runs: a
+ * command's process loads what that command needs, not the server and every other command
+ * (`prodgraph keys list` starts in about half the time of loading them all).
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import('./serve.js')).serveCommand,
+  import: async () => (await import('./import.js')).importCommand,
+  export: async () => (await import('./export.js')).exportCommand,
+  keys: async () => (await import('./keys.js')).keysCommand,
+  people: async () => (await import('./people.js')).peopleCommand,
+  organisations: async () => (await import('./organisations.js')).organisationsCommand,
+  engagements: async () => (await import('./engagements.js')).engagementsCommand,
+  grants: async () => (await import('./grants.js')).grantsCommand,
+  webhooks: async () => (await import('./webhooks.js')).webhooksCommand,
+  audit: async () => (await import('./audit.js')).auditCommand,
+  secrets: async () => (await import('./secrets.js')).secretsCommand,
+  storage: async () => (await import('./storage.js')).storageCommand,
+  demo: async () => (await import('./demo-command.js')).demoCommand,
+  generate: async () => (await import('./generate.js')).generateCommand,
+  backup: async () => (await import('./backup.js')).backupCommand,
+  restore: async () => (await import('./restore.js')).restoreCommand,
+  doctor: async () => (await import('./doctor.js')).doctorCommand,
+};
 
-function usage(): string {
+async function usage(): Promise<string> {
   const lines = ['usage: prodgraph <command> [options]', ''];
-  for (const c of COMMANDS) {
+  for (const c of await Promise.all(Object.values(COMMANDS).map((load) => load()))) {
     for (const sub of c.subcommands ?? [c]) {
       const [first = ''] = sub.usage.split('\n');
       lines.push(`  ${first.replace(/^usage: prodgraph /, '')}`);
@@ -126,19 +113,19 @@ function commonFlagsFirst(argv: string[]): string[] {
 export async function run(argv: string[]): Promise<void> {
   const [name, ...rest] = commonFlagsFirst(argv);
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    out(usage());
+    out(await usage());
     return;
   }
   if (name === '--version' || name === '-V' || name === 'version') {
     out(`prodgraph ${version()}`);
     return;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!load) {
     const hint = name.startsWith('-') ? `: only ${[...GLOBAL_FLAGS].join(' and ')} may come before it` : '';
     throw new CliError(`unknown command "${name}" (see prodgraph --help${hint})`);
   }
-  await dispatch(command, rest, name);
+  await dispatch(await load(), rest, name);
 }
 
 /**
