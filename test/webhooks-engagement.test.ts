@@ -312,7 +312,13 @@ for (const dialect of DIALECTS) {
         { kind: log[0].change.kind, id: log[0].change.id, op: log[0].change.op, delivered: log[0].delivered },
         { kind: 'grant', id: pixGrant, op: 'expired', delivered: true },
       );
-      // announced once: a restart of the worker resumes after it
+      // announced once: a restart of the worker resumes after it. Once hal's delivery is logged
+      // too: the receiver has it as soon as it arrives, and an attempt the worker has not yet
+      // seen answered when it stops is abandoned and made again (at least once), by design
+      await until('hal’s expiry logged', async () => {
+        const hal = (await get(env.app, `${A}/${hooks.hal!.id}/deliveries`, admin)).body;
+        return hal[0]?.change.op === 'expired' && hal[0]?.delivered === true;
+      });
       await worker.close();
       worker = await buildApp({
         config: env.config,
