@@ -5,8 +5,7 @@ export { CliError } from './args.js';
 
 /**
  * Every command, in the order `prodgraph --help` lists them, each loaded when it runs: a
- * command's process loads what that command needs, not the server and every other command
- * (`prodgraph keys list` starts in about half the time of loading them all).
+ * command's process loads what that command needs, not the server and every other command.
  */
 const COMMANDS: Record<string, () => Promise<Command>> = {
   serve: async () => (await import('./serve.js')).serveCommand,
